@@ -1,0 +1,208 @@
+"""Every setting CiteLens has, with its default, in one place.
+
+Settings come, lowest priority first, from the defaults below, the environment
+(``CITELENS_*``), and the editor (``initializationOptions`` or
+``workspace/configuration`` section ``citelens``; camelCase keys). The table in
+``docs/configuration.md`` and the VS Code manifest are checked against
+:data:`SETTINGS` by a test, so the three never drift.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields, replace
+from typing import Any
+
+DEFAULT_SEVERITY: dict[str, str] = {
+    "UNDEFINED_CITATION": "error",
+    "DUPLICATE_KEY": "error",
+    "BIB_SYNTAX": "error",
+    "UNUSED_ENTRY": "hint",
+    "DOI_MISMATCH": "error",
+    "NOT_FOUND": "warning",
+    "DUPLICATE_ENTRY": "warning",
+    "METADATA_MISMATCH": "information",
+    "UNVERIFIED": "hint",
+    "CLAIM_CONTRADICTED": "warning",
+    "CLAIM_UNSUPPORTED": "information",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    # --- parsing and local diagnostics
+    extra_cite_commands: tuple[str, ...] = ()
+    extra_bibliographies: tuple[str, ...] = ()
+    report_unused_entries: bool = False
+    diagnostic_severity: Mapping[str, str] = field(default_factory=dict)  # code -> severity|"off"
+    # --- verification
+    verification_enabled: bool = True
+    verify_debounce_ms: int = 1500
+    s2_api_url: str = "https://api.semanticscholar.org/graph/v1"
+    crossref_api_url: str = "https://api.crossref.org"
+    openalex_api_url: str = "https://api.openalex.org"
+    arxiv_api_url: str = "https://export.arxiv.org/api"
+    arxiv_url: str = "https://arxiv.org"
+    doi_url: str = "https://doi.org"
+    ncbi_eutils_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+    unpaywall_api_url: str = "https://api.unpaywall.org/v2"
+    s2_api_key: str | None = None
+    openalex_api_key: str | None = None
+    mailto: str | None = None
+    s2_requests_per_second: float = 1.0
+    request_timeout_s: float = 10.0
+    retry_backoff_s: float = 2.0
+    max_retries: int = 3
+    cache_dir: str | None = None
+    offline: bool = False
+    title_candidate_threshold: float = 0.70
+    title_verified_threshold: float = 0.90
+    # --- claim checks
+    llm_base_url: str | None = None
+    llm_api_key: str | None = None
+    llm_model: str | None = None
+    llm_model_phase2: str | None = None
+    embedding_model: str | None = None
+    claim_diagnostics: bool = False
+    allow_private_urls: bool = False
+    fetch_max_bytes: int = 20_000_000
+
+    def severity(self, code: str) -> str:
+        """The configured severity for a code: a map entry, else its ``default`` key, else ours."""
+        sev = self.diagnostic_severity.get(code) or self.diagnostic_severity.get("default")
+        return sev or DEFAULT_SEVERITY.get(code, "warning")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingDoc:
+    name: str  # Settings attribute
+    key: str  # editor key under "citelens." (camelCase)
+    env: str | None  # environment variable
+    description: str
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+_ENV: dict[str, str] = {
+    "s2_api_url": "CITELENS_S2_API_URL",
+    "crossref_api_url": "CITELENS_CROSSREF_API_URL",
+    "openalex_api_url": "CITELENS_OPENALEX_API_URL",
+    "arxiv_api_url": "CITELENS_ARXIV_API_URL",
+    "arxiv_url": "CITELENS_ARXIV_URL",
+    "doi_url": "CITELENS_DOI_URL",
+    "ncbi_eutils_url": "CITELENS_NCBI_EUTILS_URL",
+    "unpaywall_api_url": "CITELENS_UNPAYWALL_API_URL",
+    "s2_api_key": "S2_API_KEY",
+    "openalex_api_key": "CITELENS_OPENALEX_API_KEY",
+    "mailto": "CITELENS_MAILTO",
+    "cache_dir": "CITELENS_CACHE_DIR",
+    "offline": "CITELENS_OFFLINE",
+    "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
+    "retry_backoff_s": "CITELENS_RETRY_BACKOFF",
+    "s2_requests_per_second": "CITELENS_S2_RPS",
+    "llm_base_url": "CITELENS_LLM_BASE_URL",
+    "llm_api_key": "CITELENS_LLM_API_KEY",
+    "llm_model": "CITELENS_LLM_MODEL",
+    "llm_model_phase2": "CITELENS_LLM_MODEL_PHASE2",
+    "embedding_model": "CITELENS_EMBEDDING_MODEL",
+    "allow_private_urls": "CITELENS_ALLOW_PRIVATE_URLS",
+}
+
+_DESCRIPTIONS: dict[str, str] = {
+    "extra_cite_commands": "Extra citation command names (without backslash) treated like \\cite.",
+    "extra_bibliographies": "Extra .bib files (absolute or workspace-relative) used by every document.",
+    "report_unused_entries": "Report bibliography entries that no document cites (UNUSED_ENTRY hint).",
+    "diagnostic_severity": "Severity per diagnostic code (error, warning, information, hint, off); "
+    "the key \"default\" applies to codes not listed.",
+    "verification_enabled": "Verify bibliography entries against scholarly sources in the background.",
+    "verify_debounce_ms": "Milliseconds to wait after the last edit before verifying changed entries.",
+    "s2_api_url": "Semantic Scholar Graph API base URL.",
+    "crossref_api_url": "Crossref REST API base URL.",
+    "openalex_api_url": "OpenAlex API base URL.",
+    "arxiv_api_url": "arXiv export API base URL.",
+    "arxiv_url": "arXiv site base URL (HTML and PDF full texts).",
+    "doi_url": "DOI resolver base URL (content negotiation).",
+    "ncbi_eutils_url": "NCBI E-utilities base URL (PubMed).",
+    "unpaywall_api_url": "Unpaywall API base URL.",
+    "s2_api_key": "Semantic Scholar API key (sent as x-api-key; never logged).",
+    "openalex_api_key": "OpenAlex API key (never logged).",
+    "mailto": "Contact e-mail for the Crossref and OpenAlex polite pools.",
+    "s2_requests_per_second": "Semantic Scholar request rate (1/s for the anonymous pool and "
+    "introductory keys; raise it for keys with higher limits).",
+    "request_timeout_s": "Timeout in seconds for every HTTP request.",
+    "retry_backoff_s": "Seconds to wait after HTTP 429 when no Retry-After header is sent.",
+    "max_retries": "Retries after HTTP 429 before a source is counted as failed for that lookup.",
+    "cache_dir": "Directory of the verification cache (default: the user cache directory).",
+    "offline": "Use the cache only; never make network requests.",
+    "title_candidate_threshold": "Title similarity (0-1) for a search result to be a candidate.",
+    "title_verified_threshold": "Title similarity (0-1) needed for VERIFIED.",
+    "llm_base_url": "OpenAI-compatible endpoint for claim checks (e.g. http://localhost:11434/v1).",
+    "llm_api_key": "API key for the LLM endpoint (falls back to OPENAI_API_KEY; never logged).",
+    "llm_model": "Model for claim checks (phase 1, abstract).",
+    "llm_model_phase2": "Model for phase 2 (full-text passages); defaults to llmModel.",
+    "embedding_model": "Embedding model for passage retrieval (/v1/embeddings); "
+    "without it passages are ranked with BM25.",
+    "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
+    "allow_private_urls": "Allow fetching full texts from private and loopback addresses.",
+    "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
+}
+
+SETTINGS: tuple[SettingDoc, ...] = tuple(
+    SettingDoc(f.name, _camel(f.name), _ENV.get(f.name), _DESCRIPTIONS[f.name])
+    for f in fields(Settings)
+)
+
+
+def _coerce(current: Any, value: Any) -> Any:
+    """Turn a JSON or environment value into the type of the default."""
+    if isinstance(current, bool):
+        if isinstance(value, str):
+            return value.strip().lower() in {"1", "true", "yes", "on"}
+        return bool(value)
+    if isinstance(current, int):
+        return int(value)
+    if isinstance(current, float):
+        return float(value)
+    if isinstance(current, tuple):
+        if isinstance(value, str):
+            return tuple(v.strip() for v in value.split(",") if v.strip())
+        return tuple(str(v) for v in value)
+    if isinstance(current, Mapping):
+        return {str(k): str(v) for k, v in dict(value).items()}
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _typed_default(name: str) -> Any:
+    f = next(f for f in fields(Settings) if f.name == name)
+    return {} if f.default is MISSING else f.default
+
+
+def from_sources(
+    env: Mapping[str, str] | None = None, editor: Mapping[str, Any] | None = None
+) -> Settings:
+    """Build settings from the environment and the editor's ``citelens`` section."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for doc in SETTINGS:
+        if doc.env and env.get(doc.env):
+            values[doc.name] = _coerce(_typed_default(doc.name), env[doc.env])
+    if "llm_api_key" not in values and env.get("OPENAI_API_KEY"):
+        values["llm_api_key"] = env["OPENAI_API_KEY"]
+    editor = editor or {}
+    if isinstance(editor.get("citelens"), Mapping):
+        editor = editor["citelens"]
+    for doc in SETTINGS:
+        for k in (doc.key, doc.name):
+            if k in editor and editor[k] is not None:
+                try:
+                    values[doc.name] = _coerce(_typed_default(doc.name), editor[k])
+                except (TypeError, ValueError):
+                    pass  # a bad value keeps the default; the LSP layer logs it
+                break
+    return replace(Settings(), **values)

@@ -1,0 +1,29 @@
+"""Shared test fixtures. Fakes of remote services live in tests/fakes/."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The shared corpus of real papers (beside the clone, as in CI).
+CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
+FIXTURES = Path(os.environ.get("CITELENS_FIXTURES", ROOT.parent / "shared" / "fixtures"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test may reach a real host or a real cache: point everything at nowhere."""
+    for var in list(os.environ):
+        if var.startswith("CITELENS_") or var in {"S2_API_KEY", "OPENAI_API_KEY"}:
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("CITELENS_CACHE_DIR", str(tmp_path / "cache"))
+    unreachable = "http://127.0.0.1:9"  # discard port: refuses at once
+    for var in (
+        "CITELENS_S2_API_URL", "CITELENS_CROSSREF_API_URL", "CITELENS_OPENALEX_API_URL",
+        "CITELENS_ARXIV_API_URL", "CITELENS_ARXIV_URL", "CITELENS_DOI_URL",
+        "CITELENS_NCBI_EUTILS_URL", "CITELENS_UNPAYWALL_API_URL",
+    ):
+        monkeypatch.setenv(var, unreachable)
