@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Write the VS Code manifest's settings (contributes.configuration) from citelens.settings.
+
+Every server setting in ``citelens.settings.SETTINGS`` becomes ``citelens.<camelCaseKey>``
+with the JSON type and default of its ``Settings`` field; ``citelens.server.*`` (how the
+extension starts the server) are the only settings of the extension itself.
+
+    python3 clients/vscode/scripts/gen_settings.py          # rewrite package.json
+    python3 clients/vscode/scripts/gen_settings.py --check  # exit 1 if it is out of date
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MANIFEST = HERE.parent / "package.json"
+REPO = HERE.parents[2]
+if str(REPO / "server") not in sys.path:
+    sys.path.insert(0, str(REPO / "server"))
+
+from citelens.settings import DEFAULT_SEVERITY, SETTINGS, Settings  # noqa: E402
+
+SEVERITIES = ["error", "warning", "information", "hint", "off"]
+
+#: Settings of the extension itself (not sent to the server as such).
+CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
+    "citelens.server.command": {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": ["citelens", "serve"],
+        "description": "Command (program and arguments) that starts the CiteLens language "
+        "server over stdio. Ignored when citelens.server.pythonPath is set.",
+        "scope": "machine-overridable",
+    },
+    "citelens.server.pythonPath": {
+        "type": ["string", "null"],
+        "default": None,
+        "description": "Python interpreter with CiteLens installed; when set, the server is "
+        "started as `<pythonPath> -m citelens serve`.",
+        "scope": "machine-overridable",
+    },
+}
+
+
+def json_type(annotation: Any) -> str | list[str]:
+    """The JSON schema type of a Settings field annotation."""
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1 and len(args) == 2:
+            base = json_type(inner[0])
+            assert isinstance(base, str)
+            return [base, "null"]
+        raise TypeError(f"unsupported union {annotation!r}")
+    if annotation is bool:
+        return "boolean"
+    if annotation is int:
+        return "integer"
+    if annotation is float:
+        return "number"
+    if annotation is str:
+        return "string"
+    if origin in (tuple, list):
+        return "array"
+    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
+        return "object"
+    raise TypeError(f"no JSON type for {annotation!r}")
+
+
+def json_default(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def build_properties() -> dict[str, dict[str, Any]]:
+    hints = typing.get_type_hints(Settings)
+    defaults = {
+        f.name: (f.default_factory() if f.default is MISSING else f.default)  # type: ignore[misc]
+        for f in fields(Settings)
+    }
+    props: dict[str, dict[str, Any]] = dict(CLIENT_SETTINGS)
+    for doc in SETTINGS:
+        annotation = hints[doc.name]
+        schema: dict[str, Any] = {"type": json_type(annotation)}
+        if schema["type"] == "array":
+            schema["items"] = {"type": "string"}
+        if schema["type"] == "object":
+            schema["additionalProperties"] = {"type": "string", "enum": SEVERITIES}
+            schema["propertyNames"] = {"enum": [*DEFAULT_SEVERITY, "default"]}
+        schema["default"] = json_default(defaults[doc.name])
+        description = doc.description
+        if doc.env:
+            description += f" Environment variable: {doc.env}."
+        schema["description"] = description
+        props[f"citelens.{doc.key}"] = schema
+    return props
+
+
+def render(manifest: dict[str, Any]) -> str:
+    manifest["contributes"]["configuration"]["properties"] = build_properties()
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    current = MANIFEST.read_text(encoding="utf-8")
+    wanted = render(json.loads(current))
+    if "--check" in argv:
+        if wanted != current:
+            print(
+                f"{MANIFEST} is out of date with citelens.settings: "
+                "run python3 clients/vscode/scripts/gen_settings.py",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    MANIFEST.write_text(wanted, encoding="utf-8")
+    print(f"wrote {len(build_properties())} settings to {MANIFEST}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
