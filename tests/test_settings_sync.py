@@ -1,0 +1,117 @@
+"""citelens.settings, the VS Code manifest and docs/configuration.md list the same settings.
+
+citelens.settings (SETTINGS and the Settings dataclass) is the source of truth; a failure names
+the file that is out of date and how to bring it back in line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import MISSING, fields
+from typing import Any
+
+import pytest
+
+from citelens.settings import SETTINGS, Settings
+from tests.conftest import ROOT
+
+MANIFEST = ROOT / "clients" / "vscode" / "package.json"
+GENERATOR = ROOT / "clients" / "vscode" / "scripts" / "gen_settings.py"
+DOCS = ROOT / "docs" / "configuration.md"
+REGENERATE = (
+    "clients/vscode/package.json is out of date with citelens.settings: "
+    "run `python3 clients/vscode/scripts/gen_settings.py` and commit package.json"
+)
+
+
+def _default(name: str) -> Any:
+    f = next(f for f in fields(Settings) if f.name == name)
+    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+
+
+def _expected_schema(value: Any) -> tuple[Any, Any]:
+    """(JSON type, JSON default) a setting whose Python default is ``value`` must have."""
+    if value is None:  # every optional setting is a string (URL, key, model, path)
+        return ["string", "null"], None
+    if isinstance(value, bool):
+        return "boolean", value
+    if isinstance(value, int):
+        return "integer", value
+    if isinstance(value, float):
+        return "number", value
+    if isinstance(value, str):
+        return "string", value
+    if isinstance(value, tuple):
+        return "array", list(value)
+    if isinstance(value, Mapping):
+        return "object", dict(value)
+    raise AssertionError(f"test does not know the JSON type of {value!r}")
+
+
+@pytest.fixture(scope="module")
+def properties() -> dict[str, dict[str, Any]]:
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    props: dict[str, dict[str, Any]] = manifest["contributes"]["configuration"]["properties"]
+    return props
+
+
+@pytest.mark.parametrize("doc", SETTINGS, ids=lambda d: d.key)
+def test_manifest_has_setting_with_type_and_default(
+    doc: Any, properties: dict[str, dict[str, Any]]
+) -> None:
+    key = f"citelens.{doc.key}"
+    assert key in properties, f"{key} missing. {REGENERATE}"
+    json_type, json_default = _expected_schema(_default(doc.name))
+    prop = properties[key]
+    assert prop.get("type") == json_type, f"{key}: type {prop.get('type')!r}. {REGENERATE}"
+    assert prop.get("default") == json_default and type(prop.get("default")) is type(
+        json_default
+    ), f"{key}: default {prop.get('default')!r}, settings say {json_default!r}. {REGENERATE}"
+    assert prop.get("description", "").startswith(doc.description), (
+        f"{key}: description differs from citelens.settings. {REGENERATE}"
+    )
+
+
+def test_manifest_has_nothing_else(properties: dict[str, dict[str, Any]]) -> None:
+    known = {f"citelens.{d.key}" for d in SETTINGS}
+    extra = sorted(k for k in properties if k not in known and not k.startswith("citelens.server."))
+    assert not extra, f"settings the server does not have: {extra}. {REGENERATE}"
+    assert {"citelens.server.command", "citelens.server.pythonPath"} <= set(properties)
+
+
+def test_manifest_is_what_the_generator_writes() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, f"{REGENERATE}\n{proc.stderr}"
+
+
+def _docs_rows() -> list[str]:
+    assert DOCS.is_file(), (
+        "docs/configuration.md is missing: it must have one table row per setting in "
+        "citelens.settings.SETTINGS"
+    )
+    return [
+        ln for ln in DOCS.read_text(encoding="utf-8").splitlines() if ln.lstrip().startswith("|")
+    ]
+
+
+@pytest.mark.xfail(
+    not DOCS.exists(), reason="docs/configuration.md is not written yet", strict=True
+)
+@pytest.mark.parametrize("doc", SETTINGS, ids=lambda d: d.key)
+def test_docs_table_has_setting_and_env_var(doc: Any) -> None:
+    key = f"`citelens.{doc.key}`"
+    rows = [r for r in _docs_rows() if re.search(rf"`citelens\.{re.escape(doc.key)}`", r)]
+    assert rows, (
+        f"docs/configuration.md is out of date with citelens.settings: no table row for {key}"
+    )
+    if doc.env:
+        assert any(f"`{doc.env}`" in r for r in rows), (
+            f"docs/configuration.md is out of date with citelens.settings: the row for {key} "
+            f"does not name its environment variable `{doc.env}`"
+        )
