@@ -1,0 +1,426 @@
+"""Talking to one scholarly host politely: rate limits, timeouts, retries, availability.
+
+A :class:`HostClient` wraps a shared :class:`httpx.AsyncClient` for one API host.
+Every request it makes is
+
+* spaced: request *starts* are at least ``min_interval_s`` apart, and at most
+  ``max_concurrency`` requests are in flight;
+* bounded: the whole exchange (connect, send, read) is cut at ``timeout_s``;
+* retried on HTTP 429 only, after ``Retry-After`` seconds (capped) or
+  ``retry_backoff_s``, at most ``max_retries`` times; a 429 pauses the whole host;
+* given up at once on 5xx (the caller goes to its next source);
+* on a network problem (refused, reset, timeout) the host is marked unavailable:
+  later calls return ``UNAVAILABLE`` without a request until ``unavailable_for_s``
+  has passed or :meth:`Sources.reset_availability` is called, and the log callback
+  hears about it once per outage.
+
+The outcome of one exchange is a :class:`HostResult`; source modules turn it into
+a :class:`~citelens.sources.records.Lookup`. No API key ever reaches a URL that is
+logged, a detail string, or an exception message: keys travel in headers or query
+parameters whose values are scrubbed from everything human-readable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+from citelens.settings import Settings
+from citelens.sources.records import Lookup, Outcome, PaperRecord
+
+Log = Callable[[str], None]
+
+#: Query parameters whose values never appear in logs or details.
+SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "mailto", "email", "token"})
+#: Longest ``Retry-After`` we honour: a server asking for more gets this.
+MAX_RETRY_AFTER_S = 60.0
+USER_AGENT = "CiteLens/0.1 (citation checker; https://github.com/citelens/citelens)"
+
+
+def redact_url(url: str) -> str:
+    """The URL without secret query parameters (api_key, key, mailto, ...)."""
+    try:
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                 if k.lower() not in SECRET_PARAMS]
+        return urlunsplit(parts._replace(query=urlencode(query), fragment=""))
+    except ValueError:
+        return "<url>"
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """How fast one host may be asked: spacing of request starts and parallelism."""
+
+    min_interval_s: float
+    max_concurrency: int = 1
+
+    @classmethod
+    def per_second(cls, n: float, max_concurrency: int = 1) -> Rate:
+        return cls(1.0 / n if n > 0 else 0.0, max_concurrency)
+
+
+@dataclass(slots=True)
+class HostResult:
+    """One exchange with a host: a usable response, or why there is none."""
+
+    response: httpx.Response | None
+    outcome: Outcome | None  # None when ``response`` is usable; else FAILED/UNAVAILABLE
+    detail: str
+    elapsed_ms: float
+    url: str = ""  # redacted
+
+    @property
+    def ok(self) -> bool:
+        return self.response is not None
+
+
+@dataclass(slots=True)
+class _Down:
+    since: float
+    reason: str
+
+
+class HostClient:
+    """One scholarly API host: rate limiter, retry policy and availability state."""
+
+    def __init__(
+        self,
+        name: str,
+        label: str,
+        base_url: str,
+        client: httpx.AsyncClient,
+        *,
+        rate: Rate,
+        timeout_s: float = 10.0,
+        retry_backoff_s: float = 2.0,
+        max_retries: int = 3,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        secrets: tuple[str, ...] = (),
+        log: Log | None = None,
+        unavailable_for_s: float = 60.0,
+        offline: bool = False,
+    ) -> None:
+        self.name = name
+        self.label = label
+        self.base_url = base_url.rstrip("/")
+        self.rate = rate
+        self.timeout_s = timeout_s
+        self.retry_backoff_s = retry_backoff_s
+        self.max_retries = max_retries
+        self.unavailable_for_s = unavailable_for_s
+        self.offline = offline
+        self._client = client
+        self._headers = dict(headers or {})
+        self._params = dict(params or {})
+        self._secrets = tuple(s for s in secrets if s)
+        self._log = log or (lambda _msg: None)
+        self._semaphore = asyncio.Semaphore(max(1, rate.max_concurrency))
+        self._slot_lock = asyncio.Lock()
+        self._next_start = 0.0
+        self._down: _Down | None = None
+        #: HTTP requests actually sent (retries included).
+        self.requests = 0
+        #: Calls answered UNAVAILABLE without a request.
+        self.skipped = 0
+
+    # ------------------------------------------------------------------ availability
+
+    @property
+    def available(self) -> bool:
+        if self.offline:
+            return False
+        if self._down is None:
+            return True
+        if time.monotonic() - self._down.since >= self.unavailable_for_s:
+            self._down = None
+            return True
+        return False
+
+    def reset_availability(self) -> None:
+        """Forget an outage: the next call asks the host again."""
+        self._down = None
+
+    def _mark_down(self, reason: str) -> None:
+        if self._down is None:
+            self._log(self.scrub(f"{self.label} unavailable: {reason}"))
+        self._down = _Down(time.monotonic(), reason)
+
+    # ------------------------------------------------------------------ secrets
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every secret of this host replaced by ``***``."""
+        for s in self._secrets:
+            text = text.replace(s, "***")
+        return text
+
+    def lookup(
+        self,
+        method: str,
+        outcome: Outcome,
+        records: list[PaperRecord] | None = None,
+        detail: str = "",
+        elapsed_ms: float = 0.0,
+    ) -> Lookup:
+        """A :class:`Lookup` from this host, its detail scrubbed of secrets."""
+        return Lookup(self.name if self.name != "ncbi" else "pubmed", method, outcome,
+                      records or [], self.scrub(detail)[:300], elapsed_ms)
+
+    def failed(self, method: str, result: HostResult) -> Lookup:
+        """The Lookup for an exchange that produced no usable response."""
+        return self.lookup(method, result.outcome or Outcome.FAILED, [], result.detail,
+                           result.elapsed_ms)
+
+    # ------------------------------------------------------------------ requests
+
+    async def _wait_for_slot(self) -> None:
+        async with self._slot_lock:
+            now = time.monotonic()
+            wait = self._next_start - now
+            if wait > 0:
+                await asyncio.sleep(wait)
+                now = time.monotonic()
+            self._next_start = max(now, self._next_start) + self.rate.min_interval_s
+
+    def _pause(self, seconds: float) -> None:
+        self._next_start = max(self._next_start, time.monotonic() + seconds)
+
+    def _retry_after(self, response: httpx.Response) -> float:
+        value = response.headers.get("retry-after", "").strip()
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = self.retry_backoff_s
+        return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+        headers: Mapping[str, str] | None = None,
+        follow_redirects: bool = False,
+    ) -> HostResult:
+        """Send one request (``path`` relative to the base URL) under this host's policy.
+
+        Returns a usable response for any status except 429 (after retries) and 5xx;
+        the caller decides what a 404 means in this API's dialect.
+        """
+        started = time.monotonic()
+        url = self.base_url + path
+        all_params: dict[str, str | int] = {**self._params, **(params or {})}
+        shown = redact_url(str(httpx.URL(url, params=all_params)))
+        where = f"{method} {urlsplit(url).path}"
+
+        def result(outcome: Outcome | None, detail: str,
+                   response: httpx.Response | None = None) -> HostResult:
+            return HostResult(response, outcome, self.scrub(detail),
+                              (time.monotonic() - started) * 1000, shown)
+
+        if not self.available:
+            self.skipped += 1
+            reason = "offline" if self.offline else (self._down.reason if self._down else "")
+            return result(Outcome.UNAVAILABLE, f"{self.label} unavailable: {reason}")
+        attempts = 0
+        while True:
+            async with self._semaphore:
+                await self._wait_for_slot()
+                if not self.available:  # another call found the host down meanwhile
+                    self.skipped += 1
+                    return result(Outcome.UNAVAILABLE, f"{self.label} unavailable")
+                self.requests += 1
+                try:
+                    async with asyncio.timeout(self.timeout_s):
+                        response = await self._client.request(
+                            method, url, params=all_params, json=json,
+                            headers={**self._headers, **(headers or {})},
+                            follow_redirects=follow_redirects,
+                            timeout=self.timeout_s,
+                        )
+                except (TimeoutError, httpx.TimeoutException):
+                    reason = f"no answer within {self.timeout_s:g} s"
+                    self._mark_down(reason)
+                    return result(Outcome.FAILED, f"{reason} ({where})")
+                except httpx.TransportError as e:
+                    reason = _describe(e)
+                    self._mark_down(reason)
+                    return result(Outcome.FAILED, f"{reason} ({where})")
+                except (httpx.HTTPError, ValueError, OSError) as e:  # bad URL and the like
+                    return result(Outcome.FAILED, f"request error: {type(e).__name__}")
+            status = response.status_code
+            if status == 429:
+                if attempts >= self.max_retries:
+                    return result(Outcome.FAILED, f"HTTP 429 after {attempts} retries ({where})")
+                attempts += 1
+                self._pause(self._retry_after(response))
+                continue
+            if status >= 500:
+                return result(Outcome.FAILED, f"HTTP {status} ({where})")
+            return result(None, f"HTTP {status}", response)
+
+
+def _describe(e: httpx.TransportError) -> str:
+    kind = {
+        httpx.ConnectError: "connection failed",
+        httpx.ReadError: "connection reset",
+        httpx.WriteError: "connection reset",
+        httpx.RemoteProtocolError: "connection closed",
+    }.get(type(e), "network error")
+    text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return f"{kind}: {redact_url(text) if '://' in text else text}"[:200]
+
+
+# ---------------------------------------------------------------------- the client set
+
+#: Default spacing per host (seconds between request starts, concurrency).
+DEFAULT_RATES: dict[str, Rate] = {
+    "s2": Rate.per_second(1.0),
+    "crossref": Rate.per_second(5.0, 1),
+    "crossref_polite": Rate.per_second(10.0, 3),
+    "openalex": Rate.per_second(10.0, 3),
+    "arxiv": Rate(3.0, 1),
+    "arxiv_site": Rate(1.0, 1),
+    "ncbi": Rate.per_second(3.0, 1),
+    "doi": Rate.per_second(5.0, 2),
+    "unpaywall": Rate.per_second(5.0, 2),
+}
+
+LABELS: dict[str, str] = {
+    "s2": "Semantic Scholar",
+    "crossref": "Crossref",
+    "openalex": "OpenAlex",
+    "arxiv": "arXiv",
+    "arxiv_site": "arXiv (site)",
+    "ncbi": "PubMed",
+    "doi": "doi.org",
+    "unpaywall": "Unpaywall",
+}
+
+
+@dataclass
+class Sources:
+    """One :class:`HostClient` per scholarly API, sharing one HTTP client."""
+
+    s2: HostClient
+    crossref: HostClient
+    openalex: HostClient
+    arxiv: HostClient
+    arxiv_site: HostClient
+    ncbi: HostClient
+    doi: HostClient
+    unpaywall: HostClient
+    client: httpx.AsyncClient
+    owns_client: bool = True
+    settings: Settings = field(default_factory=Settings)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        log: Log | None = None,
+        *,
+        rates: Mapping[str, Rate] | None = None,
+        client: httpx.AsyncClient | None = None,
+        unavailable_for_s: float = 60.0,
+    ) -> Sources:
+        """Build the client set. ``rates`` overrides :data:`DEFAULT_RATES` per host name."""
+        own = client is None
+        http = client or httpx.AsyncClient(
+            headers={"User-Agent": USER_AGENT}, timeout=settings.request_timeout_s
+        )
+        table = dict(DEFAULT_RATES)
+        table["s2"] = Rate.per_second(settings.s2_requests_per_second)
+        if settings.mailto:
+            table["crossref"] = table["crossref_polite"]
+        table.update(rates or {})
+        secrets = tuple(s for s in (settings.s2_api_key, settings.openalex_api_key,
+                                    settings.mailto) if s)
+
+        def host(name: str, base: str, headers: Mapping[str, str] | None = None,
+                 params: Mapping[str, str] | None = None) -> HostClient:
+            return HostClient(
+                name, LABELS[name], base, http, rate=table[name],
+                timeout_s=settings.request_timeout_s,
+                retry_backoff_s=settings.retry_backoff_s, max_retries=settings.max_retries,
+                headers=headers, params=params, secrets=secrets, log=log,
+                unavailable_for_s=unavailable_for_s, offline=settings.offline,
+            )
+
+        mailto = {"mailto": settings.mailto} if settings.mailto else {}
+        openalex_params = dict(mailto)
+        if settings.openalex_api_key:
+            openalex_params["api_key"] = settings.openalex_api_key
+        return cls(
+            s2=host("s2", settings.s2_api_url,
+                    headers={"x-api-key": settings.s2_api_key} if settings.s2_api_key else None),
+            crossref=host("crossref", settings.crossref_api_url, params=mailto),
+            openalex=host("openalex", settings.openalex_api_url, params=openalex_params),
+            arxiv=host("arxiv", settings.arxiv_api_url),
+            arxiv_site=host("arxiv_site", settings.arxiv_url),
+            ncbi=host("ncbi", settings.ncbi_eutils_url,
+                      params={"tool": "citelens", **({"email": settings.mailto}
+                                                     if settings.mailto else {})}),
+            doi=host("doi", settings.doi_url),
+            unpaywall=host("unpaywall", settings.unpaywall_api_url,
+                           params={"email": settings.mailto or "citelens@example.org"}),
+            client=http,
+            owns_client=own,
+            settings=settings,
+        )
+
+    def hosts(self) -> dict[str, HostClient]:
+        return {h.name: h for h in (self.s2, self.crossref, self.openalex, self.arxiv,
+                                    self.arxiv_site, self.ncbi, self.doi, self.unpaywall)}
+
+    def request_counts(self) -> dict[str, int]:
+        """HTTP requests sent so far, per host name."""
+        return {name: h.requests for name, h in self.hosts().items()}
+
+    def reset_availability(self) -> None:
+        """Forget every outage (e.g. on a settings change or a user's "retry")."""
+        for h in self.hosts().values():
+            h.reset_availability()
+
+    async def aclose(self) -> None:
+        if self.owns_client:
+            await self.client.aclose()
+
+    async def __aenter__(self) -> Sources:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+# ---------------------------------------------------------------------- body helpers
+
+
+def decode_json(result: HostResult) -> tuple[Any, str]:
+    """The JSON body of a usable response, or ``(None, short reason)`` if it is not JSON."""
+    if result.response is None:
+        return None, result.detail
+    try:
+        return json.loads(result.response.content), ""
+    except (ValueError, UnicodeDecodeError):
+        ctype = result.response.headers.get("content-type", "?").split(";")[0]
+        return None, (f"unreadable answer (HTTP {result.response.status_code}, {ctype}, "
+                      "not JSON)")
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty dict."""
+    return value if isinstance(value, dict) else {}
+
+
+def status_of(result: HostResult) -> int:
+    return result.response.status_code if result.response is not None else 0
