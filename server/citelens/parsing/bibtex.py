@@ -1,0 +1,509 @@
+"""BibTeX parsing with exact spans, fast enough for 70k-entry files.
+
+:func:`parse_bib` finds every entry and its key eagerly, with compiled regular
+expressions and C-level string searches, and parses an entry's *fields* only
+when they are first read (``entry.fields``/``entry.get``). Files up to
+:data:`EAGER_LIMIT` characters (any hand-written bibliography) are parsed
+completely at once, so ``BibFile.problems`` lists every problem; bigger files
+are lazy, and a field-level problem is appended to ``problems`` when the
+entry's fields are first read (:func:`all_problems` forces every entry).
+
+Semantics follow BibTeX, with the recovery rules of bibtexparser 2:
+
+* an entry starts at ``@type{`` or ``@type(`` outside any other entry and ends
+  at the first closing delimiter at brace depth 0; an entry that is not closed
+  before the next line that starts with ``@type{`` is a :class:`BibProblem`,
+  and parsing goes on at that line;
+* ``\\{`` counts as a brace, as in BibTeX (bibtexparser 2 does not count it);
+* ``@string`` macros are case-insensitive and usable before their definition
+  (the whole file's macros apply, as in bibtexparser); ``jan``..``dec`` are
+  predefined; an undefined macro stands for its own name;
+* a field that occurs twice keeps its first value (BibTeX) and is reported;
+* text outside entries, ``@comment`` and ``@preamble`` are skipped.
+
+Nothing here raises for bad input: problems become :class:`BibProblem`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
+
+#: Texts up to this many characters have all their fields parsed at once.
+EAGER_LIMIT = 2_000_000
+
+MONTH_MACROS: dict[str, str] = {
+    "jan": "January", "feb": "February", "mar": "March", "apr": "April",
+    "may": "May", "jun": "June", "jul": "July", "aug": "August",
+    "sep": "September", "oct": "October", "nov": "November", "dec": "December",
+}
+
+
+def _nested_braces(depth: int) -> str:
+    """Regex for the inside of a ``{...}`` group nested at most ``depth`` levels."""
+    inner = r"[^{}]*+"
+    for _ in range(depth):
+        inner = r"(?:[^{}]++|\{" + inner + r"\})*+"
+    return inner
+
+
+_DEPTH = 10
+_INNER = _nested_braces(_DEPTH - 1)
+# the body of a {}-entry: anything up to the first '}' at depth 0
+_BRACE_BODY = re.compile(r"(?:[^{}]++|\{" + _INNER + r"\})*+\}")
+# the body of a ()-entry: '"..."' may hold ')' and braces nest
+_PAREN_BODY = re.compile(
+    r'(?:[^{}()"]++|\(|\{' + _INNER + r'\}|"(?:[^"{}]++|\{' + _INNER + r'\})*+")*+\)'
+)
+_BRACED = re.compile(r"\{(" + _INNER + r")\}")
+_QUOTED = re.compile(r'"((?:[^"{}]++|\{' + _INNER + r'\})*+)"')
+_BRACE_CHAR = re.compile(r"[{}]")
+_PAREN_CHAR = re.compile(r"[{})]")
+
+_HEAD = re.compile(r"@[ \t]*([A-Za-z]\w*)?\s*([{(])")
+_LINE_START_HEAD = re.compile(r"\n[ \t]*@[ \t]*[A-Za-z]\w*\s*[{(]")
+_KEY_BRACE = re.compile(r"\s*([^\s,{}]*)\s*")
+_KEY_PAREN = re.compile(r"\s*([^\s,{}()]*)\s*")
+_GAP = r"(?:\s|%[^\n]*)*"  # whitespace and %-comments (between fields, as biber allows)
+_FIELD_NAME = re.compile(_GAP + r"([^\s=,{}()\"#%]+)\s*=\s*")
+_SPACE = re.compile(_GAP)
+_BARE = re.compile(r"[^\s,#{}()\"=]+")
+_HASH = re.compile(r"\s*#\s*")
+_SEP = re.compile(_GAP + "(,?)" + _GAP)
+
+
+@dataclass(slots=True)
+class _Context:
+    """What the lazy field parser of every entry of one file shares."""
+
+    text: str
+    macros: dict[str, str]
+    problems: list[BibProblem] = field(default_factory=list)
+
+
+_FIELDS_SLOT = BibEntry.__dict__["fields"]  # the slot that stores parsed fields
+
+
+class _LazyEntry(BibEntry):
+    """A :class:`BibEntry` whose fields are parsed from the text on first access."""
+
+    __slots__ = ("_body", "_close", "_ctx")
+    _body: int  # where the fields start (after the key's comma)
+    _close: int  # the entry's closing delimiter
+    _ctx: _Context
+
+    @property
+    def fields(self) -> dict[str, BibField]:
+        try:
+            parsed: dict[str, BibField] = _FIELDS_SLOT.__get__(self, BibEntry)
+        except AttributeError:
+            try:
+                parsed = _parse_fields(self._ctx, self._body, self._close)
+            except AttributeError:  # built by dataclasses.replace() without fields
+                parsed = {}
+            _FIELDS_SLOT.__set__(self, parsed)
+        return parsed
+
+    @fields.setter
+    def fields(self, value: dict[str, BibField]) -> None:
+        _FIELDS_SLOT.__set__(self, value)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BibEntry):
+            return NotImplemented
+        return _astuple(self) == _astuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _astuple(e: BibEntry) -> tuple[object, ...]:
+    return (e.entry_type, e.key, e.span, e.key_span, e.fields, e.path)
+
+
+def _lazy_entry(
+    entry_type: str, key: str, span: Span, key_span: Span, path: str,
+    ctx: _Context, body: int, close: int,
+) -> _LazyEntry:
+    e = _LazyEntry.__new__(_LazyEntry)
+    e.entry_type = entry_type
+    e.key = key
+    e.span = span
+    e.key_span = key_span
+    e.path = path
+    e._ctx = ctx
+    e._body = body
+    e._close = close
+    return e
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def read_text(path: str | Path) -> str:
+    """A file's text: UTF-8, invalid bytes replaced, BOM stripped; ``""`` if unreadable."""
+    try:
+        data = Path(path).read_bytes()
+    except (OSError, ValueError):
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def parse_bib(
+    text: str,
+    path: str = "",
+    *,
+    macros: Mapping[str, str] | None = None,
+    eager: bool | None = None,
+) -> BibFile:
+    """Parse BibTeX ``text`` (of the file ``path``) into entries with exact spans.
+
+    ``macros`` are ``@string`` definitions from elsewhere (e.g. another .bib
+    file); the file's own take precedence. ``eager`` parses every entry's
+    fields now (default: only when ``len(text) <= EAGER_LIMIT``).
+    """
+    try:
+        return _parse(text, path, macros or {}, eager)
+    except Exception as exc:  # pragma: no cover - a bug, but never crash the caller
+        return BibFile(path, [], [BibProblem(Span(0, len(text)), f"cannot parse: {exc!r}")])
+
+
+def all_problems(bib: BibFile) -> list[BibProblem]:
+    """Every problem of ``bib``, parsing all fields first; sorted by position."""
+    for e in bib.entries:
+        _ = e.fields
+    return sorted(bib.problems, key=lambda p: (p.span.start, p.span.end))
+
+
+def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
+    """Key -> entry; the first entry wins for a duplicate key (as in BibTeX)."""
+    out: dict[str, BibEntry] = {}
+    for e in entries:
+        out.setdefault(e.key, e)
+    return out
+
+
+def crossref_lookup(
+    source: BibFile | Iterable[BibEntry] | Mapping[str, BibEntry],
+) -> Callable[[str], BibEntry | None]:
+    """A function from a crossref key to its entry (exact match, else case-insensitive)."""
+    if isinstance(source, Mapping):
+        exact: dict[str, BibEntry] = dict(source)
+    else:
+        exact = index_entries(source.entries if isinstance(source, BibFile) else source)
+    folded: dict[str, BibEntry] = {}
+    for k, e in exact.items():
+        folded.setdefault(k.casefold(), e)
+
+    def lookup(key: str) -> BibEntry | None:
+        return exact.get(key) or folded.get(key.strip().casefold())
+
+    return lookup
+
+
+#: Parent types whose ``title`` becomes a child's ``booktitle`` (biblatex inheritance).
+_BOOKLIKE = {"proceedings", "book", "collection", "mvproceedings", "mvbook", "mvcollection",
+             "reference", "mvreference", "inbook", "bookinbook"}
+
+
+def resolve_crossref(
+    entry: BibEntry, lookup: Callable[[str], BibEntry | None], max_depth: int = 4,
+) -> dict[str, BibField]:
+    """``entry``'s fields plus those it inherits through ``crossref`` (chains followed).
+
+    A field of the entry itself always wins. Inherited fields keep the parent's
+    spans (they are in the parent's text). A parent's ``title`` fills a missing
+    ``booktitle`` when the parent is a book or proceedings.
+    """
+    fields = dict(entry.fields)
+    seen = {entry.key}
+    child = entry
+    for _ in range(max_depth):
+        ref = child.get("crossref")
+        if not ref:
+            break
+        parent = lookup(ref.strip())
+        if parent is None or parent.key in seen:
+            break
+        seen.add(parent.key)
+        for name, f in parent.fields.items():
+            if name not in fields and name not in {"crossref", "ids", "entryset"}:
+                fields[name] = f
+        title = parent.fields.get("title")
+        if "booktitle" not in fields and title is not None and parent.entry_type in _BOOKLIKE:
+            fields["booktitle"] = BibField("booktitle", title.value, title.span, title.value_span)
+        child = parent
+    return fields
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | None) -> BibFile:
+    macros: dict[str, str] = dict(MONTH_MACROS)
+    macros.update({k.lower(): v for k, v in extra_macros.items()})
+    ctx = _Context(text, macros)
+    problems = ctx.problems
+    entries: list[BibEntry] = []
+    head_match = _HEAD.match
+    find = text.find
+    n = len(text)
+    pos = 0
+    while True:
+        at = find("@", pos)
+        if at < 0:
+            break
+        head = head_match(text, at)
+        if head is None:
+            if _at_line_start(text, at):
+                eol = find("\n", at)
+                problems.append(BibProblem(Span(at, n if eol < 0 else eol),
+                                           "expected an entry type and '{' after '@'"))
+            pos = at + 1
+            continue
+        etype = (head.group(1) or "").lower()
+        opener = head.group(2)
+        body_start = head.end()
+        # an entry must close before the next line that starts an entry
+        nxt = _LINE_START_HEAD.search(text, body_start)
+        stop = nxt.start() + 1 if nxt is not None else n
+        close = _find_close(text, body_start, opener, stop)
+        if close < 0 and etype == "comment":  # as bibtexparser: "\\{" is no brace here
+            close = _scan_close(text, body_start, stop, escapes=True, closer=opener)
+        if close < 0:
+            if etype != "comment":
+                delim = "}" if opener == "{" else ")"
+                problems.append(BibProblem(
+                    Span(at, _rstrip_pos(text, at, stop)),
+                    f"'@{etype}' is not closed: missing '{delim}' (unbalanced braces?)",
+                ))
+            pos = stop if etype != "comment" else body_start
+            continue
+        span = Span(at, close + 1)
+        pos = close + 1
+        if not etype:
+            problems.append(BibProblem(Span(at, body_start), "missing entry type after '@'"))
+            continue
+        if etype in ("comment", "preamble"):
+            continue
+        if etype == "string":
+            _parse_string(ctx, body_start, close, span)
+            continue
+        key_re = _KEY_BRACE if opener == "{" else _KEY_PAREN
+        km = key_re.match(text, body_start, close)
+        assert km is not None  # the pattern accepts the empty string
+        key = km.group(1)
+        after = km.end()
+        if not key:
+            problems.append(BibProblem(Span(at, body_start), f"'@{etype}' entry without a key"))
+            continue
+        if after < close and text[after] != ",":
+            problems.append(BibProblem(
+                Span(after, after + 1),
+                f"expected ',' after the key '{key}', found {text[after]!r}",
+            ))
+            continue
+        key_span = Span(km.start(1), km.end(1))
+        entries.append(_lazy_entry(etype, key, span, key_span, path, ctx,
+                                   after + 1 if after < close else close, close))
+    if eager if eager is not None else n <= EAGER_LIMIT:
+        for e in entries:
+            _ = e.fields
+    return BibFile(path, entries, problems, macros)
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    line_start = text.rfind("\n", 0, pos) + 1
+    return not text[line_start:pos].strip()
+
+
+def _rstrip_pos(text: str, start: int, stop: int) -> int:
+    return start + len(text[start:stop].rstrip())
+
+
+def _find_close(text: str, body_start: int, opener: str, limit: int) -> int:
+    """Index of the delimiter closing an entry whose body starts at ``body_start``.
+
+    -1 if it is not closed before ``limit``.
+    """
+    if opener == "{":
+        m = _BRACE_BODY.match(text, body_start, limit)
+        if m is not None:
+            return m.end() - 1
+        return _scan_close(text, body_start, limit)
+    m = _PAREN_BODY.match(text, body_start, limit)
+    return m.end() - 1 if m is not None else -1
+
+
+def _scan_close(
+    text: str, start: int, limit: int, *, escapes: bool = False, closer: str = "{",
+) -> int:
+    """Brace scan for groups nested deeper than the regex allows; -1 if never closed.
+
+    With ``escapes``, ``\\{`` and ``\\}`` are not braces. ``closer`` is the opening
+    delimiter of the group ("(" ends at a ")" at depth 0).
+    """
+    depth = 0
+    pattern = _PAREN_CHAR if closer == "(" else _BRACE_CHAR
+    for m in pattern.finditer(text, start, limit):
+        c = m.group()
+        if escapes and text[m.start() - 1] == "\\":
+            continue
+        if c == "{":
+            depth += 1
+        elif depth > 0:
+            depth -= 1 if c == "}" else 0
+        elif c == "}" and closer == "(":
+            continue
+        else:
+            return m.start()
+    return -1
+
+
+def _group_end(text: str, start: int, end: int) -> int:
+    """End (exclusive) of the ``{...}`` group starting at ``start``; -1 if not closed."""
+    m = _BRACED.match(text, start, end)
+    if m is not None:
+        return m.end()
+    close = _scan_close(text, start + 1, end)
+    return close + 1 if close >= 0 else -1
+
+
+def _quoted_end(text: str, start: int, end: int) -> int:
+    """End (exclusive) of the ``"..."`` string starting at ``start``; -1 if not closed."""
+    m = _QUOTED.match(text, start, end)
+    if m is not None:
+        return m.end()
+    depth = 0
+    for i in range(start + 1, end):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == '"' and depth <= 0:
+            return i + 1
+    return -1
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def _parse_value(
+    ctx: _Context, pos: int, end: int,
+) -> tuple[str, int] | tuple[None, BibProblem]:
+    """Parse ``piece (# piece)*`` at ``pos``: (value, end) or (None, problem)."""
+    text = ctx.text
+    parts: list[str] = []
+    while True:
+        if pos >= end:
+            return None, BibProblem(Span(max(pos - 1, 0), pos), "missing field value")
+        c = text[pos]
+        if c == "{":
+            stop = _group_end(text, pos, end)
+            if stop < 0:
+                return None, BibProblem(Span(pos, end), "unbalanced braces in field value")
+            parts.append(text[pos + 1: stop - 1])
+        elif c == '"':
+            stop = _quoted_end(text, pos, end)
+            if stop < 0:
+                return None, BibProblem(Span(pos, end), 'missing closing \'"\' in field value')
+            parts.append(text[pos + 1: stop - 1])
+        else:
+            m = _BARE.match(text, pos, end)
+            if m is None:
+                return None, BibProblem(Span(pos, pos + 1), f"unexpected {c!r} in field value")
+            stop = m.end()
+            word = m.group()
+            parts.append(word if word.isdigit() else ctx.macros.get(word.lower(), word))
+        h = _HASH.match(text, stop, end)
+        if h is None:
+            return "".join(parts), stop
+        pos = h.end()
+
+
+def _parse_fields(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
+    """The fields between ``pos`` (after the key's comma) and the closing delimiter ``end``."""
+    try:
+        return _parse_fields_unsafe(ctx, pos, end)
+    except Exception as exc:  # pragma: no cover - a bug: report it, keep going
+        ctx.problems.append(BibProblem(Span(pos, end), f"cannot parse fields: {exc!r}"))
+        return {}
+
+
+def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
+    text = ctx.text
+    fields: dict[str, BibField] = {}
+    while True:
+        pos = _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
+        if pos >= end:
+            return fields
+        nm = _FIELD_NAME.match(text, pos, end)
+        if nm is None:
+            stop = _next_comma(text, pos, end)
+            ctx.problems.append(BibProblem(
+                Span(pos, _rstrip_pos(text, pos, stop)), "expected 'name = value'",
+            ))
+            if stop >= end:
+                return fields
+            pos = stop + 1
+            continue
+        name = nm.group(1).lower()
+        value_start = nm.end()
+        value, stop_or_problem = _parse_value(ctx, value_start, end)
+        if value is None:
+            assert isinstance(stop_or_problem, BibProblem)
+            ctx.problems.append(stop_or_problem)
+            return fields
+        assert isinstance(stop_or_problem, int)
+        stop = stop_or_problem
+        if name in fields:
+            ctx.problems.append(BibProblem(
+                Span(nm.start(1), stop), f"duplicate field '{name}': the first one is used",
+            ))
+        else:
+            fields[name] = BibField(name, value, Span(nm.start(1), stop), Span(value_start, stop))
+        sep = _SEP.match(text, stop, end)
+        assert sep is not None
+        pos = sep.end()
+        if not sep.group(1) and pos < end:
+            nxt = _next_comma(text, pos, end)
+            ctx.problems.append(BibProblem(
+                Span(stop, _rstrip_pos(text, stop, nxt) if nxt > stop else stop + 1),
+                f"expected ',' after the value of '{name}'",
+            ))
+            if nxt >= end:
+                return fields
+            pos = nxt + 1
+
+
+def _next_comma(text: str, pos: int, end: int) -> int:
+    """The next ',' at brace depth 0 in ``[pos, end)``, else ``end``."""
+    depth = 0
+    for i in range(pos, end):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "," and depth <= 0:
+            return i
+    return end
+
+
+def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
+    """``@string{name = value}``: define the macro (later definitions win)."""
+    nm = _FIELD_NAME.match(ctx.text, pos, end)
+    if nm is None:
+        ctx.problems.append(BibProblem(span, "expected 'name = value' in @string"))
+        return
+    value, stop = _parse_value(ctx, nm.end(), end)
+    if value is None:
+        assert isinstance(stop, BibProblem)
+        ctx.problems.append(stop)
+        return
+    ctx.macros[nm.group(1).lower()] = value

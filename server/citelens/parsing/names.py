@@ -1,0 +1,188 @@
+"""BibTeX author lists: splitting into names, and names into first/von/last/jr.
+
+The rules are BibTeX's (as in *Tame the BeaST*): names are separated by the
+word ``and`` at brace depth 0 (any case, any whitespace around it); a name
+has the form ``First von Last``, ``von Last, First`` or ``von Last, Jr,
+First``; the *von* part is the run of words that start with a lower-case
+letter; a braced group is one word, and counts as upper case unless it starts
+with a special character such as ``{\\"o}`` whose case is its letter's.
+The parts are converted to Unicode. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from citelens.model import Name
+from citelens.parsing.latex_text import strip_accents, to_unicode
+
+_TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
+_NON_ALNUM = re.compile(r"[\W_]+")
+_SPECIAL_CHAR = re.compile(r"\{\\([A-Za-z]+|.)\s*\{?\s*\\?([A-Za-z])?")
+
+
+def split_names(value: str) -> tuple[list[Name], bool]:
+    """The names in a BibTeX ``author``/``editor`` value, and whether it ends in "and others"."""
+    try:
+        names, truncated = _split_names(value)
+        return list(names), truncated
+    except Exception:  # pragma: no cover - defensive: never raise for odd input
+        return [], False
+
+
+@lru_cache(maxsize=32768)
+def _split_names(value: str) -> tuple[tuple[Name, ...], bool]:
+    names: list[Name] = []
+    truncated = False
+    for raw in _split_depth0(value):
+        words = raw.strip()
+        if not words:
+            continue
+        if _is_truncation(words):
+            truncated = True
+            continue
+        if words.lower().endswith(("et al.", "et al")) and not words.startswith("{"):
+            truncated = True  # "Smith et al." written as one name
+            words = words[: words.lower().rfind("et al")].strip().rstrip(",")
+            if not words:
+                continue
+        name = _parse_name(words)
+        if name.last or name.first:
+            names.append(name)
+    return tuple(names), truncated
+
+
+def _is_truncation(words: str) -> bool:
+    return " ".join(words.lower().split()) in _TRUNCATION
+
+
+def family_key(name: Name) -> str:
+    """The family name reduced for matching: no accents, lower case, letters and digits only."""
+    try:
+        return _NON_ALNUM.sub("", strip_accents(name.last).casefold())
+    except Exception:  # pragma: no cover - defensive
+        return ""
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+def _split_depth0(value: str) -> list[str]:
+    """Split on the word "and" (any case) at brace depth 0."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    n = len(value)
+    lower = value.lower()
+    while i < n:
+        c = value[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif (
+            depth == 0
+            and c in "aA"
+            and lower.startswith("and", i)
+            and i > 0
+            and value[i - 1].isspace()
+            and (i + 3 == n or value[i + 3].isspace())
+        ):
+            parts.append(value[start:i])
+            i += 3
+            start = i
+            continue
+        i += 1
+    parts.append(value[start:])
+    return parts
+
+
+def _tokens(text: str, seps: str) -> list[str]:
+    """Split ``text`` at brace depth 0 on any of ``seps``, dropping empty tokens."""
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for c in text:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        if depth == 0 and c in seps:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    out.append("".join(cur))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _tokens(text, " \t\r\n~") if w]
+
+
+def _is_lower(word: str) -> bool:
+    """BibTeX's case of a word: its first letter at depth 0, or a special character's."""
+    depth = 0
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if c == "{":
+            if depth == 0 and word.startswith("{\\", i):
+                m = _SPECIAL_CHAR.match(word, i)
+                if m is not None:
+                    letter = m.group(2) or (m.group(1) if m.group(1).isalpha() else "")
+                    if letter:
+                        return letter[0].islower()
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and c.isalpha():
+            return c.islower()
+        elif depth == 0 and c == "\\":  # \"o written without braces: look at the letter
+            m = re.match(r"\\[^A-Za-z]\s*\{?([A-Za-z])", word[i:])
+            if m is not None:
+                return m.group(1).islower()
+        i += 1
+    return False  # caseless (digits, a brace group): not part of "von"
+
+
+def _parse_name(text: str) -> Name:
+    parts = [p.strip() for p in _tokens(text, ",")]
+    if len(parts) == 1:
+        words = _words(parts[0])
+        if not words:
+            return Name("", "", "", "")
+        # von starts at the first lower-case word before the last word ...
+        body = words[:-1]
+        von_start = next((i for i, w in enumerate(body) if _is_lower(w)), None)
+        if von_start is None:
+            first, von, last = body, [], words[-1:]
+        else:
+            # ... and ends at the last lower-case word before the last word
+            von_end = max(i for i, w in enumerate(body) if _is_lower(w)) + 1
+            first, von, last = words[:von_start], words[von_start:von_end], words[von_end:]
+        jr: list[str] = []
+    else:
+        von_last = _words(parts[0])
+        jr = _words(parts[1]) if len(parts) >= 3 else []
+        first = _words(" ".join(parts[2:] if len(parts) >= 3 else parts[1:]))
+        von, last = _split_von_last(von_last)
+    return Name(
+        first=_join(first), von=_join(von), last=_join(last), jr=_join(jr),
+    )
+
+
+def _split_von_last(words: list[str]) -> tuple[list[str], list[str]]:
+    """In "von Last", von runs to the last lower-case word that is not the final word."""
+    if len(words) <= 1:
+        return [], words
+    lows = [i for i, w in enumerate(words[:-1]) if _is_lower(w)]
+    if not lows:
+        return [], words
+    return words[: lows[-1] + 1], words[lows[-1] + 1:]
+
+
+def _join(words: list[str]) -> str:
+    return to_unicode(" ".join(words)) if words else ""
