@@ -1,0 +1,179 @@
+"""OpenAlex works: by DOI (one or 50 at a time) and by title.
+
+Unknown works are a **404 HTML** page (Flask "404 Not Found"), which is
+``NOT_FOUND``; a DOI missing from a ``filter=doi:a|b`` answer is ``NOT_FOUND`` too.
+Abstracts come as ``abstract_inverted_index`` and are rebuilt here. ``api_key``
+and ``mailto`` parameters are added by the host client from Settings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from citelens.sources.http import HostClient, HostResult, as_dict, decode_json, status_of
+from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.sources.records import Lookup, Outcome, PaperRecord
+
+BATCH_SIZE = 50
+
+
+def rebuild_abstract(index: Any) -> str | None:
+    """Plain text from ``{"word": [positions]}``."""
+    if not isinstance(index, dict) or not index:
+        return None
+    words: dict[int, str] = {}
+    for word, positions in index.items():
+        for p in positions if isinstance(positions, list) else []:
+            if isinstance(p, int):
+                words[p] = str(word)
+    return " ".join(words[i] for i in sorted(words)) or None
+
+
+def _tail(url: Any) -> str | None:
+    return str(url).rstrip("/").rsplit("/", 1)[-1] if isinstance(url, str) and url else None
+
+
+def to_record(work: Any) -> PaperRecord | None:
+    """A :class:`PaperRecord` from an OpenAlex work object."""
+    if not isinstance(work, dict) or not (work.get("title") or work.get("display_name")):
+        return None
+    ids = as_dict(work.get("ids"))
+    primary = as_dict(work.get("primary_location"))
+    source = as_dict(primary.get("source"))
+    biblio = as_dict(work.get("biblio"))
+    doi = normalize_doi(work.get("doi") or ids.get("doi"))
+    landing = str(primary.get("landing_page_url") or "")
+    arxiv = normalize_arxiv(doi) if doi and doi.startswith("10.48550/") else None
+    if arxiv is None and "arxiv.org/abs/" in landing:
+        arxiv = normalize_arxiv(landing)
+    venue = source.get("display_name")
+    first, last = biblio.get("first_page"), biblio.get("last_page")
+    pages = f"{first}-{last}" if first and last and first != last else (first or None)
+    pmcid = _tail(ids.get("pmcid"))
+    authors = []
+    for a in work.get("authorships") or []:
+        a = as_dict(a)
+        name = as_dict(a.get("author")).get("display_name") or a.get("raw_author_name")
+        if name:
+            authors.append(str(name))
+    types = [str(t) for t in (work.get("type"), work.get("type_crossref")) if t]
+    best = as_dict(work.get("best_oa_location"))
+    pdf = best.get("pdf_url") or primary.get("pdf_url")
+    year = work.get("publication_year")
+    count = work.get("cited_by_count")
+    return PaperRecord(
+        source="openalex",
+        title=" ".join(str(work.get("title") or work.get("display_name")).split()),
+        authors=authors,
+        year=year if isinstance(year, int) else None,
+        venue=str(venue) if venue else None,
+        doi=doi,
+        arxiv_id=arxiv,
+        pmid=_tail(ids.get("pmid")),
+        pmcid=(pmcid if pmcid.upper().startswith("PMC") else f"PMC{pmcid}") if pmcid else None,
+        url=str(work.get("id")) if work.get("id") else None,
+        abstract=rebuild_abstract(work.get("abstract_inverted_index")),
+        publication_types=types,
+        volume=str(biblio["volume"]) if biblio.get("volume") else None,
+        issue=str(biblio["issue"]) if biblio.get("issue") else None,
+        pages=str(pages) if pages else None,
+        citation_count=count if isinstance(count, int) else None,
+        open_access_pdf=str(pdf) if pdf else None,
+        is_preprint="preprint" in types or "posted-content" in types
+        or "arxiv" in str(venue or "").lower(),
+    )
+
+
+def _not_found_page(result: HostResult) -> bool:
+    r = result.response
+    return (r is not None and r.status_code == 404
+            and "html" in r.headers.get("content-type", "") and "not found" in r.text.lower())
+
+
+async def get_by_doi(host: HostClient, doi: str) -> Lookup:
+    """The OpenAlex work for ``doi`` (``/works/doi:{doi}``)."""
+    method = "openalex_doi"
+    bare = normalize_doi(doi)
+    if bare is None:
+        return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
+    result = await host.request("GET", "/works/doi:" + quote(bare, safe="/"))
+    if not result.ok:
+        return host.failed(method, result)
+    if _not_found_page(result):
+        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in OpenAlex",
+                           result.elapsed_ms)
+    data, why = decode_json(result)
+    if why:
+        return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
+    record = to_record(data) if status_of(result) == 200 else None
+    if record is None:
+        return host.lookup(method, Outcome.FAILED, [],
+                           f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms)
+    return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
+
+
+async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
+    """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given."""
+    method = "openalex_dois"
+    out: dict[str, Lookup] = {}
+    wanted: dict[str, list[str]] = {}  # normalised -> as given
+    for d in dois:
+        bare = normalize_doi(d)
+        if bare is None:
+            out[d] = host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
+        else:
+            wanted.setdefault(bare, []).append(d)
+    keys = list(wanted)
+    for start in range(0, len(keys), BATCH_SIZE):
+        chunk = keys[start:start + BATCH_SIZE]
+        result = await host.request("GET", "/works", params={
+            "filter": "doi:" + "|".join(chunk), "per-page": BATCH_SIZE})
+        if result.ok:
+            data, why = decode_json(result)
+            results = as_dict(data).get("results")
+            if not why and (status_of(result) != 200 or not isinstance(results, list)):
+                why = f"HTTP {status_of(result)}: unexpected answer"
+        else:
+            why, results = result.detail, None
+        found: dict[str, PaperRecord] = {}
+        for item in results if isinstance(results, list) else []:
+            rec = to_record(item)
+            if rec is not None and rec.doi:
+                found[rec.doi] = rec
+        for bare in chunk:
+            if not result.ok:
+                lookup = host.failed(method, result)
+            elif why:
+                lookup = host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
+            elif bare in found:
+                lookup = host.lookup(method, Outcome.FOUND, [found[bare]], "", result.elapsed_ms)
+            else:
+                lookup = host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in OpenAlex",
+                                     result.elapsed_ms)
+            for given in wanted[bare]:
+                out[given] = lookup
+    return out
+
+
+async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
+    """Works whose title matches (``filter=title.search:...``), best first."""
+    method = "openalex_title_search"
+    clean = " ".join(re.sub(r"[,|:!&]", " ", title).split())
+    if not clean:
+        return host.lookup(method, Outcome.FAILED, [], "empty title")
+    result = await host.request("GET", "/works", params={
+        "filter": f"title.search:{clean}", "per-page": max(1, min(limit, 50))})
+    if not result.ok:
+        return host.failed(method, result)
+    data, why = decode_json(result)
+    if why:
+        return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
+    results = as_dict(data).get("results")
+    if status_of(result) != 200 or not isinstance(results, list):
+        return host.lookup(method, Outcome.FAILED, [],
+                           f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms)
+    records = [r for r in map(to_record, results) if r][:limit]
+    return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
+                       "" if records else "no search results", result.elapsed_ms)
