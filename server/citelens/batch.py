@@ -1,0 +1,165 @@
+"""The batch check behind ``citelens check`` and the ``citelens.report`` command.
+
+Same functions as the language server: collect projects, run the local
+analysis, verify the entries, place the findings. No LSP here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .analysis import Analysis, analyze
+from .model import BibEntry, BibFile, Finding
+from .project import Project, build_project, find_root
+from .settings import Settings
+from .store import DocumentStore, kind_of
+
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
+
+
+@dataclass(slots=True)
+class CheckResult:
+    store: DocumentStore
+    analyses: list[Analysis] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    entries: list[BibEntry] = field(default_factory=list)  # every entry, each (path, key) once
+    verifications: dict[str, Any] = field(default_factory=dict)  # key -> Verification
+    log: list[str] = field(default_factory=list)
+
+
+class UsageError(Exception):
+    """A problem with the command line (exit status 2)."""
+
+
+def _walk(folder: Path) -> Iterable[str]:
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            if kind_of(path) is not None and not name.endswith((".sty", ".cls")):
+                yield os.path.normpath(path)
+
+
+def collect_projects(
+    store: DocumentStore, paths: Sequence[str], settings: Settings
+) -> list[Project]:
+    """Projects for the given files and folders; .bib files outside any project stand alone."""
+    files: list[str] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(_walk(p))
+        elif p.is_file():
+            files.append(os.path.normpath(str(p.resolve())) if not p.is_absolute() else str(p))
+        else:
+            raise UsageError(f"no such file or folder: {raw}")
+    files = [os.path.abspath(f) for f in files]
+    roots: dict[str, None] = {}
+    bibs: list[str] = []
+    for f in files:
+        kind = kind_of(f)
+        if kind == "bib":
+            bibs.append(f)
+        elif kind == "markdown":
+            roots.setdefault(f, None)
+        elif kind == "latex":
+            doc = store.source(f)
+            if doc is None:
+                continue
+            root = find_root(store, f)
+            explicit = any(os.path.abspath(raw) == f for raw in paths)
+            if root != f or doc.has_documentclass or explicit or doc.citations:
+                roots.setdefault(root, None)
+    projects = [build_project(store, r, settings.extra_bibliographies) for r in roots]
+    # A project rooted at a file that another project includes is part of that one.
+    included = {f for pr in projects for f in pr.files[1:]}
+    projects = [pr for pr in projects if pr.root not in included]
+    used = {b for pr in projects for b in pr.bib_paths}
+    for b in bibs:
+        if b not in used:
+            projects.append(Project(root=b, files=[], bib_paths=[b]))
+            used.add(b)
+    return projects
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple[str, int, int, str, str]] = set()
+    out: list[Finding] = []
+    for f in findings:
+        k = (f.path, f.span.start, f.span.end, f.code, f.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    out.sort(key=lambda f: (f.path, f.span.start, f.code))
+    return out
+
+
+def all_entries(bibs: Iterable[BibFile]) -> list[BibEntry]:
+    seen: set[tuple[str, str]] = set()
+    out: list[BibEntry] = []
+    for bib in bibs:
+        for e in bib.entries:
+            if (bib.path, e.key) not in seen:
+                seen.add((bib.path, e.key))
+                out.append(e)
+    return out
+
+
+async def run_check(
+    paths: Sequence[str], settings: Settings, *, verify: bool = True,
+    log: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> CheckResult:
+    """Analyse (and unless told otherwise verify) everything under ``paths``."""
+    store = DocumentStore(settings.extra_cite_commands)
+    result = CheckResult(store)
+    projects = collect_projects(store, paths, settings)
+    findings: list[Finding] = []
+    bibs: dict[str, BibFile] = {}
+    cited_first: dict[str, None] = {}
+    for project in projects:
+        a = analyze(store, project, settings)
+        result.analyses.append(a)
+        findings.extend(a.findings)
+        for bib in a.bibs:
+            bibs[bib.path] = bib
+        for key in a.cited_keys():
+            cited_first.setdefault(key, None)
+    result.entries = all_entries(bibs.values())
+    if verify and settings.verification_enabled and result.entries:
+        findings.extend(await _verify(result, list(bibs.values()), cited_first, settings,
+                                      log, progress))
+    result.findings = _dedupe(findings)
+    return result
+
+
+async def _verify(
+    result: CheckResult, bibs: list[BibFile], cited_first: dict[str, None], settings: Settings,
+    log: Callable[[str], None] | None, progress: Callable[[int, int], None] | None,
+) -> list[Finding]:
+    from .parsing.entry_view import entry_view
+    from .verify.engine import verify_entries
+    from .verify.findings import verification_findings
+
+    def _log(msg: str) -> None:
+        result.log.append(msg)
+        if log is not None:
+            log(msg)
+
+    # Cited entries first, then the rest; one view per key (BibTeX uses the first definition).
+    first: dict[str, BibEntry] = {}
+    for e in result.entries:
+        first.setdefault(e.key, e)
+    order = [k for k in cited_first if k in first] + [k for k in first if k not in cited_first]
+    lookup = {k: v for k, v in first.items()}
+    views = [entry_view(first[k], lookup) for k in order]
+    result.verifications = await verify_entries(views, settings, log=_log, progress=progress)
+    citations: dict[str, list[Any]] = {}
+    for a in result.analyses:
+        for path, cits in a.citations.items():
+            citations[path] = list(cits)
+    return list(verification_findings(bibs, citations, result.verifications, settings))

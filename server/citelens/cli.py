@@ -1,0 +1,141 @@
+"""The ``citelens`` command: ``serve`` (language server), ``check`` (batch, for CI),
+``cache clear``, ``eval claims``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .settings import Settings, from_sources
+
+
+def _progress_bar() -> object:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\rVerifying citations [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _check(args: argparse.Namespace, settings: Settings) -> int:
+    from .batch import UsageError, run_check
+    from .report import has_errors, render
+
+    if args.offline:
+        settings = dataclasses.replace(settings, offline=True)
+    severity = dict(settings.diagnostic_severity)
+    for item in args.severity or []:
+        code, _, sev = item.partition("=")
+        if sev not in {"error", "warning", "information", "hint", "off"}:
+            print(f"citelens: --severity wants CODE=error|warning|information|hint|off, got {item!r}",
+                  file=sys.stderr)
+            return 2
+        severity[code] = sev
+    settings = dataclasses.replace(settings, diagnostic_severity=severity,
+                                   report_unused_entries=settings.report_unused_entries
+                                   or args.unused)
+
+    def log(msg: str) -> None:
+        if not args.quiet:
+            print(f"citelens: {msg}", file=sys.stderr)
+
+    progress = _progress_bar()
+    try:
+        result = asyncio.run(run_check(
+            args.paths, settings, verify=not args.no_verify, log=log,
+            progress=progress,  # type: ignore[arg-type]
+        ))
+    except UsageError as exc:
+        print(f"citelens: {exc}", file=sys.stderr)
+        return 2
+    out = render(result, args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(out)
+    else:
+        sys.stdout.write(out)
+    return 1 if has_errors(result) else 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .lsp.server import create_server
+
+    server = create_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
+
+
+def _cache_clear(settings: Settings) -> int:
+    from .verify.cache import clear_cache
+
+    where = clear_cache(settings)
+    print(f"citelens: cache cleared ({where})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citelens", description="Check citations in LaTeX and Markdown papers.")
+    parser.add_argument("--version", action="version", version=f"citelens {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+
+    check = sub.add_parser("check", help="check documents and bibliographies (for CI)")
+    check.add_argument("paths", nargs="+", metavar="PATH", help=".tex/.md/.bib files or folders")
+    check.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument("--offline", action="store_true", help="use the cache only (no network)")
+    check.add_argument("--no-verify", action="store_true",
+                       help="local checks only (undefined/duplicate keys, syntax)")
+    check.add_argument("--unused", action="store_true", help="also report entries never cited")
+    check.add_argument("--severity", action="append", metavar="CODE=LEVEL",
+                       help="override a diagnostic's severity (repeatable)")
+    check.add_argument("--quiet", "-q", action="store_true", help="no log lines on stderr")
+
+    cache = sub.add_parser("cache", help="manage the verification cache")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True)
+    cache_sub.add_parser("clear", help="delete every cached lookup")
+
+    ev = sub.add_parser("eval", help="evaluate the claim checker on labelled data")
+    ev.add_argument("what", choices=["claims"])
+    ev.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    settings = from_sources()
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "check":
+        return _check(args, settings)
+    if args.command == "cache":
+        return _cache_clear(settings)
+    if args.command == "eval":
+        from .claims.eval import main as eval_main
+
+        return eval_main(list(args.rest))
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Between the engine's model (paths, character spans, findings) and LSP types."""
+
+from __future__ import annotations
+
+from lsprotocol import types as lsp
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..analysis import code_url
+from ..model import Finding, Severity, Span
+from ..store import DocumentStore
+from ..text import LineIndex
+
+_SEVERITY = {
+    Severity.ERROR: lsp.DiagnosticSeverity.Error,
+    Severity.WARNING: lsp.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: lsp.DiagnosticSeverity.Information,
+    Severity.HINT: lsp.DiagnosticSeverity.Hint,
+}
+
+
+def uri_of(path: str) -> str:
+    return from_fs_path(path) or f"file://{path}"
+
+
+def path_of(uri: str) -> str | None:
+    return to_fs_path(uri)
+
+
+def to_range(index: LineIndex, span: Span, encoding: str) -> lsp.Range:
+    s, e = index.range(span, encoding)
+    return lsp.Range(lsp.Position(s.line, s.character), lsp.Position(e.line, e.character))
+
+
+def span_range(store: DocumentStore, path: str, span: Span, encoding: str) -> lsp.Range:
+    index = store.line_index(path)
+    if index is None:
+        return lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+    return to_range(index, span, encoding)
+
+
+def to_diagnostic(
+    store: DocumentStore, f: Finding, encoding: str, related_support: bool = True
+) -> lsp.Diagnostic:
+    related = None
+    if related_support and f.related:
+        related = [
+            lsp.DiagnosticRelatedInformation(
+                location=lsp.Location(uri_of(r.path), span_range(store, r.path, r.span, encoding)),
+                message=r.message,
+            )
+            for r in f.related
+        ]
+    data: dict[str, object] = dict(f.data)
+    data.setdefault("code", f.code)
+    if f.key is not None:
+        data.setdefault("key", f.key)
+    version = store.version(f.path)
+    if version is not None:
+        data["version"] = version
+    return lsp.Diagnostic(
+        range=span_range(store, f.path, f.span, encoding),
+        message=f.message,
+        severity=_SEVERITY[f.severity],
+        code=f.code,
+        code_description=lsp.CodeDescription(href=code_url(f.code)),
+        source="citelens",
+        related_information=related,
+        data=data,
+    )

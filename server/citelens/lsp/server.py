@@ -1,0 +1,606 @@
+"""The CiteLens language server (pygls 2).
+
+Request handlers only read what is already computed: local analysis runs on
+each change (it is fast and needs no network), verification runs in a
+background task that publishes again when it has news.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..analysis import Analysis, analyze
+from ..model import BibEntry, Citation, EntryView, Finding
+from ..project import build_project, find_root
+from ..settings import Settings, from_sources
+from ..store import DocumentStore, kind_of
+from . import completion
+from .convert import path_of, span_range, to_diagnostic, uri_of
+from .hover import entry_section, verification_section
+from .verification import Verifier
+
+log = logging.getLogger("citelens")
+
+COMMANDS = ("citelens.verifyNow", "citelens.clearCache", "citelens.report")
+
+
+class CiteLensServer(LanguageServer):
+    """Holds the state of one editor session; everything else is functions."""
+
+    def __init__(self) -> None:
+        super().__init__("citelens", __version__)
+        self.settings: Settings = from_sources()
+        self.store = DocumentStore(self.settings.extra_cite_commands)
+        self.workspace_roots: list[str] = []
+        self.analyses: dict[str, Analysis] = {}  # project root -> analysis
+        self.roots: dict[str, str] = {}  # file -> project root
+        self.published: dict[str, list[lsp.Diagnostic]] = {}
+        self.views: dict[tuple[str, str, int], EntryView] = {}  # (path, key, start) -> view
+        self.verifier = Verifier(self)
+        self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
+        self._logged: set[str] = set()
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def encoding(self) -> str:
+        enc = self.workspace.position_encoding
+        return str(enc.value if hasattr(enc, "value") else enc or "utf-16")
+
+    def log_once(self, message: str, level: lsp.MessageType = lsp.MessageType.Warning) -> None:
+        """A line in the client's log (never a pop-up), once per distinct message."""
+        if message in self._logged:
+            return
+        self._logged.add(message)
+        self.log_line(message, level)
+
+    def log_line(self, message: str, level: lsp.MessageType = lsp.MessageType.Info) -> None:
+        log.info(message)
+        try:
+            self.window_log_message(lsp.LogMessageParams(type=level, message=message))
+        except Exception:  # no client attached (tests of the engine)
+            pass
+
+    def apply_settings(self, values: dict[str, Any] | None) -> None:
+        self.settings = from_sources(editor=values or {})
+        self.store.extra_cite_commands = self.settings.extra_cite_commands
+        for path in list(self.roots):
+            self.store.invalidate(path)
+        self.verifier.settings_changed()
+
+    def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
+        from ..parsing.entry_view import entry_view
+
+        k = (entry.path, entry.key, entry.span.start)
+        view = self.views.get(k)
+        if view is None:
+            lookup = {key: defs[0] for key, defs in analysis.definitions.items()} if analysis else {}
+            try:
+                view = entry_view(entry, lookup)
+            except Exception as exc:  # an entry we cannot read is not worth a crash
+                self.log_once(f"could not read entry {entry.key}: {exc}")
+                return None
+            if len(self.views) > 200_000:
+                self.views.clear()
+            self.views[k] = view
+        return view
+
+    # ------------------------------------------------------------------ analysis
+    def root_of(self, path: str) -> str:
+        root = self.roots.get(path)
+        if root is None:
+            stop = next((r for r in self.workspace_roots if path.startswith(r + os.sep)), None)
+            root = find_root(self.store, path, stop)
+            self.roots[path] = root
+        return root
+
+    def projects_using(self, path: str) -> list[str]:
+        """Roots of the analysed projects that include ``path`` (a source or a .bib)."""
+        return [
+            root for root, a in self.analyses.items()
+            if path in a.project.bib_paths or path in a.project.files
+        ]
+
+    def refresh(self, path: str) -> None:
+        """Re-analyse every project ``path`` belongs to and publish what changed."""
+        kind = kind_of(path)
+        roots = set(self.projects_using(path))
+        if kind in {"latex", "markdown"}:
+            if self.store.is_open(path) and path not in roots:
+                self.roots.pop(path, None)
+            roots.add(self.root_of(path))
+        elif kind == "bib" and not roots and self.store.is_open(path):
+            roots.add(path)
+        for root in roots:
+            self.analyse(root)
+        self.publish()
+        self.verifier.schedule()
+
+    def analyse(self, root: str) -> Analysis:
+        if kind_of(root) == "bib":
+            from ..project import Project
+
+            project = Project(root=root, files=[], bib_paths=[root])
+        else:
+            ws = next((r for r in self.workspace_roots if root.startswith(r + os.sep)), None)
+            project = build_project(self.store, root, self.settings.extra_bibliographies, ws)
+        analysis = analyze(self.store, project, self.settings)
+        self.analyses[root] = analysis
+        for f in project.files:
+            self.roots[f] = root
+        return analysis
+
+    def forget_unused(self) -> None:
+        """Drop analyses no open document needs any more."""
+        open_paths = set(self.store.open_paths())
+        for root, a in list(self.analyses.items()):
+            members = set(a.project.files) | set(a.project.bib_paths) | {root}
+            if not members & open_paths:
+                del self.analyses[root]
+
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        for a in self.analyses.values():
+            out.extend(a.findings)
+            out.extend(self.verifier.findings(a))
+        return out
+
+    def publish(self) -> None:
+        """Push diagnostics for every file whose set changed (and clear stale ones)."""
+        by_path: dict[str, list[Finding]] = {}
+        seen: set[tuple[str, int, int, str, str]] = set()
+        for f in self.findings():
+            k = (f.path, f.span.start, f.span.end, f.code, f.message)
+            if k in seen:
+                continue
+            seen.add(k)
+            by_path.setdefault(f.path, []).append(f)
+        related = bool(self._client_flag("text_document.publish_diagnostics.related_information"))
+        uris = set(self.published)
+        for path, fs in by_path.items():
+            uri = uri_of(path)
+            uris.discard(uri)
+            diags = [to_diagnostic(self.store, f, self.encoding, related) for f in fs]
+            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
+            if self.published.get(uri) != diags:
+                self.published[uri] = diags
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+                    uri=uri, diagnostics=diags, version=self.store.version(path)))
+        for uri in uris:  # files that no longer have any
+            if self.published.get(uri):
+                self.text_document_publish_diagnostics(
+                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            self.published.pop(uri, None)
+
+    def _client_flag(self, dotted: str) -> Any:
+        node: Any = self.client_capabilities
+        for part in dotted.split("."):
+            node = getattr(node, part, None)
+            if node is None:
+                return None
+        return node
+
+    # ------------------------------------------------------------------ lookups
+    def analysis_for(self, path: str) -> Analysis | None:
+        root = self.roots.get(path)
+        if root is not None and root in self.analyses:
+            return self.analyses[root]
+        for a in self.analyses.values():
+            if path in a.project.bib_paths:
+                return a
+        return None
+
+    def citation_at(self, path: str, offset: int) -> Citation | None:
+        a = self.analysis_for(path)
+        doc = a.sources.get(path) if a else self.store.source(path)
+        if doc is None:
+            return None
+        for c in doc.citations:
+            if c.span.start <= offset <= c.span.end:
+                return c
+        return None
+
+    def entry_at(self, path: str, offset: int) -> BibEntry | None:
+        bib = self.store.bib(path)
+        if bib is None:
+            return None
+        for e in bib.entries:
+            if e.span.start <= offset < e.span.end:
+                return e
+        return None
+
+    def key_at(self, path: str, offset: int) -> tuple[str, Analysis | None] | None:
+        if kind_of(path) == "bib":
+            entry = self.entry_at(path, offset)
+            if entry is None or not entry.key_span.contains(offset):
+                return None
+            return entry.key, self.analysis_for(path)
+        c = self.citation_at(path, offset)
+        if c is None:
+            return None
+        return c.key, self.analysis_for(path)
+
+    def offset(self, path: str, pos: lsp.Position) -> int | None:
+        index = self.store.line_index(path)
+        if index is None:
+            return None
+        return index.offset(pos.line, pos.character, self.encoding)
+
+    def all_citations(self, key: str) -> list[tuple[str, Citation]]:
+        """Every citation of ``key`` in the analysed projects and the workspace folders."""
+        out: list[tuple[str, Citation]] = []
+        paths: dict[str, None] = {}
+        for a in self.analyses.values():
+            for p in a.project.files:
+                paths.setdefault(p, None)
+        for p in workspace_sources(self.workspace_roots):
+            paths.setdefault(p, None)
+        for p in paths:
+            doc = self.store.source(p)
+            if doc is not None:
+                out.extend((p, c) for c in doc.citations if c.key == key)
+        return out
+
+
+def workspace_sources(roots: list[str], limit: int = 5000) -> list[str]:
+    out: list[str] = []
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "node_modules"]
+            for name in filenames:
+                p = os.path.join(dirpath, name)
+                if kind_of(p) in {"latex", "markdown"}:
+                    out.append(p)
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Nothing raises out of a handler: log it and answer nothing."""
+    import functools
+    import inspect
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("handler %s failed", fn.__name__)
+                return None
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            log.exception("handler %s failed", fn.__name__)
+            return None
+    return wrapper
+
+
+def create_server() -> CiteLensServer:
+    server = CiteLensServer()
+
+    @server.feature(lsp.INITIALIZE)
+    @_guard
+    def initialize(ls: CiteLensServer, params: lsp.InitializeParams) -> None:
+        opts = params.initialization_options
+        ls.apply_settings(opts if isinstance(opts, dict) else {})
+        folders = params.workspace_folders or []
+        ls.workspace_roots = [p for f in folders if (p := path_of(f.uri))]
+        if not ls.workspace_roots and params.root_uri and (p := path_of(params.root_uri)):
+            ls.workspace_roots = [p]
+
+    @server.feature(lsp.INITIALIZED)
+    @_guard
+    async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None:
+        if ls._client_flag("workspace.did_change_watched_files.dynamic_registration"):
+            await ls.client_register_capability_async(lsp.RegistrationParams(registrations=[
+                lsp.Registration(
+                    id="citelens-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                        lsp.FileSystemWatcher(glob_pattern="**/*.{bib,tex,md,Rmd,qmd}")]),
+                )]))
+        await pull_configuration(ls)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    @_guard
+    def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        sync(ls, params.text_document.uri)
+        path = path_of(params.text_document.uri)
+        if path:
+            ls.roots.pop(path, None)
+            ls.refresh(path)
+            ls.verifier.schedule(delay=0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    @_guard
+    def did_change(ls: CiteLensServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        sync(ls, params.text_document.uri)
+        path = path_of(params.text_document.uri)
+        if path:
+            ls.refresh(path)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    @_guard
+    def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        path = path_of(params.text_document.uri)
+        if path:
+            ls.roots.pop(path, None)
+            ls.refresh(path)
+            ls.verifier.schedule(delay=0.0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    @_guard
+    def did_close(ls: CiteLensServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        path = path_of(params.text_document.uri)
+        if not path:
+            return
+        ls.store.close(path)
+        ls.store.invalidate(path)
+        ls.forget_unused()
+        if os.path.exists(path):
+            for root in ls.projects_using(path):
+                ls.analyse(root)
+        ls.publish()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @_guard
+    def did_change_watched(ls: CiteLensServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        touched = False
+        for change in params.changes:
+            path = path_of(change.uri)
+            if path and not ls.store.is_open(path):
+                ls.store.invalidate(path)
+                for root in ls.projects_using(path):
+                    ls.analyse(root)
+                    touched = True
+        if touched:
+            ls.publish()
+            ls.verifier.schedule()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @_guard
+    async def did_change_configuration(
+        ls: CiteLensServer, params: lsp.DidChangeConfigurationParams
+    ) -> None:
+        values = params.settings
+        if isinstance(values, dict) and "citelens" in values:
+            ls.apply_settings(values)
+            reanalyse_all(ls)
+        else:
+            await pull_configuration(ls)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @_guard
+    def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        path = path_of(params.text_document.uri)
+        if not path:
+            return None
+        offset = ls.offset(path, params.position)
+        if offset is None:
+            return None
+        found = ls.key_at(path, offset)
+        if found is None:
+            return None
+        key, analysis = found
+        defs = analysis.definitions.get(key, []) if analysis else []
+        if not defs and kind_of(path) == "bib":
+            bib = ls.store.bib(path)
+            defs = [e for e in bib.entries if e.key == key] if bib else []
+        citation = ls.citation_at(path, offset) if kind_of(path) != "bib" else None
+        if not defs:
+            text = f"`{key}`: not defined in any bibliography of this document"
+        else:
+            entry = defs[0]
+            index = ls.store.line_index(entry.path)
+            line = index.line_of(entry.span.start) if index else None
+            view = ls.entry_view(entry, analysis)
+            parts = [entry_section(entry, view, line)]
+            if len(defs) > 1:
+                parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
+            ver = verification_section(ls.verifier.result(entry, analysis),
+                                       pending=ls.verifier.pending(entry))
+            if ver:
+                parts.append(ver)
+            if citation is not None and view is not None:
+                claim = claim_section(ls, path, citation, entry, view, analysis)
+                if claim:
+                    parts.append(claim)
+            text = "\n\n---\n\n".join(parts)
+        span = citation.span if citation else None
+        rng = span_range(ls.store, path, span, ls.encoding) if span else None
+        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, text), range=rng)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @_guard
+    def definition(ls: CiteLensServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
+        path = path_of(params.text_document.uri)
+        offset = ls.offset(path, params.position) if path else None
+        if path is None or offset is None:
+            return None
+        found = ls.key_at(path, offset)
+        if found is None or found[1] is None:
+            return None
+        key, analysis = found
+        return [
+            lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding))
+            for e in analysis.definitions.get(key, [])
+        ] or None
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @_guard
+    def references(ls: CiteLensServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
+        path = path_of(params.text_document.uri)
+        offset = ls.offset(path, params.position) if path else None
+        if path is None or offset is None:
+            return None
+        found = ls.key_at(path, offset)
+        if found is None:
+            return None
+        key, analysis = found
+        out = [
+            lsp.Location(uri_of(p), span_range(ls.store, p, c.span, ls.encoding))
+            for p, c in ls.all_citations(key)
+        ]
+        if params.context.include_declaration and analysis is not None:
+            out.extend(
+                lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding))
+                for e in analysis.definitions.get(key, [])
+            )
+        return out
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_COMPLETION,
+        lsp.CompletionOptions(trigger_characters=["{", ",", "@"]),
+    )
+    @_guard
+    def complete(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+        path = path_of(params.text_document.uri)
+        if not path or kind_of(path) not in {"latex", "markdown"}:
+            return None
+        index = ls.store.line_index(path)
+        if index is None:
+            return None
+        start = index.line_start(params.position.line)
+        offset = index.offset(params.position.line, params.position.character, ls.encoding)
+        before = index.text[max(start - 1000, 0) : offset] if kind_of(path) == "latex" \
+            else index.text[start:offset]
+        prefix = completion.key_prefix(before, kind_of(path) or "latex")
+        if prefix is None:
+            return None
+        analysis = ls.analysis_for(path)
+        if analysis is None:
+            return None
+        pairs = [(defs[0], ls.entry_view(defs[0], analysis))
+                 for defs in analysis.definitions.values()]
+        return lsp.CompletionList(is_incomplete=False, items=completion.items(pairs, prefix))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @_guard
+    def symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        path = path_of(params.text_document.uri)
+        if not path or kind_of(path) != "bib":
+            return []
+        bib = ls.store.bib(path)
+        if bib is None:
+            return []
+        out = []
+        for e in bib.entries:
+            title = e.get("title") or ""
+            out.append(lsp.DocumentSymbol(
+                name=e.key or "(no key)",
+                detail=f"@{e.entry_type} {title[:80]}".strip(),
+                kind=lsp.SymbolKind.Class,
+                range=span_range(ls.store, path, e.span, ls.encoding),
+                selection_range=span_range(ls.store, path, e.key_span, ls.encoding),
+            ))
+        return out
+
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]),
+    )
+    @_guard
+    def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        from .actions import code_actions
+
+        return code_actions(ls, params)
+
+    @server.feature(
+        lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandOptions(commands=list(COMMANDS))
+    )
+    @_guard
+    async def execute_command(ls: CiteLensServer, params: lsp.ExecuteCommandParams) -> Any:
+        if params.command == "citelens.verifyNow":
+            ls.verifier.reset()
+            reanalyse_all(ls)
+            ls.verifier.schedule(delay=0.0, force=True)
+            return {"scheduled": True}
+        if params.command == "citelens.clearCache":
+            where = ls.verifier.clear_cache()
+            ls.log_line(f"cache cleared ({where})")
+            return {"cleared": True}
+        if params.command == "citelens.report":
+            return await report(ls)
+        return None
+
+    return server
+
+
+def claim_section(
+    ls: CiteLensServer, path: str, citation: Citation, entry: BibEntry, view: EntryView,
+    analysis: Analysis | None,
+) -> str:
+    """The claim check for this citation: cached result, or "checking…" after starting it."""
+    try:
+        from ..claims.hover import claim_markdown
+    except ImportError:
+        return ""
+    text = ls.store.text(path)
+    if text is None:
+        return ""
+    record = None
+    result = ls.verifier.result(entry, analysis)
+    if result is not None:
+        record = result.match
+    try:
+        return str(claim_markdown(ls, text, citation, kind_of(path) or "latex", view, record))
+    except Exception as exc:
+        log.exception("claim check failed")
+        return f"_Claim check failed: {type(exc).__name__}_"
+
+
+def sync(ls: CiteLensServer, uri: str) -> None:
+    """Copy the workspace's view of an open document into the store."""
+    path = path_of(uri)
+    if not path:
+        return
+    doc = ls.workspace.get_text_document(uri)
+    ls.store.open(path, doc.source, doc.version or 0)
+
+
+def reanalyse_all(ls: CiteLensServer) -> None:
+    for root in list(ls.analyses):
+        ls.analyse(root)
+    ls.publish()
+    ls.verifier.schedule()
+
+
+async def pull_configuration(ls: CiteLensServer) -> None:
+    if not ls._client_flag("workspace.configuration"):
+        return
+    try:
+        result = await asyncio.wait_for(ls.workspace_configuration_async(
+            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")])), 5)
+    except Exception as exc:
+        ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
+        return
+    if result and isinstance(result[0], dict):
+        ls.apply_settings({"citelens": result[0]})
+        reanalyse_all(ls)
+
+
+async def report(ls: CiteLensServer) -> dict[str, Any]:
+    """The ``citelens check --format json`` report for the workspace."""
+    from ..batch import run_check
+    from ..report import to_json
+
+    paths = ls.workspace_roots or sorted({a.project.root for a in ls.analyses.values()})
+    if not paths:
+        return {"version": 1, "entries": [], "diagnostics": [], "summary": {}}
+    result = await run_check(paths, ls.settings, verify=ls.settings.verification_enabled,
+                             log=lambda m: ls.log_once(m))
+    return to_json(result)

@@ -1,0 +1,261 @@
+"""Background verification for the editor.
+
+One task at a time verifies the entries whose content is not verified yet,
+cited entries of open documents first. Results are kept by content hash, so an
+edit re-checks only the entries it changed; an edit that changes which entries
+need checking supersedes (cancels) the running task. No request handler waits
+on it; when it finishes, diagnostics are published again. Nothing polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+
+from ..analysis import Analysis
+from ..model import BibEntry, EntryView, Finding
+
+if TYPE_CHECKING:
+    from ..verify.status import Verification
+    from .server import CiteLensServer
+
+log = logging.getLogger("citelens")
+_tokens = itertools.count(1)
+
+
+def view_hash(view: EntryView) -> str:
+    try:
+        from ..verify.engine import content_hash
+
+        return str(content_hash(view))
+    except ImportError:  # pragma: no cover - the engine is part of the package
+        return hashlib.sha256(repr(view).encode("utf-8", "replace")).hexdigest()[:24]
+
+
+class Verifier:
+    def __init__(self, server: CiteLensServer) -> None:
+        self.server = server
+        self.results: dict[str, Verification] = {}  # content hash -> verification
+        self._hashes: dict[tuple[str, str, int], str] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._wanted: frozenset[str] = frozenset()
+        self._sources: Any = None
+        self._cache: Any = None
+        self._findings: dict[int, tuple[int, list[Finding]]] = {}
+        self._generation = 0  # bumps when results change
+        self.runs = 0
+
+    # ------------------------------------------------------------------ state
+    def settings_changed(self) -> None:
+        if self._sources is not None:
+            sources, self._sources = self._sources, None
+            asyncio.ensure_future(_close(sources))
+        self._cache = None
+        self._findings.clear()
+
+    def reset(self) -> None:
+        """Forget results (``citelens.verifyNow``): everything is checked again."""
+        self.results.clear()
+        self._findings.clear()
+        self._generation += 1
+        if self._sources is not None:
+            self._sources.reset_availability()
+
+    def clear_cache(self) -> str:
+        from ..verify.cache import open_cache
+
+        cache = self._cache or open_cache(self.server.settings, self.server.log_once)
+        cache.clear()
+        self.reset()
+        return str(getattr(cache, "directory", "") or "cache")
+
+    def _hash(self, entry: BibEntry, analysis: Analysis | None) -> str | None:
+        k = (entry.path, entry.key, entry.span.start)
+        h = self._hashes.get(k)
+        if h is None:
+            view = self.server.entry_view(entry, analysis)
+            if view is None:
+                return None
+            h = view_hash(view)
+            if len(self._hashes) > 200_000:
+                self._hashes.clear()
+            self._hashes[k] = h
+        return h
+
+    def result(self, entry: BibEntry, analysis: Analysis | None) -> Verification | None:
+        h = self._hash(entry, analysis)
+        return self.results.get(h) if h else None
+
+    def pending(self, entry: BibEntry) -> bool:
+        h = self._hashes.get((entry.path, entry.key, entry.span.start))
+        return bool(h and h in self._wanted and self._task and not self._task.done())
+
+    def findings(self, analysis: Analysis) -> list[Finding]:
+        if not self.results or not self.server.settings.verification_enabled:
+            return []
+        cached = self._findings.get(id(analysis))
+        if cached is not None and cached[0] == self._generation:
+            return cached[1]
+        from ..verify.findings import verification_findings
+
+        by_key: dict[str, Verification] = {}
+        for key, defs in analysis.definitions.items():
+            v = self.result(defs[0], analysis)
+            if v is not None:
+                by_key[key] = v
+        try:
+            found = list(verification_findings(
+                analysis.bibs, analysis.citations, by_key, self.server.settings))
+        except Exception:
+            log.exception("placing verification findings failed")
+            found = []
+        if len(self._findings) > 64:
+            self._findings.clear()
+        self._findings[id(analysis)] = (self._generation, found)
+        return found
+
+    # ------------------------------------------------------------------ work
+    def _needed(self) -> list[EntryView]:
+        """Unverified entries of the analysed projects: cited ones first."""
+        cited: list[tuple[BibEntry, Analysis]] = []
+        rest: list[tuple[BibEntry, Analysis]] = []
+        open_paths = set(self.server.store.open_paths())
+        for a in self.server.analyses.values():
+            is_open = bool(open_paths & (set(a.project.files) | set(a.project.bib_paths)))
+            keys = set(a.cited_keys())
+            for key, defs in a.definitions.items():
+                (cited if key in keys and is_open else rest).append((defs[0], a))
+        out: list[EntryView] = []
+        seen: set[str] = set()
+        for entry, a in cited + rest:
+            h = self._hash(entry, a)
+            if h is None or h in self.results or h in seen:
+                continue
+            view = self.server.entry_view(entry, a)
+            if view is None:
+                continue
+            seen.add(h)
+            out.append(view)
+        return out
+
+    def schedule(self, delay: float | None = None, force: bool = False) -> None:
+        settings = self.server.settings
+        if not settings.verification_enabled:
+            return
+        views = self._needed()
+        if not views:
+            return
+        wanted = frozenset(view_hash(v) for v in views)
+        running = self._task is not None and not self._task.done()
+        if running and not force and wanted <= self._wanted:
+            return  # the running check already covers these
+        if running and self._task is not None:
+            self._task.cancel()  # superseded: its entries changed
+        if delay is None:
+            delay = settings.verify_debounce_ms / 1000.0
+        self._wanted = wanted
+        try:
+            self._task = asyncio.get_running_loop().create_task(self._run(views, delay))
+        except RuntimeError:  # no loop (not serving)
+            self._task = None
+
+    async def wait(self) -> None:
+        """For tests and benchmarks: until the current check has finished."""
+        while self._task is not None and not self._task.done():
+            await asyncio.wait({self._task})
+
+    async def _run(self, views: list[EntryView], delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        server = self.server
+        progress = _Progress(server, len(views))
+        await progress.begin()
+        self.runs += 1
+        try:
+            from ..sources.http import Sources
+            from ..verify.cache import open_cache
+            from ..verify.engine import verify_entries
+
+            if self._sources is None:
+                self._sources = Sources.from_settings(server.settings, server.log_once)
+            if self._cache is None:
+                self._cache = open_cache(server.settings, server.log_once)
+            by_key: dict[str, EntryView] = {}
+            for v in views:
+                by_key.setdefault(v.key, v)  # one entry per key per run
+            results = await verify_entries(
+                list(by_key.values()), server.settings, sources=self._sources,
+                cache=self._cache, log=server.log_once, progress=progress.report,
+            )
+            for key, ver in results.items():
+                view = by_key.get(key)
+                if view is not None:
+                    self.results[view_hash(view)] = ver
+            self._generation += 1
+            server.publish()
+        except asyncio.CancelledError:
+            progress.end("superseded by an edit")
+            raise
+        except Exception as exc:
+            log.exception("verification failed")
+            server.log_once(f"verification failed: {type(exc).__name__}: {exc}",
+                            lsp.MessageType.Error)
+        finally:
+            progress.end()
+            self._wanted = frozenset()
+        # Entries that changed while this ran.
+        if self._needed():
+            self.schedule()
+
+
+async def _close(sources: Any) -> None:
+    try:
+        await sources.aclose()
+    except Exception:  # pragma: no cover
+        pass
+
+
+class _Progress:
+    """``$/progress`` "Verifying citations n/N" when the client supports it."""
+
+    def __init__(self, server: CiteLensServer, total: int) -> None:
+        self.server = server
+        self.total = total
+        self.token: str | None = None
+        self.done = False
+
+    async def begin(self) -> None:
+        if not self.server._client_flag("window.work_done_progress"):
+            return
+        token = f"citelens-verify-{next(_tokens)}"
+        try:
+            await asyncio.wait_for(self.server.work_done_progress.create_async(token), 5)
+        except Exception:
+            return
+        self.token = token
+        self.server.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+            title="Verifying citations", message=f"0/{self.total}", percentage=0,
+            cancellable=True))
+        fut = self.server.work_done_progress.tokens.get(token)
+        task = asyncio.current_task()
+        if fut is not None and task is not None:
+            fut.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
+
+    def report(self, done: int, total: int) -> None:
+        if self.token is None or self.done:
+            return
+        pct = int(100 * done / total) if total else 100
+        self.server.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
+            message=f"{done}/{total}", percentage=pct))
+
+    def end(self, message: str = "done") -> None:
+        if self.token is None or self.done:
+            return
+        self.done = True
+        self.server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
+        self.server.work_done_progress.tokens.pop(self.token, None)

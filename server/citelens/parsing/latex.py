@@ -1,0 +1,261 @@
+"""Citations, bibliography resources and included files in LaTeX sources.
+
+The scan is regex-driven and never raises: comments and verbatim-like material
+are first blanked out (same length, so offsets stay exact), then citation
+commands are read with their optional arguments and key groups.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..model import Citation, Reference, SourceDocument, Span
+
+# Environments whose content is not LaTeX we should read.
+_VERBATIM_ENVS = (
+    r"verbatim\*?|Verbatim\*?|BVerbatim|LVerbatim|lstlisting|minted|comment|"
+    r"filecontents\*?|alltt|code|pyglist|pycode|sageblock|luacode\*?"
+)
+_MASK = re.compile(
+    r"(?P<env>\\begin\{(?P<name>" + _VERBATIM_ENVS + r")\}.*?(?:\\end\{(?P=name)\}|\Z))"
+    r"|(?P<verb>\\(?:verb|lstinline|mintinline\{[^}\n]*\})\*?(?P<d>[^a-zA-Z\s{])[^\n]*?(?P=d))"
+    r"|(?P<esc>\\[\\%])"
+    r"|(?P<comment>%[^\n\r]*)",
+    re.DOTALL,
+)
+
+# Names of definitions whose first argument is the command being defined.
+_DEFINERS = re.compile(
+    r"\\(?:re)?newcommand\*?|\\providecommand\*?|\\DeclareRobustCommand\*?|"
+    r"\\(?:g|e|x)?def(?![a-zA-Z])|\\let(?![a-zA-Z])|\\NewDocumentCommand|\\RenewDocumentCommand|"
+    r"\\DeclareDocumentCommand|\\ProvideDocumentCommand|\\DeclareCiteCommand\*?"
+)
+_NAME_ARG = re.compile(r"\s*(?:\{\s*\\[a-zA-Z@]+\*?\s*\}|\\[a-zA-Z@]+\*?|\\.)")
+
+# Any command whose name contains "cite" is a citation command, except these.
+_NOT_CITATIONS = frozenset(
+    {
+        "citestyle", "setcitestyle", "citetext", "bibcite", "citation", "citeindextrue",
+        "citeindexfalse", "citepunct", "citeleft", "citeright", "citeform", "citemid",
+        "citedash", "citenumfont", "citeprefix", "citesuffix", "citetitlesep", "citereset",
+        "citesetup", "citecolor", "citeindextype", "citebrackets", "defcitealias",
+        "citeurl",
+    }
+)
+# biblatex hooks and definitions (\AtNextCite{...}, \DeclareCiteCommand...) are not citations.
+_HOOK_PREFIXES = ("At", "Declare", "def", "Def", "new", "renew", "Renew", "New", "set", "Set")
+_CMD = re.compile(r"\\([a-zA-Z]*(?:cite|Cite)[a-zA-Z]*)(\*?)")
+_BIB = re.compile(
+    r"\\(bibliography|nobibliography|addbibresource|addglobalbib|addsectionbib|bibdata)(?![a-zA-Z])"
+)
+_INCLUDE = re.compile(
+    r"\\(input|include|subfile|subfileinclude|includeonly|import|subimport|inputfrom|"
+    r"includefrom|subinputfrom|subincludefrom)(?![a-zA-Z])"
+)
+_BIBITEM = re.compile(r"\\bibitem(?![a-zA-Z])")
+_DOCUMENTCLASS = re.compile(r"\\documentclass(?![a-zA-Z])")
+_MAGIC_ROOT = re.compile(r"^[ \t]*%+[ \t]*!\s*TE?X\s+root\s*=\s*(.+?)\s*$", re.MULTILINE | re.I)
+_WS = re.compile(r"[ \t]*(?:\r\n|\r|\n)?[ \t]*")
+_KEY = re.compile(r"[^,\s{}]+")
+
+
+def _blank(m: re.Match[str]) -> str:
+    if m.group("esc"):
+        return m.group(0)
+    # Same length, line breaks kept: offsets and line numbers stay exact.
+    return re.sub(r"[^\r\n]", " ", m.group(0))
+
+
+def mask(text: str) -> str:
+    """``text`` with comments and verbatim material replaced by spaces."""
+    return _MASK.sub(_blank, text)
+
+
+def _skip_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _balanced(text: str, i: int, open_: str, close: str, limit: int = 100_000) -> int:
+    """Index just past the group opened at ``text[i] == open_``, or -1 when unbalanced."""
+    depth = 0
+    end = min(len(text), i + limit)
+    j = i
+    while j < end:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == open_ or (c == "{" and open_ != "{"):
+            depth += 1
+        elif c == close or (c == "}" and close != "}"):
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return -1
+
+
+def _definition_names(masked: str) -> set[int]:
+    """Offsets of command names that are being defined (not used)."""
+    out: set[int] = set()
+    for m in _DEFINERS.finditer(masked):
+        n = _NAME_ARG.match(masked, m.end())
+        if n:
+            out.update(range(n.start(), n.end()))
+    return out
+
+
+def _keys(masked: str, start: int, end: int) -> Iterable[tuple[str, Span]]:
+    for m in _KEY.finditer(masked, start, end):
+        key = m.group(0)
+        if "#" in key or key.startswith("\\"):
+            continue  # a macro parameter or a command name, not a key
+        yield key, Span(m.start(), m.end())
+
+
+def _is_multicite(name: str) -> bool:
+    return name.lower().endswith("cites")
+
+
+def _citations(
+    doc: SourceDocument, masked: str, extra_commands: frozenset[str]
+) -> None:
+    defined = _definition_names(masked)
+    commands: list[re.Match[str]] = list(_CMD.finditer(masked))
+    if extra_commands:
+        extra = re.compile(
+            r"\\(" + "|".join(re.escape(c.lstrip("\\")) for c in extra_commands) + r")(?![a-zA-Z])(\*?)"
+        )
+        commands.extend(extra.finditer(masked))
+        commands.sort(key=lambda m: m.start())
+    for m in commands:
+        name = m.group(1)
+        if (name in _NOT_CITATIONS or name.startswith(_HOOK_PREFIXES)) and name not in extra_commands:
+            continue
+        if m.start() in defined:
+            continue
+        end = m.end()
+        if end < len(masked) and (masked[end].isalpha()):
+            continue
+        multi = _is_multicite(name)
+        i = _skip_ws(masked, end)
+        groups: list[tuple[int, int]] = []
+        # biblatex multicite global (pre)(post)
+        while multi and i < len(masked) and masked[i] == "(":
+            j = _balanced(masked, i, "(", ")", 2000)
+            if j < 0:
+                break
+            i = _skip_ws(masked, j)
+        while i < len(masked):
+            c = masked[i]
+            if c == "[":
+                j = _balanced(masked, i, "[", "]", 4000)
+                if j < 0:
+                    break
+                i = _skip_ws(masked, j)
+                continue
+            if c == "{":
+                j = _balanced(masked, i, "{", "}", 20_000)
+                if j < 0:
+                    break
+                groups.append((i + 1, j - 1))
+                i = j
+                if not multi:
+                    break
+                k = _skip_ws(masked, i)
+                if k < len(masked) and masked[k] in "[{":
+                    i = k
+                    continue
+                break
+            break
+        for gs, ge in groups:
+            if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
+                continue  # commands or groups inside: code, not a list of keys
+            for key, span in _keys(masked, gs, ge):
+                if key == "*" and name.lower() == "nocite":
+                    doc.nocite_all = True
+                    continue
+                doc.citations.append(Citation(key, span, name + m.group(2), Span(m.start(), i)))
+
+
+def _first_arg(masked: str, i: int) -> tuple[str, Span] | None:
+    """The text of the mandatory ``{...}`` argument after optional ``[...]`` ones."""
+    i = _skip_ws(masked, i)
+    while i < len(masked) and masked[i] == "[":
+        j = _balanced(masked, i, "[", "]", 4000)
+        if j < 0:
+            return None
+        i = _skip_ws(masked, j)
+    if i < len(masked) and masked[i] == "{":
+        j = _balanced(masked, i, "{", "}", 4000)
+        if j < 0:
+            return None
+        return masked[i + 1 : j - 1], Span(i + 1, j - 1)
+    return None
+
+
+def _resources(doc: SourceDocument, masked: str) -> None:
+    for m in _BIB.finditer(masked):
+        arg = _first_arg(masked, m.end())
+        if arg is None:
+            continue
+        value, span = arg
+        kind = "addbibresource" if m.group(1).startswith("add") else "bibliography"
+        if kind == "bibliography":
+            for part in re.finditer(r"[^,]+", value):
+                name = part.group(0).strip()
+                if name:
+                    lead = len(part.group(0)) - len(part.group(0).lstrip())
+                    s = span.start + part.start() + lead
+                    doc.bibliographies.append(Reference(name, Span(s, s + len(name)), kind))
+        elif value.strip():
+            doc.bibliographies.append(Reference(value.strip(), span, kind))
+    for m in _INCLUDE.finditer(masked):
+        kind = m.group(1)
+        if kind == "includeonly":
+            continue
+        arg = _first_arg(masked, m.end())
+        if arg is None:
+            if kind == "input":  # TeX primitive form: \input file
+                n = re.match(r"[ \t]+([^\s{}\\%]+)", masked[m.end() : m.end() + 300])
+                if n:
+                    s = m.end() + n.start(1)
+                    doc.includes.append(Reference(n.group(1), Span(s, s + len(n.group(1))), "input"))
+            continue
+        value, span = arg
+        if kind in {"import", "subimport", "inputfrom", "includefrom", "subinputfrom",
+                    "subincludefrom"}:
+            second = _first_arg(masked, span.end + 1)
+            if second is None:
+                continue
+            directory = value.strip().rstrip("/")
+            value, span = (directory + "/" if directory else "") + second[0].strip(), second[1]
+            kind = "input"
+        if value.strip():
+            doc.includes.append(Reference(value.strip(), span, kind))
+
+
+def parse_latex(
+    text: str, path: str = "", extra_commands: Iterable[str] = ()
+) -> SourceDocument:
+    """Everything CiteLens needs from one LaTeX file. Never raises."""
+    doc = SourceDocument(path=path, language="latex")
+    try:
+        masked = mask(text)
+        _citations(doc, masked, frozenset(c.lstrip("\\") for c in extra_commands))
+        _resources(doc, masked)
+        for m in _BIBITEM.finditer(masked):
+            arg = _first_arg(masked, m.end())
+            if arg is not None and arg[0].strip():
+                key = arg[0].strip()
+                lead = len(arg[0]) - len(arg[0].lstrip())
+                doc.bibitems.setdefault(key, Span(arg[1].start + lead, arg[1].start + lead + len(key)))
+        doc.has_documentclass = _DOCUMENTCLASS.search(masked) is not None
+        root = _MAGIC_ROOT.search(text[:20_000])
+        if root:
+            doc.magic_root = root.group(1)
+    except RecursionError:  # pragma: no cover - defensive; the scan is iterative
+        pass
+    return doc

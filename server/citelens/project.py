@@ -1,0 +1,149 @@
+"""Which files make one document, and which bibliographies it uses.
+
+A LaTeX project is its root file (``% !TEX root``, or the file with
+``\\documentclass`` that includes this one) and every file reachable through
+``\\input``/``\\include``/``\\subfile``/``\\import``; cycles are cut. A Markdown
+document is one file whose YAML front matter names its bibliographies.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import Reference
+from .store import DocumentStore, kind_of
+
+MAX_FILES = 2000  # a project larger than this is cut (and says so)
+
+
+@dataclass(slots=True)
+class Project:
+    root: str
+    files: list[str] = field(default_factory=list)  # source files, root first
+    bib_paths: list[str] = field(default_factory=list)  # existing bibliography files
+    missing: list[tuple[str, Reference]] = field(default_factory=list)  # (file, reference)
+    truncated: bool = False
+
+
+def _candidates(target: str, bases: list[Path], default_suffix: str) -> list[Path]:
+    t = Path(os.path.expanduser(target))
+    names = [t] if t.suffix else [t.with_name(t.name + default_suffix), t]
+    out: list[Path] = []
+    for name in names:
+        if name.is_absolute():
+            out.append(name)
+        else:
+            out.extend(b / name for b in bases)
+    return out
+
+
+def resolve(store: DocumentStore, target: str, bases: list[Path], suffix: str) -> str | None:
+    for cand in _candidates(target, bases, suffix):
+        p = os.path.normpath(str(cand))
+        if store.exists(p):
+            return p
+    return None
+
+
+def _includes_file(store: DocumentStore, root: str, target: str) -> bool:
+    seen: set[str] = set()
+    stack = [root]
+    while stack and len(seen) < MAX_FILES:
+        path = stack.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        if path == target:
+            return True
+        doc = store.source(path)
+        if doc is None:
+            continue
+        bases = [Path(root).parent, Path(path).parent]
+        for inc in doc.includes:
+            child = resolve(store, inc.target, bases, ".tex")
+            if child is not None and child not in seen:
+                stack.append(child)
+    return False
+
+
+def find_root(store: DocumentStore, path: str, stop_at: str | None = None) -> str:
+    """The root file of the project that ``path`` belongs to (``path`` itself if none)."""
+    path = os.path.normpath(path)
+    if kind_of(path) != "latex":
+        return path
+    doc = store.source(path)
+    if doc is None:
+        return path
+    if doc.magic_root:
+        root = resolve(store, doc.magic_root, [Path(path).parent], ".tex")
+        if root is not None:
+            return root
+    if doc.has_documentclass:
+        return path
+    directory = Path(path).parent
+    limit = Path(stop_at) if stop_at else None
+    for _ in range(4):  # this folder and up to three parents
+        try:
+            siblings = sorted(directory.glob("*.tex"))
+        except OSError:
+            siblings = []
+        for cand in siblings:
+            c = os.path.normpath(str(cand))
+            if c == path:
+                continue
+            cdoc = store.source(c)
+            if cdoc is not None and cdoc.has_documentclass and _includes_file(store, c, path):
+                return c
+        if limit is not None and directory == limit:
+            break
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    return path
+
+
+def build_project(
+    store: DocumentStore, root: str, extra_bibliographies: tuple[str, ...] = (),
+    workspace_root: str | None = None,
+) -> Project:
+    """Walk the includes from ``root`` and resolve every bibliography it names."""
+    root = os.path.normpath(root)
+    project = Project(root=root)
+    seen: set[str] = set()
+    stack = [root]
+    root_dir = Path(root).parent
+    bib_seen: set[str] = set()
+    while stack:
+        path = stack.pop(0)
+        if path in seen:
+            continue
+        if len(seen) >= MAX_FILES:
+            project.truncated = True
+            break
+        seen.add(path)
+        doc = store.source(path)
+        if doc is None:
+            continue
+        project.files.append(path)
+        bases = [root_dir, Path(path).parent]
+        for inc in doc.includes:
+            child = resolve(store, inc.target, bases, ".tex")
+            if child is not None and child not in seen and kind_of(child) == "latex":
+                stack.append(child)
+        for ref in doc.bibliographies:
+            bib = resolve(store, ref.target, bases, ".bib")
+            if bib is None:
+                project.missing.append((path, ref))
+            elif bib not in bib_seen:
+                bib_seen.add(bib)
+                project.bib_paths.append(bib)
+    extra_bases = [Path(workspace_root)] if workspace_root else []
+    extra_bases.append(root_dir)
+    for extra in extra_bibliographies:
+        bib = resolve(store, extra, extra_bases, ".bib")
+        if bib is not None and bib not in bib_seen:
+            bib_seen.add(bib)
+            project.bib_paths.append(bib)
+    return project

@@ -1,0 +1,161 @@
+"""Output formats of ``citelens check``: text, JSON (version 1) and SARIF 2.1.0.
+
+The JSON shape is a contract that later versions extend and never break::
+
+    {"version": 1,
+     "entries": [{"key", "file", "line", "status", ...}],
+     "diagnostics": [{"file", "range": {"start": {"line", "character"}, "end": {...}},
+                      "severity", "code", "message", "key"}],
+     "summary": {...}}
+
+Ranges are LSP-style (0-based lines, UTF-16 characters); ``entries[].line`` and the
+text format are 1-based, as editors and compilers print them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Any
+
+from . import __version__
+from .analysis import code_url
+from .batch import CheckResult
+from .model import Finding, Severity
+from .store import DocumentStore
+
+_SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
+
+
+def _range(store: DocumentStore, f: Finding) -> dict[str, dict[str, int]]:
+    index = store.line_index(f.path)
+    if index is None:
+        return {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    s, e = index.range(f.span)
+    return {"start": {"line": s.line, "character": s.character},
+            "end": {"line": e.line, "character": e.character}}
+
+
+def _rel(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("../../..") else rel
+
+
+def has_errors(result: CheckResult) -> bool:
+    return any(f.severity is Severity.ERROR for f in result.findings)
+
+
+def to_json(result: CheckResult) -> dict[str, Any]:
+    store = result.store
+    entries: list[dict[str, Any]] = []
+    for e in result.entries:
+        index = store.line_index(e.path)
+        line = index.line_of(e.span.start) + 1 if index else 0
+        item: dict[str, Any] = {
+            "key": e.key, "file": _rel(e.path), "line": line, "type": e.entry_type,
+            "status": "UNCHECKED",
+        }
+        v = result.verifications.get(e.key)
+        if v is not None and hasattr(v, "to_json"):
+            data = v.to_json()
+            data.pop("key", None)
+            item.update(data)
+        entries.append(item)
+    diagnostics = [
+        {
+            "file": _rel(f.path), "range": _range(store, f), "severity": f.severity.value,
+            "code": f.code, "message": f.message, "key": f.key,
+            "related": [
+                {"file": _rel(r.path), "message": r.message,
+                 "range": _range(store, Finding(r.path, r.span, f.code, r.message, f.severity))}
+                for r in f.related
+            ],
+        }
+        for f in result.findings
+    ]
+    by_sev = Counter(f.severity.value for f in result.findings)
+    by_code = Counter(f.code for f in result.findings)
+    statuses = Counter(str(e.get("status")) for e in entries)
+    return {
+        "version": 1,
+        "tool": {"name": "citelens", "version": __version__},
+        "entries": entries,
+        "diagnostics": diagnostics,
+        "summary": {
+            "entries": len(entries),
+            "diagnostics": len(diagnostics),
+            "errors": by_sev.get("error", 0),
+            "warnings": by_sev.get("warning", 0),
+            "information": by_sev.get("information", 0),
+            "hints": by_sev.get("hint", 0),
+            "by_code": dict(sorted(by_code.items())),
+            "by_status": dict(sorted(statuses.items())),
+        },
+    }
+
+
+def to_text(result: CheckResult) -> str:
+    lines: list[str] = []
+    store = result.store
+    for f in sorted(result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity])):
+        index = store.line_index(f.path)
+        if index is not None:
+            line = index.line_of(f.span.start)
+            col = index.position(f.span.start, "utf-32").character
+        else:
+            line = col = 0
+        lines.append(f"{_rel(f.path)}:{line + 1}:{col + 1}: {f.severity.value} {f.code}: {f.message}")
+    data = to_json(result)["summary"]
+    lines.append(
+        f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
+        f"{data['information']} information, {data['hints']} hints"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def to_sarif(result: CheckResult) -> dict[str, Any]:
+    levels = {Severity.ERROR: "error", Severity.WARNING: "warning",
+              Severity.INFORMATION: "note", Severity.HINT: "note"}
+    codes = sorted({f.code for f in result.findings})
+    rules = [{"id": c, "name": c.title().replace("_", ""), "helpUri": code_url(c),
+              "shortDescription": {"text": c.replace("_", " ").capitalize()}} for c in codes]
+    results = []
+    for f in result.findings:
+        r = _range(result.store, f)
+        results.append({
+            "ruleId": f.code,
+            "ruleIndex": codes.index(f.code),
+            "level": levels[f.severity],
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _rel(f.path).replace(os.sep, "/")},
+                "region": {
+                    "startLine": r["start"]["line"] + 1,
+                    "startColumn": r["start"]["character"] + 1,
+                    "endLine": r["end"]["line"] + 1,
+                    "endColumn": r["end"]["character"] + 1,
+                },
+            }}],
+        })
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "CiteLens", "version": __version__,
+                                "informationUri": code_url("").rstrip("#"), "rules": rules}},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }],
+    }
+
+
+def render(result: CheckResult, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "sarif":
+        return json.dumps(to_sarif(result), indent=2, ensure_ascii=False) + "\n"
+    return to_text(result)

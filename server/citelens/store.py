@@ -1,0 +1,149 @@
+"""Texts and parse results by path: open editor buffers shadow the files on disk.
+
+A parse is reused while its stamp (buffer version, or disk mtime and size) is
+unchanged, so a file that changed on disk is re-read the next time it is needed
+even when the client sends no ``didChangeWatchedFiles`` (Neovim).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .model import BibFile, BibProblem, SourceDocument, Span
+from .parsing.bibtex import parse_bib, read_text
+from .parsing.latex import parse_latex
+from .parsing.markdown import parse_markdown
+from .text import LineIndex
+
+Stamp = tuple[object, ...]
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".rmd", ".qmd", ".pandoc"})
+LATEX_SUFFIXES = frozenset({".tex", ".ltx", ".latex", ".sty", ".cls"})
+BIB_SUFFIXES = frozenset({".bib", ".bibtex"})
+
+
+def kind_of(path: str) -> str | None:
+    suffix = Path(path).suffix.lower()
+    if suffix in BIB_SUFFIXES:
+        return "bib"
+    if suffix in LATEX_SUFFIXES:
+        return "latex"
+    if suffix in MARKDOWN_SUFFIXES:
+        return "markdown"
+    return None
+
+
+class DocumentStore:
+    """The one place that reads files; parses are cached per stamp."""
+
+    def __init__(self, extra_cite_commands: tuple[str, ...] = ()) -> None:
+        self.extra_cite_commands = extra_cite_commands
+        self._buffers: dict[str, tuple[int, str]] = {}
+        self._sources: dict[str, tuple[Stamp, SourceDocument]] = {}
+        self._bibs: dict[str, tuple[Stamp, BibFile]] = {}
+        self._texts: dict[str, tuple[Stamp, str]] = {}
+        self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
+
+    # ------------------------------------------------------------------ buffers
+    def open(self, path: str, text: str, version: int) -> None:
+        self._buffers[path] = (version, text)
+
+    def close(self, path: str) -> None:
+        self._buffers.pop(path, None)
+
+    def is_open(self, path: str) -> bool:
+        return path in self._buffers
+
+    def open_paths(self) -> list[str]:
+        return list(self._buffers)
+
+    def version(self, path: str) -> int | None:
+        buf = self._buffers.get(path)
+        return buf[0] if buf else None
+
+    # ------------------------------------------------------------------ reading
+    def stamp(self, path: str) -> Stamp | None:
+        buf = self._buffers.get(path)
+        if buf is not None:
+            return ("buffer", buf[0], len(buf[1]), id(buf[1]))
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return ("disk", st.st_mtime_ns, st.st_size)
+
+    def exists(self, path: str) -> bool:
+        return path in self._buffers or os.path.isfile(path)
+
+    def text(self, path: str) -> str | None:
+        buf = self._buffers.get(path)
+        if buf is not None:
+            return buf[1]
+        stamp = self.stamp(path)
+        if stamp is None:
+            return None
+        cached = self._texts.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        try:
+            text = read_text(path)
+        except OSError:
+            return None
+        self._texts[path] = (stamp, text)
+        return text
+
+    def source(self, path: str) -> SourceDocument | None:
+        stamp = self.stamp(path)
+        if stamp is None:
+            return None
+        cached = self._sources.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        text = self.text(path)
+        if text is None:
+            return None
+        if kind_of(path) == "markdown":
+            doc = parse_markdown(text, path)
+        else:
+            doc = parse_latex(text, path, self.extra_cite_commands)
+        self._sources[path] = (stamp, doc)
+        return doc
+
+    def bib(self, path: str) -> BibFile | None:
+        stamp = self.stamp(path)
+        if stamp is None:
+            return None
+        cached = self._bibs.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        text = self.text(path)
+        if text is None:
+            return None
+        try:
+            bib = parse_bib(text, path)
+        except Exception as exc:  # the parser must not raise; never lose the server over it
+            bib = BibFile(path, [], [BibProblem(Span(0, 0), f"could not parse: {exc}")])
+        self._bibs[path] = (stamp, bib)
+        return bib
+
+    def line_index(self, path: str) -> LineIndex | None:
+        """Offset/position conversion for the current text of ``path``."""
+        stamp = self.stamp(path)
+        if stamp is None:
+            return None
+        cached = self._lines.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        text = self.text(path)
+        if text is None:
+            return None
+        index = LineIndex(text)
+        self._lines[path] = (stamp, index)
+        return index
+
+    def invalidate(self, path: str) -> None:
+        self._sources.pop(path, None)
+        self._bibs.pop(path, None)
+        self._texts.pop(path, None)
+        self._lines.pop(path, None)
