@@ -1,0 +1,175 @@
+"""The abstract cascade: the first abstract that passes the gate, from the cheapest signal.
+
+Order (each stage runs only when its signal exists): the abstract the verification
+engine already has; arXiv id -> arXiv API, S2 ``ARXIV:``; DOI -> S2, OpenAlex;
+PMID -> PubMed; title -> S2 match, Crossref, OpenAlex, PubMed; finally the entry's
+URL (meta description or an element of class "abstract"). Gate: non-empty and
+title overlap σ >= 0.30 with the cited title (see :mod:`citelens.claims.words`).
+
+Scholarly lookups use the source modules of :mod:`citelens.sources`; a function
+that is missing there is logged as a failed stage, never raised.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from citelens.claims.context import Context
+from citelens.claims.extract import decode, html_abstract, html_title
+from citelens.claims.signals import Signals
+from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
+from citelens.sources.records import Lookup, Outcome, PaperRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Abstract:
+    text: str
+    source: str  # "arxiv", "s2", "openalex", "crossref", "pubmed", "entry_url", "record:s2"...
+    url: str  # a page a reader can open
+    title: str
+
+
+def gate(text: str | None, found_title: str, cited_title: str) -> str | None:
+    """Why an abstract is rejected, or ``None`` when it is accepted."""
+    if not text or not text.strip():
+        return "no abstract"
+    if cited_title and found_title:
+        sigma = title_overlap(found_title, cited_title)
+        if sigma < TITLE_OVERLAP_MIN:
+            return f"title overlap {sigma:.2f} < {TITLE_OVERLAP_MIN:.2f} ({found_title[:80]!r})"
+    return None
+
+
+def _reader_url(record: PaperRecord, ctx: Context) -> str:
+    s = ctx.settings
+    if record.source == "arxiv" and record.arxiv_id:
+        return f"{s.arxiv_url}/abs/{record.arxiv_id}"
+    if record.source == "pubmed" and record.pmid:
+        return f"https://pubmed.ncbi.nlm.nih.gov/{record.pmid}/"
+    if record.doi:
+        return f"{s.doi_url}/{record.doi}"
+    if record.arxiv_id:
+        return f"{s.arxiv_url}/abs/{record.arxiv_id}"
+    if record.url:
+        return record.url
+    if record.s2_paper_id:
+        return f"https://www.semanticscholar.org/paper/{record.s2_paper_id}"
+    return ""
+
+
+async def _source_call(module: str, function: str, host_name: str, ctx: Context,
+                       *args: Any, **kwargs: Any) -> Lookup:
+    """Call ``citelens.sources.<module>.<function>(host, *args)``; problems become FAILED."""
+    if ctx.sources is None:
+        return Lookup(host_name, function, Outcome.UNAVAILABLE, detail="no scholarly clients")
+    try:
+        mod = importlib.import_module(f"citelens.sources.{module}")
+        fn: Callable[..., Awaitable[Lookup]] = getattr(mod, function)
+    except (ImportError, AttributeError):
+        return Lookup(host_name, function, Outcome.FAILED,
+                      detail=f"citelens.sources.{module}.{function} is not available")
+    host = getattr(ctx.sources, host_name)
+    try:
+        result = await fn(host, *args, **kwargs)
+    except Exception as e:  # the source contract says never raise; be safe anyway
+        return Lookup(host_name, function, Outcome.FAILED, detail=f"error: {type(e).__name__}")
+    if not isinstance(result, Lookup):
+        return Lookup(host_name, function, Outcome.FAILED, detail="unexpected return value")
+    return result
+
+
+Stage = tuple[str, Callable[[], Awaitable[Lookup]]]
+
+
+def _stages(sig: Signals, ctx: Context) -> list[Stage]:
+    out: list[Stage] = []
+    if sig.arxiv_id:
+        aid = sig.arxiv_id
+        out.append(("arxiv", lambda: _source_call("arxiv", "get_by_ids", "arxiv", ctx, [aid])))
+        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"ARXIV:{aid}",
+                                               abstract=True)))
+    if sig.doi:
+        doi = sig.doi
+        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"DOI:{doi}",
+                                               abstract=True)))
+        out.append(("openalex", lambda: _source_call("openalex", "get_by_doi", "openalex", ctx,
+                                                     doi)))
+    if sig.pmid:
+        pmid = sig.pmid
+        out.append(("pubmed", lambda: _source_call("ncbi", "get_pubmed", "ncbi", ctx, [pmid])))
+    if sig.title:
+        t = sig.title
+        out.append(("s2", lambda: _source_call("s2", "search_match", "s2", ctx, t, abstract=True)))
+        out.append(("crossref", lambda: _source_call("crossref", "search", "crossref", ctx, t)))
+        out.append(("openalex", lambda: _source_call("openalex", "search_title", "openalex",
+                                                     ctx, t)))
+        out.append(("pubmed", lambda: _pubmed_by_title(ctx, t)))
+    return out
+
+
+async def _pubmed_by_title(ctx: Context, title: str) -> Lookup:
+    found = await _source_call("ncbi", "search_title", "ncbi", ctx, title)
+    if found.outcome is not Outcome.FOUND or any(r.abstract for r in found.records):
+        return found
+    pmids = [r.pmid for r in found.records if r.pmid][:3]
+    if not pmids:
+        return found
+    return await _source_call("ncbi", "get_pubmed", "ncbi", ctx, pmids)
+
+
+async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
+    """The first accepted abstract, logging every attempted stage; ``None`` if none passes."""
+    rec = sig.record
+    if rec is not None and rec.abstract:
+        why = gate(rec.abstract, rec.title, sig.title)
+        source = f"record:{rec.source}"
+        if why is None:
+            ctx.stage("abstract", source, "accepted", _reader_url(rec, ctx))
+            return Abstract(rec.abstract.strip(), rec.source, _reader_url(rec, ctx), rec.title)
+        ctx.stage("abstract", source, "rejected", detail=why)
+    for source, call in _stages(sig, ctx):
+        started = time.monotonic()
+        lookup = await call()
+        elapsed = lookup.elapsed_ms or (time.monotonic() - started) * 1000
+        if lookup.outcome is not Outcome.FOUND:
+            ctx.stage("abstract", source, lookup.outcome.value, detail=
+                      f"{lookup.method}: {lookup.detail}".strip(": "), elapsed_ms=elapsed)
+            continue
+        reasons = []
+        for record in lookup.records[:5]:
+            sig.learn(record)
+            why = gate(record.abstract, record.title, sig.title)
+            if why is None and record.abstract:
+                url = _reader_url(record, ctx)
+                ctx.stage("abstract", source, "accepted", url, elapsed, lookup.method)
+                return Abstract(record.abstract.strip(), source, url, record.title)
+            reasons.append(why or "")
+        ctx.stage("abstract", source, "rejected", elapsed_ms=elapsed,
+                  detail=f"{lookup.method}: {'; '.join(dict.fromkeys(reasons))}")
+    if sig.url:
+        return await _from_landing_page(sig, ctx)
+    return None
+
+
+async def _from_landing_page(sig: Signals, ctx: Context) -> Abstract | None:
+    assert sig.url is not None
+    got = await ctx.fetch(sig.url)
+    if not got.ok:
+        ctx.stage("abstract", "entry_url", "failed", got.url, got.elapsed_ms, got.error)
+        return None
+    if "html" not in got.content_type.lower():
+        ctx.stage("abstract", "entry_url", "rejected", got.url, got.elapsed_ms,
+                  f"not an HTML page ({got.content_type or 'no content type'})")
+        return None
+    page = decode(got.body, got.content_type)
+    text, title = html_abstract(page), html_title(page)
+    why = gate(text, title, sig.title)
+    if why is not None:
+        ctx.stage("abstract", "entry_url", "rejected", got.url, got.elapsed_ms, why)
+        return None
+    ctx.stage("abstract", "entry_url", "accepted", got.url, got.elapsed_ms)
+    return Abstract(text, "entry_url", got.url, title)

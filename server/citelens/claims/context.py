@@ -1,0 +1,52 @@
+"""The state one claim check carries through its steps: settings, clients, stage log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import httpx
+
+from citelens.claims.result import Stage
+from citelens.claims.urlsafety import Fetched, redact_url, safe_fetch
+from citelens.settings import Settings
+
+if TYPE_CHECKING:
+    from citelens.sources.http import Sources
+
+
+@dataclass(slots=True)
+class Context:
+    settings: Settings
+    client: httpx.AsyncClient
+    sources: Sources | None = None
+    log: list[Stage] = field(default_factory=list)
+    fetches: int = 0  # HTTP requests made by safe_fetch (full texts, landing pages)
+
+    def stage(self, step: str, source: str, outcome: str, url: str = "",
+              elapsed_ms: float = 0.0, detail: str = "") -> None:
+        self.log.append(Stage(step, source, outcome, redact_url(url) if url else "",
+                              round(elapsed_ms, 1), self.scrub(detail)[:300]))
+
+    def scrub(self, text: str) -> str:
+        s = self.settings
+        for secret in (s.llm_api_key, s.s2_api_key, s.openalex_api_key):
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    async def fetch(self, url: str, *, timeout_s: float | None = None) -> Fetched:
+        """A safe GET of an untrusted URL (see :mod:`citelens.claims.urlsafety`)."""
+        got = await safe_fetch(
+            self.client, url,
+            allow_private=self.settings.allow_private_urls,
+            max_bytes=self.settings.fetch_max_bytes,
+            timeout_s=timeout_s or self.settings.request_timeout_s * 3,
+        )
+        self.fetches += got.requests
+        return got
+
+    def source_requests(self) -> int:
+        if self.sources is None:
+            return 0
+        return sum(self.sources.request_counts().values())

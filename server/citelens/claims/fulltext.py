@@ -1,0 +1,82 @@
+"""The full-text cascade: the first text of the cited paper that passes the gate.
+
+Order (each stage only when its signal exists): the entry's URL (HTML or PDF);
+arXiv HTML, then arXiv PDF; the Semantic Scholar open-access PDF; PubMed Central
+JATS XML (``efetch db=pmc``). Gate: at least 1,500 characters and not a
+correction/erratum/retraction notice (:func:`citelens.claims.extract.fulltext_problem`).
+Every fetch goes through :mod:`citelens.claims.urlsafety`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from citelens.claims.context import Context
+from citelens.claims.extract import (
+    decode,
+    fulltext_problem,
+    html_to_text,
+    jats_to_text,
+    pdf_to_text,
+)
+from citelens.claims.signals import Signals
+from citelens.claims.urlsafety import Fetched
+
+
+@dataclass(frozen=True, slots=True)
+class FullText:
+    text: str
+    source: str  # "entry_url" | "arxiv_html" | "arxiv_pdf" | "s2_open_access" | "pmc"
+    url: str
+
+
+async def _to_text(got: Fetched, kind: str) -> str:
+    ctype = got.content_type.lower()
+    if kind == "pmc" or ("xml" in ctype and "html" not in ctype):
+        return jats_to_text(decode(got.body, got.content_type))
+    if got.body[:5] == b"%PDF-" or "pdf" in ctype:
+        return await asyncio.to_thread(pdf_to_text, got.body)
+    return html_to_text(decode(got.body, got.content_type))
+
+
+def _candidates(sig: Signals, ctx: Context) -> list[tuple[str, str]]:
+    s = ctx.settings
+    out: list[tuple[str, str]] = []
+    if sig.url:
+        out.append(("entry_url", sig.url))
+    if sig.arxiv_id:
+        out.append(("arxiv_html", f"{s.arxiv_url.rstrip('/')}/html/{sig.arxiv_id}"))
+        out.append(("arxiv_pdf", f"{s.arxiv_url.rstrip('/')}/pdf/{sig.arxiv_id}"))
+    if sig.open_access_pdf:
+        out.append(("s2_open_access", sig.open_access_pdf))
+    if sig.pmcid:
+        number = sig.pmcid.upper().removeprefix("PMC")
+        out.append(("pmc", f"{s.ncbi_eutils_url.rstrip('/')}/efetch.fcgi?db=pmc&id={number}"))
+    return out
+
+
+async def find_fulltext(sig: Signals, ctx: Context) -> FullText | None:
+    """The first full text that passes the gate, logging every attempt; ``None`` if none."""
+    seen: set[str] = set()
+    for source, url in _candidates(sig, ctx):
+        if url in seen:
+            continue
+        seen.add(url)
+        got = await ctx.fetch(url)
+        if not got.ok:
+            outcome = "not_found" if got.status == 404 else "failed"
+            ctx.stage("fulltext", source, outcome, got.url, got.elapsed_ms, got.error)
+            continue
+        text = await _to_text(got, source)
+        problem = fulltext_problem(text)
+        if problem:
+            ctx.stage("fulltext", source, "rejected", got.url, got.elapsed_ms, problem)
+            continue
+        ctx.stage("fulltext", source, "accepted", got.url, got.elapsed_ms,
+                  f"{len(text)} characters")
+        return FullText(text, source, got.url)
+    if not seen:
+        ctx.stage("fulltext", "none", "skipped", detail="no URL, arXiv id, open-access PDF "
+                  "or PMC id to fetch a full text from")
+    return None

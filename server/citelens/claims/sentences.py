@@ -1,0 +1,312 @@
+"""Claim extraction: the sentence around a citation, as plain text.
+
+:func:`extract_claim` runs on hover, so it only looks at a window of text around
+the citation (never the whole document). The citation itself is replaced by a
+marker, every other citation/reference/label/footnote is removed, the window is
+cut at paragraph and structure boundaries (blank lines, sectioning, list items,
+environments, table cells), converted to text (LaTeX with pylatexenc) and split
+into sentences by :func:`split_sentences`, which knows that "et al.", "e.g.",
+"Fig. 3", "Eq. (2)", "3.5" and initials such as "J. Smith" do not end a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pylatexenc.latex2text import LatexNodes2Text
+
+from citelens.model import Span
+
+#: How many characters either side of the citation are looked at.
+WINDOW = 2000
+#: Sentences longer than this are narrowed to the ';'-clause holding the citation.
+LONG_SENTENCE = 600
+_MARK = "\ue000"  # private-use character: passes through pylatexenc untouched
+_OTHER = "\ue001"  # where another citation was: may start a sentence, removed at the end
+
+_ABBREVIATIONS = frozenset(
+    """al e.g i.e cf vs etc fig figs eq eqs sec secs ref refs tab tabs no nos vol vols pp p
+    ch chap chaps approx ca resp dr mr mrs ms prof st jr sr inc ltd co corp dept univ viz
+    ibid op cit ed eds suppl supp app appx def thm lem prop cor alg ex incl eg ie
+    fn art para sect nr min max est jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+
+# ---------------------------------------------------------------------------- sentences
+
+_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)$")
+
+
+def _is_boundary(text: str, dot: int, next_start: int) -> bool:
+    """Is the punctuation at ``dot`` (followed by whitespace up to ``next_start``) an end?"""
+    if next_start >= len(text):
+        return True
+    nxt = text[next_start]
+    if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘([" or nxt in (_MARK, _OTHER)):
+        return False
+    if text[dot] != ".":
+        return True
+    m = _WORD_BEFORE.search(text, 0, dot)
+    if m is None:
+        return True
+    word = m.group(1)
+    if len(word) == 1:  # an initial: "J. Smith", "E. coli"
+        return False
+    if word.lower() in _ABBREVIATIONS:
+        return word.lower() == "etc" and nxt.isupper() and not nxt.isdigit()
+    return "." not in word or len(word) > 6  # "U.S." style acronyms never end a sentence
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` offsets of the sentences in ``text`` (a paragraph of plain text)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _END.finditer(text):
+        dot = m.start()
+        if _is_boundary(text, dot, m.end()):
+            out.append((start, m.end()))
+            start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+# ---------------------------------------------------------------------------- LaTeX
+
+_CITE_CMD = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*|nocite)\*?")
+_REF_CMD = re.compile(
+    r"\\(?:ref|eqref|autoref|cref|Cref|pageref|nameref|vref|label|refurl|url|footnotemark)\*?"
+)
+_FOOTNOTE = re.compile(r"\\footnote(?:text)?\b")
+_COMMENT = re.compile(r"(?<!\\)%.*")
+_LATEX_BREAK = re.compile(
+    r"\n[ \t]*\n|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|item|begin|end|caption"
+    r"|maketitle|newpage|clearpage|bibliography|printbibliography)\b\*?|(?<!\\)&|\\\\"
+)
+_CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+def _skip_group(text: str, i: int, open_: str, close: str) -> int:
+    """Index after the group opening at ``text[i] == open_`` (or ``i`` if none)."""
+    if i >= len(text) or text[i] != open_:
+        return i
+    depth = 0
+    for j in range(i, len(text)):
+        c = text[j]
+        if c == "\\":
+            continue
+        if c == open_ and (j == 0 or text[j - 1] != "\\"):
+            depth += 1
+        elif c == close and (j == 0 or text[j - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(text)
+
+
+def _command_end(text: str, i: int, name: str) -> int:
+    """End of a command's arguments starting at ``i`` (just after its name)."""
+    multi = name.endswith("cites")
+    braces = 0
+    while i < len(text):
+        j = i
+        while j < len(text) and text[j] in " \t\n" and text[j:j + 2] != "\n\n":
+            j += 1
+        if j < len(text) and text[j] == "[":
+            i = _skip_group(text, j, "[", "]")
+        elif j < len(text) and text[j] == "(" and multi:
+            i = _skip_group(text, j, "(", ")")
+        elif j < len(text) and text[j] == "{" and (multi or braces == 0):
+            i = _skip_group(text, j, "{", "}")
+            braces += 1
+            if name in {"refurl"} and braces < 2:
+                continue
+        else:
+            break
+    return i
+
+
+def _commands(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    out = []
+    for m in pattern.finditer(text):
+        name = m.group(0)[1:].rstrip("*")
+        out.append((m.start(), _command_end(text, m.end(), name)))
+    return out
+
+
+def _cut(text: str, spans: list[tuple[int, int]], mark: str = "") -> str:
+    parts, last = [], 0
+    for a, b in sorted(spans):
+        if a < last:
+            continue
+        parts.append(text[last:a] + mark)
+        last = b
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _mark_latex(window: str, rel: Span) -> str:
+    """The window with the target citation replaced by the marker."""
+    for a, b in _commands(window, _CITE_CMD):
+        if a <= rel.start and rel.end <= b:
+            return window[:a] + _MARK + window[b:]
+    return window[: rel.start] + _MARK + window[rel.end :]
+
+
+def _drop_footnotes(text: str) -> str:
+    """Drop ``\\footnote{...}`` bodies, except the one with the marker (kept as its own unit)."""
+    out, last = [], 0
+    for m in _FOOTNOTE.finditer(text):
+        if m.start() < last:
+            continue
+        j = m.end()
+        while j < len(text) and text[j] in " \t\n":
+            j += 1
+        j = _skip_group(text, j, "[", "]")
+        end = _skip_group(text, j, "{", "}")
+        if end == j:
+            continue
+        out.append(text[last : m.start()])
+        if _MARK in text[j:end]:
+            out.append("\n\n" + text[j + 1 : end - 1] + "\n\n")
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _latex_unit(window: str) -> str:
+    text = _COMMENT.sub("", window)
+    text = _drop_footnotes(text)
+    text = _cut(text, _commands(text, _CITE_CMD), _OTHER)
+    text = _cut(text, _commands(text, _REF_CMD))
+    return _unit(text, _LATEX_BREAK)
+
+
+def _unit(text: str, breaks: re.Pattern[str]) -> str:
+    """The piece of ``text`` between the structure breaks around the marker."""
+    at = text.find(_MARK)
+    if at < 0:
+        return ""
+    start, end = 0, len(text)
+    for m in breaks.finditer(text):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() >= at:
+            end = m.start()
+            break
+    return text[start:end]
+
+
+def _latex_to_text(unit: str) -> str:
+    try:
+        return str(_CONVERTER.latex_to_text(unit))
+    except Exception:  # pylatexenc is tolerant, but never let a hover fail on odd input
+        return re.sub(r"\\[A-Za-z]+\*?|[{}]", " ", unit)
+
+
+# ---------------------------------------------------------------------------- Markdown
+
+_KEY = r"@(?:\{[^}]*\}|[\w](?:[\w]|[:.#$%&\-+?<>~/](?=[\w]))*)"
+_MD_GROUP = re.compile(r"\[[^\[\]]*" + _KEY + r"[^\[\]]*\]")
+_MD_INTEXT = re.compile(r"(?<![\w@])-?" + _KEY + r"(?:\s*\[[^\[\]]*\])?")
+_MD_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MD_BREAK = re.compile(r"\n[ \t]*\n|\n[ \t]*(?:#{1,6}\s|[-*+]\s|\d+\.\s|>|```|\|)|\|")
+_MD_INLINE = (
+    (re.compile(r"!\[[^\]]*\]\([^)]*\)"), ""),  # images
+    (re.compile(r"\[([^\]]*)\]\([^)]*\)"), r"\1"),  # links
+    (re.compile(r"\[\^[^\]]*\]"), ""),  # footnote references
+    (re.compile(r"`r [^`]*`"), ""),  # R Markdown inline code
+    (re.compile(r"`([^`]*)`"), r"\1"),
+    (re.compile(r"(\*\*|__|\*|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))"), ""),
+    (re.compile(r"<[^>]+>"), ""),  # inline HTML tags
+)
+
+
+def _mark_markdown(window: str, rel: Span) -> str:
+    for m in _MD_GROUP.finditer(window):
+        if m.start() <= rel.start and rel.end <= m.end():
+            return window[: m.start()] + _MARK + window[m.end() :]
+    for m in _MD_INTEXT.finditer(window):
+        if m.start() <= rel.start and rel.end <= m.end():
+            return window[: m.start()] + _MARK + window[m.end() :]
+    return window[: rel.start] + _MARK + window[rel.end :]
+
+
+def _markdown_unit(window: str) -> str:
+    def comment(m: re.Match[str]) -> str:
+        body = m.group(0)
+        return "\n\n" + body[4:-3] + "\n\n" if _MARK in body else " "
+
+    text = _MD_COMMENT.sub(comment, window)
+    text = _MD_GROUP.sub(_OTHER, text)
+    text = _MD_INTEXT.sub(_OTHER, text)
+    unit = _unit(text, _MD_BREAK)
+    for pattern, repl in _MD_INLINE:
+        unit = pattern.sub(repl, unit)
+    return unit
+
+
+# ---------------------------------------------------------------------------- the claim
+
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]])")
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+
+
+def _tidy(text: str) -> str:
+    text = text.replace(_MARK, " ").replace(_OTHER, " ")
+    text = _SPACES.sub(" ", text)
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    text = re.sub(r"\(\s+", "(", text)
+    text = re.sub(r"([,;])\1+", r"\1", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _sentence_with_mark(plain: str) -> str:
+    at = plain.find(_MARK)
+    if at < 0:
+        return plain
+    sentences = split_sentences(plain)
+    for i, (a, b) in enumerate(sentences):
+        if a <= at < b or (at == b and i == len(sentences) - 1):
+            after = plain[at + 1 : b].replace(_OTHER, " ").lstrip()
+            if not plain[a:at].strip() and i > 0 and (not after or after[0].isupper()):
+                a = sentences[i - 1][0]  # "... shown.\cite{x} Next ...": belongs before
+            sentence = plain[a:b]
+            if len(sentence) > LONG_SENTENCE and ";" in sentence:
+                rel = at - a
+                left = sentence.rfind(";", 0, rel)
+                right = sentence.find(";", rel)
+                sentence = sentence[left + 1 : right if right >= 0 else len(sentence)]
+            return sentence
+    return plain
+
+
+def extract_claim(
+    text: str, citation_span: Span, language: Literal["latex", "markdown"] | str
+) -> str:
+    """The sentence (or clause) around the citation at ``citation_span``, as plain text.
+
+    ``citation_span`` may cover the key alone or the whole citation command/group.
+    Other citations, references, labels and footnotes are removed. Never raises:
+    odd input gives the best text available ("" when there is none).
+    """
+    try:
+        start = max(0, min(citation_span.start, len(text)))
+        end = max(start, min(citation_span.end, len(text)))
+        a, b = max(0, start - WINDOW), min(len(text), end + WINDOW)
+        window = text[a:b]
+        rel = Span(start - a, end - a)
+        if language == "markdown":
+            unit = _markdown_unit(_mark_markdown(window, rel))
+            plain = unit
+        else:
+            unit = _latex_unit(_mark_latex(window, rel))
+            plain = _latex_to_text(unit)
+        if _MARK not in plain:  # the converter swallowed the marker (e.g. inside an argument)
+            plain = plain + _MARK
+        return _tidy(_sentence_with_mark(plain))
+    except Exception:  # a hover must never fail on odd input
+        return ""
