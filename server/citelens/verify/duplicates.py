@@ -1,0 +1,215 @@
+"""Entries (with different keys) that describe one paper.
+
+A pair is reported when the entries share a DOI (case-insensitive), resolve to
+the same Semantic Scholar paper, have nearly the same title (> 0.90), or share
+first author family name and year with a similar title (> 0.80). "Part I" and
+"Part II", a workshop and a journal version from different years, and entries
+with different arXiv ids or DOIs are not duplicates.
+
+Titles are never compared all against all: entries are blocked by their rarest
+title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops)
+before the few surviving pairs get the full :func:`title_similarity`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from citelens.model import EntryView
+from citelens.verify.match import (
+    STOPWORDS,
+    _norm_doi,
+    _split_subtitle,
+    entry_arxiv_id,
+    family_key,
+    normalize_title,
+    sequel_conflict,
+    title_similarity,
+)
+from citelens.verify.venues import is_preprint_venue, same_venue
+
+TITLE_THRESHOLD = 0.90
+AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
+_BLOCK_TOKENS = 3  # each title is indexed under its rarest words
+_PREFILTER = 75.0  # fuzz.ratio cut-off before the full title comparison
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicatePair:
+    key_a: str  # the entry that comes first in the input
+    key_b: str
+    reason: str  # "doi" | "s2" | "title" | "author_year_title"
+    score: float  # title similarity (1.0 for identifier matches)
+    message: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"key_a": self.key_a, "key_b": self.key_b, "reason": self.reason,
+                "score": round(self.score, 4), "message": self.message}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> DuplicatePair:
+        score = data.get("score", 0.0)
+        return cls(str(data["key_a"]), str(data["key_b"]), str(data["reason"]),
+                   float(score) if isinstance(score, int | float | str) else 0.0,
+                   str(data.get("message", "")))
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    title: str  # normalised
+    tokens: tuple[str, ...]
+    main: str  # normalised title before a subtitle separator ("" if none)
+    first_author: str
+    doi: str
+    arxiv: str
+
+
+def _prepare(v: EntryView) -> _Prepared:
+    title = normalize_title(v.title or "")
+    parts = _split_subtitle(v.title or "")
+    main = normalize_title(parts[0]) if parts else ""
+    authors = [n for n in v.authors if not n.is_others]
+    first = family_key(authors[0].last).split()[-1:] if authors else []
+    return _Prepared(title, tuple(title.split()), main, first[0] if first else "",
+                     _norm_doi(v.doi), entry_arxiv_id(v))
+
+
+def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:
+    """Signals that two similar-titled entries are different publications."""
+    if pa.arxiv and pb.arxiv and pa.arxiv != pb.arxiv:
+        return True
+    if pa.doi and pb.doi and pa.doi != pb.doi and not (
+        pa.doi.startswith("10.48550/") or pb.doi.startswith("10.48550/")
+    ):
+        return True
+    if a.year is not None and b.year is not None and a.year != b.year:
+        va, vb = (a.venue or "").strip(), (b.venue or "").strip()
+        if (va and vb and not is_preprint_venue(va) and not is_preprint_venue(vb)
+                and not same_venue(va, vb)):
+            return True  # e.g. a workshop paper and the later journal version
+    return sequel_conflict(a.title or "", b.title or "")
+
+
+def _may_be_similar(a: _Prepared, b: _Prepared) -> bool:
+    """A cheap necessary condition for a title similarity above 0.80."""
+    sa, sb = set(a.tokens) - STOPWORDS, set(b.tokens) - STOPWORDS
+    if not sa or not sb:
+        return False
+    shared = len(sa & sb)
+    return shared * 2 >= min(len(sa), len(sb))
+
+
+def _blocks(prepared: list[_Prepared]) -> Iterable[list[int]]:
+    df: Counter[str] = Counter()
+    for p in prepared:
+        df.update(set(p.tokens))
+    index: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(prepared):
+        content = sorted({t for t in p.tokens if t not in STOPWORDS}, key=lambda t: (df[t], t))
+        for t in content[:_BLOCK_TOKENS]:
+            index[t].append(i)
+    for members in index.values():
+        if len(members) > 1:
+            yield members
+
+
+def _title_candidates(prepared: list[_Prepared]) -> set[tuple[int, int]]:
+    pairs: set[tuple[int, int]] = set()
+    by_title: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(prepared):
+        if p.title:
+            by_title[p.title].append(i)
+    for i, p in enumerate(prepared):  # "Title: Subtitle" vs "Title"
+        for j in by_title.get(p.main, ()) if p.main else ():
+            if i != j:
+                pairs.add((min(i, j), max(i, j)))
+    for members in _blocks(prepared):
+        titles = [prepared[i].title for i in members]
+        for r, i in enumerate(members[:-1]):
+            later = titles[r + 1:]
+            for _, _, c in process.extract(titles[r], later, scorer=fuzz.ratio,
+                                           score_cutoff=_PREFILTER, limit=None):
+                pairs.add((i, members[r + 1 + c]))
+    return pairs
+
+
+def find_duplicates(
+    views: list[EntryView], resolved_ids: dict[str, str] | None = None
+) -> list[DuplicatePair]:
+    """Pairs of entries (different keys) that describe the same paper, with the reason.
+
+    ``resolved_ids`` maps entry keys to the Semantic Scholar paperId they
+    resolved to. Never raises: entries that cannot be read are skipped.
+    """
+    try:
+        return _find(views, resolved_ids or {})
+    except Exception:  # a broken entry must not break the document
+        return []
+
+
+def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePair]:
+    prepared = [_prepare(v) for v in views]
+    found: dict[tuple[int, int], DuplicatePair] = {}
+
+    def add(i: int, j: int, reason: str, score: float, message: str) -> None:
+        a, b = (i, j) if i < j else (j, i)
+        if views[a].key == views[b].key or (a, b) in found:
+            return  # the same key twice is DUPLICATE_KEY, not ours
+        found[(a, b)] = DuplicatePair(views[a].key, views[b].key, reason, score, message)
+
+    def by_value(values: Iterable[tuple[int, str]]) -> list[list[int]]:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i, value in values:
+            if value:
+                groups[value].append(i)
+        return [g for g in groups.values() if len(g) > 1]
+
+    for group in by_value((i, p.doi) for i, p in enumerate(prepared)):
+        for j in group[1:]:
+            add(group[0], j, "doi", 1.0,
+                f"same DOI as '{views[group[0]].key}' ({prepared[j].doi})")
+    s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
+    for group in by_value(s2):
+        for j in group[1:]:
+            add(group[0], j, "s2", 1.0,
+                f"'{views[group[0]].key}' is the same Semantic Scholar paper")
+
+    for i, j in sorted(_title_candidates(prepared)):
+        if (i, j) in found:
+            continue
+        score = title_similarity(views[i].title, views[j].title)
+        if score <= AUTHOR_YEAR_TITLE_THRESHOLD:
+            continue
+        if _distinct_publications(views[i], prepared[i], views[j], prepared[j]):
+            continue
+        same_author_year = (prepared[i].first_author and views[i].year is not None
+                            and prepared[i].first_author == prepared[j].first_author
+                            and views[i].year == views[j].year)
+        if score > TITLE_THRESHOLD:
+            add(i, j, "title", score, f"same title as '{views[i].key}'")
+        elif same_author_year:
+            add(i, j, "author_year_title", score,
+                f"same first author, year and a similar title as '{views[i].key}'")
+
+    # same first author and year: titles may differ more than fuzz.ratio lets through
+    groups: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for i, (v, p) in enumerate(zip(views, prepared, strict=True)):
+        if p.first_author and v.year is not None and p.title:
+            groups[(p.first_author, v.year)].append(i)
+    for members in groups.values():
+        if len(members) < 2 or len(members) > 200:
+            continue
+        for x, i in enumerate(members):
+            for j in members[x + 1:]:
+                if (i, j) in found or not _may_be_similar(prepared[i], prepared[j]):
+                    continue
+                score = title_similarity(views[i].title, views[j].title)
+                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not _distinct_publications(
+                        views[i], prepared[i], views[j], prepared[j]):
+                    add(i, j, "author_year_title", score,
+                        f"same first author, year and a similar title as '{views[i].key}'")
+    return [found[k] for k in sorted(found)]

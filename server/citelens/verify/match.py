@@ -1,0 +1,764 @@
+"""Comparing a bibliography entry with the scholarly records of a paper.
+
+* :func:`title_similarity` scores two titles 0..1. Case, punctuation, LaTeX
+  braces, accents and British/American spellings do not count; a subtitle on
+  one side only still scores as the same paper; but a content word changed,
+  added or dropped keeps the score below the "verified" threshold.
+* :func:`best_candidate` picks the record a title search most likely meant.
+* :func:`compare` lists what the entry gets wrong against all versions of a
+  paper (Semantic Scholar, Crossref, OpenAlex, arXiv...), using their spread
+  as tolerance: an arXiv year one off, a venue abbreviation, initials for first
+  names, "and others" are not discrepancies.
+* :func:`identifier_conflict` tells that an identifier resolved to another paper.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from citelens.model import EntryView, Name, Severity
+from citelens.settings import Settings
+from citelens.sources.records import PaperRecord
+from citelens.verify.venues import is_preprint_venue, same_venue
+
+_DEFAULTS = Settings()
+CANDIDATE_THRESHOLD: float = _DEFAULTS.title_candidate_threshold
+VERIFIED_THRESHOLD: float = _DEFAULTS.title_verified_threshold
+
+SOURCE_NAMES: dict[str, str] = {
+    "s2": "Semantic Scholar",
+    "crossref": "Crossref",
+    "doi": "doi.org",
+    "openalex": "OpenAlex",
+    "arxiv": "arXiv",
+    "pubmed": "PubMed",
+}
+
+#: Entry types whose metadata is often legitimately different from any record.
+INFORMAL_TYPES = frozenset(
+    {"book", "inbook", "booklet", "phdthesis", "mastersthesis", "thesis", "techreport",
+     "report", "online", "software", "dataset", "manual", "unpublished", "electronic", "www"}
+)
+
+_SEVERITY_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+
+# --------------------------------------------------------------------------- text normalisation
+
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "θ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
+    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
+    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+}
+_LATEX_LETTERS = {"i": "i", "j": "j", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ss",
+                  "ae": "ae", "AE": "AE", "oe": "oe", "OE": "OE", "aa": "å", "AA": "Å"}
+_LATEX_CMD = re.compile(r"\\([a-zA-Z]+|[^a-zA-Z\s])\s*")
+_HTML_TAG = re.compile(r"<[^>]{1,40}>")
+_WORD_SPLIT = re.compile(r"[\W_]+")
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b"), "-")
+_SUBTITLE = re.compile(r"\s*(?::|\s[-\u2013\u2014]{1,3}\s|\u2014|[.?!]\s)\s*")
+
+STOPWORDS = frozenset(
+    {"a", "an", "the", "of", "for", "and", "in", "on", "with", "to", "by", "from", "via", "at",
+     "as", "is", "are", "its", "into", "or", "using", "based", "toward", "towards", "we", "do",
+     "be", "it", "this", "that", "their", "our", "can", "how", "what", "when", "why"}
+)
+
+_SPELLING = {
+    "colour": "color", "centre": "center", "centres": "centers", "fibre": "fiber",
+    "fibres": "fibers", "metre": "meter", "litre": "liter", "theatre": "theater",
+    "modelling": "modeling", "modelled": "modeled", "labelled": "labeled",
+    "labelling": "labeling", "travelling": "traveling", "signalling": "signaling",
+    "tunnelling": "tunneling", "channelling": "channeling", "cancelled": "canceled",
+    "catalogue": "catalog", "analogue": "analog", "dialogue": "dialog", "defence": "defense",
+    "licence": "license", "offence": "offense", "grey": "gray", "aluminium": "aluminum",
+    "programme": "program", "programmes": "programs", "sulphur": "sulfur", "aeroplane": "airplane",
+    "oestrogen": "estrogen", "haemoglobin": "hemoglobin", "anaemia": "anemia",
+    "paediatric": "pediatric", "tumour": "tumor", "tumours": "tumors", "judgement": "judgment",
+    "ageing": "aging", "artefact": "artifact", "artefacts": "artifacts",
+}
+_SUFFIXES = (
+    ("isations", "izations"), ("isation", "ization"), ("ising", "izing"), ("ised", "ized"),
+    ("ises", "izes"), ("isers", "izers"), ("iser", "izer"), ("ise", "ize"),
+    ("ysing", "yzing"), ("ysed", "yzed"), ("yser", "yzer"), ("yse", "yze"),
+    ("ours", "ors"), ("oured", "ored"), ("ouring", "oring"), ("ourite", "orite"), ("our", "or"),
+)
+_SEQUEL = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
+
+
+def _latex_to_text(text: str) -> str:
+    """Undo the LaTeX a parser may have left: accents, braces, \\emph, $\\alpha$."""
+    if "\\" not in text and "{" not in text and "$" not in text:
+        return text
+
+    def repl(m: re.Match[str]) -> str:
+        cmd = m.group(1)
+        if cmd in _GREEK:
+            return _GREEK[cmd]
+        if cmd in _LATEX_LETTERS:
+            return _LATEX_LETTERS[cmd]
+        if cmd == "&":
+            return "&"
+        return "" if not cmd.isalpha() or len(cmd) == 1 else " "
+
+    text = _LATEX_CMD.sub(repl, text)
+    return text.replace("{", "").replace("}", "").replace("$", "")
+
+
+def strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ł", "l")
+
+
+@lru_cache(maxsize=65536)
+def _spelling(token: str) -> str:
+    if token in _SPELLING:
+        return _SPELLING[token]
+    if len(token) >= 6:
+        for brit, amer in _SUFFIXES:
+            if token.endswith(brit):
+                return token[: -len(brit)] + amer
+    return token
+
+
+def _stem(token: str) -> str:
+    """Plural folding: 'networks' = 'network', 'studies' = 'study'."""
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    return token
+
+
+def normalize_title(text: str) -> str:
+    """A title reduced for comparison: NFKC, casefold, no accents/braces/punctuation."""
+    if not text:
+        return ""
+    text = _HTML_TAG.sub(" ", text)
+    text = unicodedata.normalize("NFKC", text)
+    text = _latex_to_text(text).translate(_DASHES)
+    text = strip_accents(text).casefold()
+    return " ".join(_spelling(w) for w in _WORD_SPLIT.split(text) if w)
+
+
+@lru_cache(maxsize=65536)
+def _title_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_stem(w) for w in normalize_title(text).split())
+
+
+def _split_subtitle(text: str) -> tuple[str, str] | None:
+    m = _SUBTITLE.search(text.strip())
+    if m is None or m.start() == 0:
+        return None
+    return text[: m.start()], text[m.end():]
+
+
+# --------------------------------------------------------------------------- title similarity
+
+
+def _typo(a: str, b: str) -> bool:
+    """Two tokens that are one misspelling apart (not a negation or a number)."""
+    if abs(len(a) - len(b)) > 2 or min(len(a), len(b)) < 5 or a.isdigit() or b.isdigit():
+        return False
+    if a.endswith(b) or b.endswith(a):  # "supervised"/"unsupervised", "linear"/"nonlinear"
+        return False
+    limit = 2 if min(len(a), len(b)) >= 9 else 1
+    return Levenshtein.distance(a, b, score_cutoff=limit) <= limit
+
+
+@dataclass(frozen=True, slots=True)
+class TokenDiff:
+    only_a: tuple[str, ...]  # content tokens of a not in b
+    only_b: tuple[str, ...]
+    dice: float  # weighted Dice overlap (content words weigh 1, stopwords 0.2)
+
+
+def token_diff(ta: Sequence[str], tb: Sequence[str]) -> TokenDiff:
+    ca, cb = Counter(ta), Counter(tb)
+    common = ca & cb
+    left, right = ca - common, cb - common
+    # pair leftover tokens that are typos of each other
+    for a in list(left):
+        for b in list(right):
+            if right[b] and left[a] and _typo(a, b):
+                n = min(left[a], right[b])
+                left[a] -= n
+                right[b] -= n
+                common[a] += n
+
+    def weight(c: Counter[str]) -> float:
+        return sum((0.2 if t in STOPWORDS else 1.0) * n for t, n in c.items() if n > 0)
+
+    total = weight(ca) + weight(cb)
+    dice = 2 * weight(common) / total if total else 0.0
+    only_a = tuple(t for t, n in left.items() for _ in range(n) if t not in STOPWORDS)
+    only_b = tuple(t for t, n in right.items() for _ in range(n) if t not in STOPWORDS)
+    return TokenDiff(only_a, only_b, dice)
+
+
+def _token_similarity(ta: Sequence[str], tb: Sequence[str]) -> float:
+    if not ta or not tb:
+        return 0.0
+    if ta == tb:
+        return 1.0
+    diff = token_diff(ta, tb)
+    chars = fuzz.ratio(" ".join(ta), " ".join(tb)) / 100.0
+    score = 0.5 * diff.dice + 0.5 * chars
+    changed = max(len(diff.only_a), len(diff.only_b))
+    if changed == 0:
+        return max(score, 0.95)  # same content words; only stopwords or order differ
+    # a changed content word is decisive: never "verified"
+    return min(score, 0.89 - 0.06 * (changed - 1))
+
+
+def _content_count(tokens: Sequence[str]) -> int:
+    return sum(1 for t in tokens if t not in STOPWORDS)
+
+
+def title_similarity(a: str, b: str) -> float:
+    """Similarity 0..1 of two titles, tolerant of subtitles present on one side only."""
+    ta, tb = _title_tokens(a), _title_tokens(b)
+    best = _token_similarity(ta, tb)
+    if best >= 0.95:
+        return best
+    for one, other_tokens in ((a, tb), (b, ta)):
+        parts = _split_subtitle(one)
+        if parts is None:
+            continue
+        for part in parts:
+            tp = _title_tokens(part)
+            if _content_count(tp) < 2 or len(" ".join(tp)) < 12:
+                continue  # "BERT" alone does not identify "BERT: Pre-training of ..."
+            if _token_similarity(tp, other_tokens) >= 0.95:
+                best = max(best, 0.93)
+    return best
+
+
+def title_word_changes(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Content words of title ``a`` missing from ``b`` and of ``b`` missing from ``a``."""
+    d = token_diff(_title_tokens(a), _title_tokens(b))
+    return d.only_a, d.only_b
+
+
+def sequel_conflict(a: str, b: str) -> bool:
+    """True for "Part I"/"Part II" style pairs: the only difference is a sequel number."""
+    d = token_diff(_title_tokens(a), _title_tokens(b))
+    changed = d.only_a + d.only_b
+    return bool(changed) and all(_SEQUEL.match(t) for t in changed)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def family_key(text: str) -> str:
+    """A family name reduced for comparison: no accents, braces, case or punctuation."""
+    text = strip_accents(_latex_to_text(unicodedata.normalize("NFKC", text))).casefold()
+    return " ".join(w for w in _WORD_SPLIT.split(text) if w)
+
+
+_SUFFIX_WORDS = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md"})
+
+
+def _record_name_tokens(display: str) -> tuple[str, frozenset[str]]:
+    """(family key, all name tokens) of a display name: "Ashish Vaswani", "Vaswani, A."."""
+    if "," in display:
+        last, _, first = display.partition(",")
+        fam = family_key(last)
+        words = fam.split() + family_key(first).split()
+        return fam.split()[-1] if fam else "", frozenset(words)
+    words = [w for w in family_key(display).split() if w not in _SUFFIX_WORDS]
+    return (words[-1] if words else ""), frozenset(words)
+
+
+def _entry_family(name: Name) -> list[str]:
+    return [w for w in family_key(name.last).split() if w not in _SUFFIX_WORDS]
+
+
+def _name_matches(entry: Name, rec: tuple[str, frozenset[str]]) -> bool:
+    fam = _entry_family(entry)
+    if not fam:
+        fam = family_key(entry.first).split()[-1:]  # a single-word name parsed as first
+        if not fam:
+            return False
+    rec_family, rec_words = rec
+    if fam[-1] == rec_family or all(w in rec_words for w in fam):
+        return True
+    # a typo in a long family name, or one transliteration letter ("Schroedinger")
+    return (len(fam[-1]) >= 6 and len(rec_family) >= 6
+            and Levenshtein.distance(fam[-1], rec_family, score_cutoff=1) <= 1)
+
+
+def display_name(name: Name) -> str:
+    return " ".join(p for p in (name.von, name.last) if p) or name.first
+
+
+_PLACEHOLDER_FULL = frozenset(
+    {"john doe", "jane doe", "j doe", "john q doe", "jane q doe", "richard roe", "anonymous",
+     "anon", "anonymous author", "anonymous authors", "author one", "author two",
+     "author three", "first author", "second author", "third author", "firstname lastname",
+     "first name last name", "first last", "name surname", "firstname surname", "author name",
+     "your name", "unknown", "unknown author", "et al", "a author", "an author", "the authors",
+     "author", "authors", "tbd", "todo", "xxx", "foo bar", "lastname", "surname",
+     "a n other", "given family", "forename surname"}
+)
+
+
+def is_placeholder_author(name: Name) -> bool:
+    """True for "John Doe", "Anonymous", "Author One", "Firstname Lastname", "et al."."""
+    full = family_key(" ".join(p for p in (name.first, name.von, name.last) if p))
+    last = family_key(name.last)
+    if full in _PLACEHOLDER_FULL or last in {"anonymous", "anon", "lastname", "surname"}:
+        return True
+    return last in {"author", "doe"} and family_key(name.first) in {"", "a", "j", "john", "jane"}
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """One thing the entry says differently from the scholarly records."""
+
+    field: str  # "title" | "authors" | "year" | "venue" | "doi" | "arxiv" | "pmid"
+    kind: str  # see KINDS
+    severity: Severity
+    message: str  # says exactly what differs, e.g. "year: 2019 in the entry, 2020 in Crossref"
+    entry_value: str = ""
+    source_value: str = ""
+    source: str = ""  # "s2", "crossref", ... ("" when no record was needed)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "field": self.field, "kind": self.kind, "severity": self.severity.value,
+            "message": self.message, "entry_value": self.entry_value,
+            "source_value": self.source_value, "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Discrepancy:
+        return cls(
+            field=str(data.get("field", "")), kind=str(data.get("kind", "")),
+            severity=Severity(str(data.get("severity", "information"))),
+            message=str(data.get("message", "")), entry_value=str(data.get("entry_value", "")),
+            source_value=str(data.get("source_value", "")), source=str(data.get("source", "")),
+        )
+
+
+#: Discrepancy kinds.
+KINDS = (
+    "title", "authors", "authors_missing", "authors_incomplete", "placeholder_author",
+    "year", "year_future", "venue", "preprint_status", "identifier",
+)
+
+
+@dataclass(slots=True)
+class Comparison:
+    """An entry compared with all versions of one paper."""
+
+    title_score: float
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    source: str = ""  # the source of the version whose title matched best
+
+    @property
+    def severity(self) -> Severity | None:
+        """The most severe discrepancy, or None when the entry agrees with the records."""
+        if not self.discrepancies:
+            return None
+        return max((d.severity for d in self.discrepancies), key=_SEVERITY_RANK.__getitem__)
+
+    @property
+    def kinds(self) -> list[str]:
+        return list(dict.fromkeys(d.kind for d in self.discrepancies))
+
+    def at_least(self, severity: Severity) -> list[Discrepancy]:
+        floor = _SEVERITY_RANK[severity]
+        return [d for d in self.discrepancies if _SEVERITY_RANK[d.severity] >= floor]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "title_score": round(self.title_score, 4),
+            "source": self.source,
+            "discrepancies": [d.to_json() for d in self.discrepancies],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, object]) -> Comparison:
+        raw = data.get("discrepancies") or []
+        items = raw if isinstance(raw, list) else []
+        score = data.get("title_score", 0.0)
+        return cls(
+            title_score=float(score) if isinstance(score, int | float | str) else 0.0,
+            discrepancies=[Discrepancy.from_json(d) for d in items if isinstance(d, dict)],
+            source=str(data.get("source", "")),
+        )
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def _year_ok(view: EntryView, record: PaperRecord) -> bool:
+    return view.year is None or record.year is None or abs(view.year - record.year) <= 1
+
+
+def best_candidate(
+    view: EntryView,
+    records: Iterable[PaperRecord],
+    threshold: float = CANDIDATE_THRESHOLD,
+    verified: float = VERIFIED_THRESHOLD,
+) -> tuple[PaperRecord, float] | None:
+    """The record a title search most likely meant, with its title score, or None.
+
+    Among records scoring at least ``threshold``, a verified-level title wins,
+    then a year within one of the entry's, then the higher score.
+    """
+    best: tuple[tuple[bool, bool, float], PaperRecord, float] | None = None
+    for rec in records:
+        try:
+            score = title_similarity(view.title, rec.title or "")
+        except Exception:  # a bad record never breaks a search
+            continue
+        if score < threshold:
+            continue
+        key = (score >= verified, _year_ok(view, rec), score)
+        if best is None or key > best[0]:
+            best = (key, rec, score)
+    return (best[1], best[2]) if best else None
+
+
+def is_same_paper(
+    view: EntryView,
+    record: PaperRecord,
+    verified: float = VERIFIED_THRESHOLD,
+    candidate: float = CANDIDATE_THRESHOLD,
+) -> bool:
+    """The record describes the entry's paper: a verified-level title, or a candidate-level
+    title together with a shared identifier (DOI, arXiv id, PMID or S2 id)."""
+    score = title_similarity(view.title, record.title or "")
+    if score >= verified:
+        return True
+    return score >= candidate and _shares_identifier(view, record)
+
+
+def identifier_conflict(
+    view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD
+) -> bool:
+    """The entry's identifier resolved to ``record`` but its title is another paper's."""
+    if not view.title.strip() or not (record.title or "").strip():
+        return False
+    return title_similarity(view.title, record.title) < threshold
+
+
+def _norm_doi(doi: str | None) -> str:
+    if not doi:
+        return ""
+    d = doi.strip().lower()
+    d = re.sub(r"^(https?://)?(dx\.)?doi\.org/", "", d)
+    return d.removeprefix("doi:").strip()
+
+
+_ARXIV_ID = re.compile(
+    r"(?:arxiv[:/\s]*(?:abs/)?|abs/|arxiv\.org/(?:abs|pdf)/)\s*"
+    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+_BARE_ARXIV = re.compile(r"^(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
+
+
+def _norm_arxiv(ident: str | None) -> str:
+    if not ident:
+        return ""
+    s = ident.strip()
+    m = _BARE_ARXIV.match(s) or _ARXIV_ID.search(s)
+    return m.group(1).lower() if m else s.lower()
+
+
+def entry_arxiv_id(view: EntryView) -> str:
+    """The arXiv id an entry cites: its eprint field, or one in its venue, DOI or URL."""
+    if view.arxiv_id:
+        return _norm_arxiv(view.arxiv_id)
+    doi = _norm_doi(view.doi)
+    if doi.startswith("10.48550/arxiv."):
+        return doi.removeprefix("10.48550/arxiv.")
+    for text in (view.venue, view.url or ""):
+        m = _ARXIV_ID.search(text or "")
+        if m:
+            return m.group(1).lower()
+    return ""
+
+
+def _shares_identifier(view: EntryView, rec: PaperRecord) -> bool:
+    doi = _norm_doi(view.doi)
+    ax = entry_arxiv_id(view)
+    return bool(
+        (doi and doi == _norm_doi(rec.doi))
+        or (ax and ax == _norm_arxiv(rec.arxiv_id))
+        or (view.pmid and view.pmid.strip() == (rec.pmid or "").strip())
+        or (view.s2_id and view.s2_id == rec.s2_paper_id)
+    )
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def _src(rec: PaperRecord) -> str:
+    return SOURCE_NAMES.get(rec.source, rec.source or "the record")
+
+
+def _list_names(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _record_family_display(display: str) -> str:
+    if "," in display:
+        return display.partition(",")[0].strip()
+    words = [w for w in display.split() if family_key(w) not in _SUFFIX_WORDS]
+    return words[-1] if words else display
+
+
+def _author_problems(
+    entry: list[Name], truncated: bool, rec: PaperRecord
+) -> list[Discrepancy]:
+    parsed = [_record_name_tokens(a) for a in rec.authors]
+    used: set[int] = set()
+    unmatched_entry: list[Name] = []
+    for i, name in enumerate(entry):
+        order = ([i] if i < len(parsed) else []) + list(range(len(parsed)))
+        hit = next((j for j in order if j not in used and _name_matches(name, parsed[j])), None)
+        if hit is None:
+            unmatched_entry.append(name)
+        else:
+            used.add(hit)
+    src = _src(rec)
+    entry_names = [display_name(n) for n in entry]
+    rec_names = [_record_family_display(a) for a in rec.authors]
+    lists = (f"entry has {_list_names(entry_names)}{' and others' if truncated else ''}; "
+             f"{src} has {_list_names(rec_names)}")
+    out: list[Discrepancy] = []
+    if unmatched_entry:
+        if len(unmatched_entry) * 2 > len(entry) or not used:
+            msg = f"authors: {lists}"
+        else:
+            who = ", ".join(display_name(n) for n in unmatched_entry)
+            verb = "is not an author" if len(unmatched_entry) == 1 else "are not authors"
+            msg = f"authors: {who} {verb} of this paper in {src} ({lists})"
+        out.append(Discrepancy("authors", "authors", Severity.WARNING, msg,
+                               "; ".join(entry_names), "; ".join(rec_names), rec.source))
+    missing = [j for j in range(len(parsed)) if j not in used]
+    if used and missing and not unmatched_entry:
+        last_used = max(used)
+        middle = [j for j in missing if j < last_used]
+        if middle and len(parsed) <= 30:
+            who = ", ".join(f"{rec_names[j]} ({_ordinal(j + 1)} of {len(parsed)})" for j in middle)
+            out.append(Discrepancy(
+                "authors", "authors_missing", Severity.WARNING,
+                f"authors: the entry leaves out {who} in {src} ({lists})",
+                "; ".join(entry_names), "; ".join(rec_names), rec.source))
+        elif not truncated and not middle:
+            out.append(Discrepancy(
+                "authors", "authors_incomplete", Severity.INFORMATION,
+                f"authors: the entry lists {len(used)} of the {len(parsed)} authors in {src} "
+                "without 'and others'",
+                "; ".join(entry_names), "; ".join(rec_names), rec.source))
+    return out
+
+
+def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
+    entry = [n for n in view.authors if not n.is_others]
+    truncated = view.authors_truncated or any(n.is_others for n in view.authors)
+    out = [
+        Discrepancy("authors", "placeholder_author", Severity.WARNING,
+                    f"authors: “{' '.join(p for p in (n.first, n.von, n.last) if p)}” "
+                    "looks like a placeholder, not a real author",
+                    " ".join(p for p in (n.first, n.von, n.last) if p))
+        for n in entry if is_placeholder_author(n)
+    ]
+    real = [n for n in entry if not is_placeholder_author(n)]
+    with_authors = [v for v in versions if v.authors]
+    if not real or not with_authors:
+        return out
+    results = [_author_problems(real, truncated, v) for v in with_authors]
+
+    def cost(ds: list[Discrepancy]) -> int:
+        return sum(_SEVERITY_RANK[d.severity] for d in ds)
+
+    return out + min(results, key=cost)
+
+
+def _compare_year(
+    view: EntryView, versions: Sequence[PaperRecord], current_year: int
+) -> list[Discrepancy]:
+    if view.year is None:
+        return []
+    if view.year > current_year:
+        return [Discrepancy("year", "year_future", Severity.WARNING,
+                            f"year: {view.year} in the entry is in the future",
+                            str(view.year))]
+    dated = [v for v in versions if v.year is not None]
+    if not dated:
+        return []
+    closest = min(dated, key=lambda v: abs((v.year or 0) - view.year))  # type: ignore[operator]
+    gap = abs((closest.year or 0) - view.year)
+    if gap == 0:
+        return []
+    others = sorted({(v.year, _src(v)) for v in dated}, key=lambda t: (t[0] or 0, t[1]))
+    where = ", ".join(f"{y} in {s}" for y, s in others)
+    severity = Severity.INFORMATION if gap == 1 else Severity.WARNING
+    return [Discrepancy("year", "year", severity, f"year: {view.year} in the entry, {where}",
+                        str(view.year), str(closest.year), closest.source)]
+
+
+def _version_is_preprint(v: PaperRecord) -> bool:
+    return v.is_preprint or (bool(v.venue) and is_preprint_venue(v.venue or ""))
+
+
+def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
+    venue = (view.venue or "").strip()
+    if not venue:
+        return []
+    paper_arxiv = {_norm_arxiv(v.arxiv_id) for v in versions if v.arxiv_id}
+    cited_arxiv = entry_arxiv_id(view)
+    arxiv_conflict = bool(cited_arxiv and paper_arxiv and cited_arxiv not in paper_arxiv)
+    published = [v for v in versions if v.venue and not _version_is_preprint(v)]
+    if is_preprint_venue(venue):
+        if not published:
+            return []
+        v = published[0]
+        sev = Severity.WARNING if arxiv_conflict else Severity.INFORMATION
+        msg = f"venue: the entry cites a preprint ({venue}); the paper is published in {v.venue}"
+        if arxiv_conflict:
+            ids = ", ".join(sorted(paper_arxiv))
+            msg += f", and arXiv:{cited_arxiv} is not its arXiv id ({ids})"
+        return [Discrepancy("venue", "preprint_status", sev, msg + f" ({_src(v)})",
+                            venue, v.venue or "", v.source)]
+    if any(same_venue(venue, v.venue or "", v.venue_alternates) for v in versions if v.venue):
+        return []
+    if not published:
+        pre = [v for v in versions if _version_is_preprint(v)]
+        if not pre:
+            return []
+        matched = bool(cited_arxiv and cited_arxiv in paper_arxiv)
+        sev = Severity.INFORMATION if matched else Severity.WARNING
+        return [Discrepancy(
+            "venue", "preprint_status", sev,
+            f"venue: the entry says {venue}, but {_src(pre[0])} knows the paper only as a preprint",
+            venue, pre[0].venue or "arXiv", pre[0].source)]
+    names = list(dict.fromkeys(f"{v.venue} in {_src(v)}" for v in published))
+    return [Discrepancy("venue", "venue", Severity.WARNING,
+                        f"venue: {venue} in the entry; {'; '.join(names[:3])}",
+                        venue, published[0].venue or "", published[0].source)]
+
+
+def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
+    out: list[Discrepancy] = []
+    doi = _norm_doi(view.doi)
+    known = {_norm_doi(v.doi): v for v in versions if v.doi}
+    arxiv_known = {_norm_arxiv(v.arxiv_id) for v in versions if v.arxiv_id}
+    if doi and known and doi not in known:
+        arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix(
+            "10.48550/arxiv.") in arxiv_known
+        if not arxiv_doi:
+            v = next(iter(known.values()))
+            out.append(Discrepancy(
+                "doi", "identifier", Severity.WARNING,
+                f"doi: {doi} in the entry; {_src(v)} has {_norm_doi(v.doi)} for this paper",
+                doi, _norm_doi(v.doi), v.source))
+    ax = _norm_arxiv(view.arxiv_id) if view.arxiv_id else ""
+    if ax and arxiv_known and ax not in arxiv_known and not is_preprint_venue(view.venue or ""):
+        v = next(v for v in versions if v.arxiv_id)
+        out.append(Discrepancy(
+            "arxiv", "identifier", Severity.WARNING,
+            f"arxiv: {ax} in the entry; {_src(v)} has {_norm_arxiv(v.arxiv_id)} for this paper",
+            ax, _norm_arxiv(v.arxiv_id), v.source))
+    pmids = {(v.pmid or "").strip(): v for v in versions if v.pmid}
+    if view.pmid and pmids and view.pmid.strip() not in pmids:
+        v = next(iter(pmids.values()))
+        out.append(Discrepancy(
+            "pmid", "identifier", Severity.WARNING,
+            f"pmid: {view.pmid} in the entry; {_src(v)} has {v.pmid} for this paper",
+            view.pmid, v.pmid or "", v.source))
+    return out
+
+
+def _compare_title(
+    view: EntryView, versions: Sequence[PaperRecord], verified: float, candidate: float
+) -> tuple[float, str, list[Discrepancy]]:
+    scored = [(title_similarity(view.title, v.title or ""), v) for v in versions if v.title]
+    if not scored or not view.title.strip():
+        return 0.0, "", []
+    score, best = max(scored, key=lambda t: t[0])
+    if score >= verified:
+        return score, best.source, []
+    only_entry, only_rec = title_word_changes(view.title, best.title)
+    detail = ""
+    if only_entry or only_rec:
+        parts = []
+        if only_entry:
+            parts.append(f"entry has “{' '.join(only_entry)}”")
+        if only_rec:
+            parts.append(f"{_src(best)} has “{' '.join(only_rec)}”")
+        detail = " (" + "; ".join(parts) + ")"
+    sev = Severity.WARNING if score >= candidate else Severity.ERROR
+    msg = f"title: “{view.title}” in the entry; {_src(best)} has “{best.title}”{detail}"
+    return score, best.source, [Discrepancy("title", "title", sev, msg, view.title, best.title,
+                                            best.source)]
+
+
+def compare(
+    view: EntryView,
+    versions: Sequence[PaperRecord],
+    *,
+    verified_threshold: float = VERIFIED_THRESHOLD,
+    candidate_threshold: float = CANDIDATE_THRESHOLD,
+    current_year: int | None = None,
+) -> Comparison:
+    """Compare an entry with every record describing its paper (one per source/version).
+
+    Placeholder authors and years in the future are reported even without records.
+    Entries of informal types (books, theses, reports, software, web pages) only
+    ever get information-level discrepancies. Never raises.
+    """
+    year_now = current_year if current_year is not None else datetime.date.today().year
+    try:
+        score, source, found = _compare_title(
+            view, versions, verified_threshold, candidate_threshold)
+        found += _compare_authors(view, versions)
+        found += _compare_year(view, versions, year_now)
+        found += _compare_venue(view, versions)
+        found += _compare_identifiers(view, versions)
+    except Exception as exc:  # bad input becomes a result, not a crash
+        return Comparison(0.0, [Discrepancy("entry", "error", Severity.INFORMATION,
+                                            f"could not compare the entry: {type(exc).__name__}")])
+    if _is_informal(view):
+        found = [_as_information(d) for d in found]
+    return Comparison(score, found, source)
+
+
+def _is_informal(view: EntryView) -> bool:
+    t = view.entry_type.lower()
+    return t in INFORMAL_TYPES or (t == "misc" and bool(view.url))
+
+
+def _as_information(d: Discrepancy) -> Discrepancy:
+    if _SEVERITY_RANK[d.severity] <= _SEVERITY_RANK[Severity.INFORMATION]:
+        return d
+    return Discrepancy(d.field, d.kind, Severity.INFORMATION, d.message, d.entry_value,
+                       d.source_value, d.source)
