@@ -1,0 +1,189 @@
+"""What to ask about an entry, in which order, and how each question is cached.
+
+The engine (:mod:`citelens.verify.engine`) runs the plan; this module holds the
+parts that need no state: which identifiers an entry has, which entry types
+are "informational", which title tiers exist and on which host each runs, and
+the one adapter from a tier name to the source function that answers it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citelens.model import EntryView
+from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
+from citelens.sources.http import Sources
+from citelens.sources.ids import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
+from citelens.sources.records import Lookup
+from citelens.verify.cache import lookup_key
+
+#: Entry types whose absence from the indexes is information, never a warning.
+INFORMATIONAL_TYPES = frozenset({
+    "book", "inbook", "booklet", "phdthesis", "mastersthesis", "thesis",
+    "techreport", "report", "software", "dataset", "data", "online", "webpage", "electronic",
+    "www", "manual", "unpublished", "standard", "patent", "misc",
+})
+
+#: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
+DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.5061/", "10.6084/", "10.17632/")
+
+OPENALEX_BATCH = 50
+ARXIV_BATCH = 100
+PUBMED_BATCH = 200
+
+_BIOMED = re.compile(
+    r"\b(clinical|patient|patients|disease|cancer|tumou?r|gene|genes|genome|genomic|protein|"
+    r"cell|cells|mouse|mice|rat|rats|drug|therapy|medicine|medical|health|infection|virus|viral|"
+    r"bacteria|bacterial|brain|neuron|neural tissue|liver|cardiac|blood|clinic|epidemiolog\w*|"
+    r"biomed\w*|pharma\w*|molecular|enzyme|antibod\w*|vaccine|mutation|mutations|tissue|"
+    r"surgery|surgical|diagnos\w*|syndrome|lancet|jama|bmj|nejm|pubmed|plos|nucleic)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    """The identifiers of one entry, normalised; each becomes one S2 batch id."""
+
+    doi: str | None
+    arxiv: str | None
+    pmid: str | None
+    s2: str | None  # a 40-hex paperId or "CorpusId:123"
+
+    def s2_batch_ids(self) -> dict[str, str]:
+        """field -> the id as S2's batch endpoint takes it."""
+        out: dict[str, str] = {}
+        if self.s2:
+            out["s2"] = self.s2
+        if self.doi:
+            out["doi"] = f"DOI:{self.doi}"
+        if self.arxiv:
+            out["arxiv"] = f"ARXIV:{self.arxiv}"
+        if self.pmid:
+            out["pmid"] = f"PMID:{self.pmid}"
+        return out
+
+    def __bool__(self) -> bool:
+        return bool(self.doi or self.arxiv or self.pmid or self.s2)
+
+
+def identifiers(view: EntryView) -> Identifiers:
+    """Every identifier an entry carries (an arXiv DOI also gives its arXiv id)."""
+    d = normalize_doi(view.doi) if view.doi else None
+    ax = normalize_arxiv(view.arxiv_id) if view.arxiv_id else None
+    if ax is None and d and d.startswith("10.48550/arxiv."):
+        ax = normalize_arxiv(d)
+    pm = normalize_pmid(view.pmid) if view.pmid else None
+    s2id: str | None = None
+    if view.s2_id:
+        raw = view.s2_id.strip()
+        if is_s2_paper_id(raw):
+            s2id = raw.lower()
+        elif re.fullmatch(r"(?i)corpusid:\d+", raw):
+            s2id = "CorpusId:" + raw.split(":", 1)[1]
+        elif raw.isdigit():
+            s2id = f"CorpusId:{raw}"
+    return Identifiers(d, ax, pm, s2id)
+
+
+def is_informational(view: EntryView) -> bool:
+    """Books, theses, reports, software, data sets, web pages: a miss is information.
+
+    A ``@misc`` with a DOI or arXiv id is a preprint or paper and is checked as one.
+    """
+    t = view.entry_type.lower()
+    if t == "misc":
+        return not (view.doi or view.arxiv_id or view.pmid)
+    return t in INFORMATIONAL_TYPES
+
+
+def looks_biomedical(view: EntryView) -> bool:
+    return bool(view.pmid) or bool(_BIOMED.search(f"{view.title} {view.venue}"))
+
+
+# ---------------------------------------------------------------------- title tiers
+
+
+@dataclass(frozen=True, slots=True)
+class Tier:
+    name: str  # "s2_title_match", ...
+    host: str  # the Sources host that answers it
+
+
+S2_MATCH = Tier("s2_title_match", "s2")
+S2_SEARCH = Tier("s2_title_search", "s2")
+CROSSREF_TITLE = Tier("crossref_title", "crossref")
+OPENALEX_TITLE = Tier("openalex_title", "openalex")
+PUBMED_TITLE = Tier("pubmed_title", "ncbi")
+
+TITLE_HOSTS = ("s2", "crossref", "openalex", "ncbi")
+
+
+def title_tiers(view: EntryView) -> list[Tier]:
+    """Title lookups for an entry, in the order one host takes them."""
+    tiers = [S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE]
+    if looks_biomedical(view):
+        tiers.append(PUBMED_TITLE)
+    return tiers
+
+
+def first_author_family(view: EntryView) -> str | None:
+    for n in view.authors:
+        if not n.is_others and n.last.strip():
+            return n.last.strip("{} ")
+    return None
+
+
+def title_cache_key(tier: Tier, view: EntryView) -> str:
+    if tier is CROSSREF_TITLE:
+        author = first_author_family(view) or ""
+        return lookup_key("crossref", "title", f"{view.title} {author}".strip())
+    source, _, kind = tier.name.partition("_")
+    return lookup_key(source, kind, view.title)
+
+
+async def run_title_tier(sources: Sources, tier: Tier, view: EntryView) -> Lookup:
+    """Ask one title tier about an entry. Source functions never raise."""
+    title = view.title
+    if tier is S2_MATCH:
+        return await s2.search_match(sources.s2, title)
+    if tier is S2_SEARCH:
+        return await s2.search(sources.s2, title, limit=5)
+    if tier is CROSSREF_TITLE:
+        return await crossref.search(sources.crossref, title, author=first_author_family(view))
+    if tier is OPENALEX_TITLE:
+        return await openalex.search_title(sources.openalex, title)
+    return await ncbi.search_title(sources.ncbi, title)
+
+
+# ---------------------------------------------------------------------- identifier tiers
+
+
+async def s2_batch(sources: Sources, ids: Sequence[str]) -> dict[str, Lookup]:
+    return await s2.get_batch(sources.s2, list(ids))
+
+
+async def crossref_doi(sources: Sources, value: str) -> Lookup:
+    return await crossref.get_work(sources.crossref, value)
+
+
+async def doi_csl(sources: Sources, value: str) -> Lookup:
+    return await doi.resolve_csl(sources.doi, value)
+
+
+async def openalex_dois(sources: Sources, values: Sequence[str]) -> dict[str, Lookup]:
+    return await openalex.get_by_dois(sources.openalex, list(values))
+
+
+async def arxiv_ids(sources: Sources, values: Sequence[str]) -> dict[str, Lookup]:
+    return await arxiv.get_by_ids(sources.arxiv, list(values))
+
+
+async def pubmed_ids(sources: Sources, values: Sequence[str]) -> dict[str, Lookup]:
+    return await ncbi.get_pubmed(sources.ncbi, list(values))
+
+
+def is_datacite(value: str) -> bool:
+    return value.lower().startswith(DATACITE_PREFIXES)

@@ -1,0 +1,121 @@
+"""The verdict on one bibliography entry, and everything that led to it.
+
+A :class:`Verification` is plain data: the CLI puts :meth:`Verification.to_json`
+into its JSON report, the server keeps it between checks, and
+:mod:`citelens.verify.findings` turns it into diagnostics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from citelens.sources.records import Outcome, PaperRecord
+from citelens.verify.match import Discrepancy
+
+__all__ = ["S2_NOT_FOUND", "AuditStep", "Discrepancy", "Status", "Verification"]
+
+
+class Status(StrEnum):
+    VERIFIED = "verified"  # title, authors and year agree with a real paper
+    PARTIAL = "partial"  # the same paper, but some fields disagree
+    DOI_MISMATCH = "doi_mismatch"  # the entry's identifier names a different paper
+    NOT_FOUND = "not_found"  # every source consulted answered, none has it
+    UNVERIFIED = "unverified"  # no decision possible (a source failed, offline, no title)
+    SKIPPED = "skipped"  # not checked at all (verification disabled for it)
+
+
+#: Codes in the audit trail that are not plain source outcomes.
+S2_NOT_FOUND = "S2_NOT_FOUND"
+
+
+@dataclass(slots=True)
+class AuditStep:
+    """One tier tried for an entry: which request, and what it answered."""
+
+    method: str  # "s2_batch", "crossref_doi", ... or S2_NOT_FOUND
+    source: str
+    outcome: str  # an Outcome value, or S2_NOT_FOUND / "cached" markers
+    detail: str = ""
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "source": self.source,
+            "outcome": self.outcome,
+            "detail": self.detail,
+            "cached": self.cached,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AuditStep:
+        return cls(
+            method=str(data.get("method", "")),
+            source=str(data.get("source", "")),
+            outcome=str(data.get("outcome", "")),
+            detail=str(data.get("detail", "")),
+            cached=bool(data.get("cached", False)),
+        )
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome in (Outcome.FOUND.value, Outcome.NOT_FOUND.value)
+
+
+@dataclass(slots=True)
+class Verification:
+    key: str
+    status: Status
+    summary: str  # one line a researcher can act on
+    match: PaperRecord | None = None
+    versions: list[PaperRecord] = field(default_factory=list)  # other records of the same paper
+    score: float = 0.0  # title similarity of the match (0-1)
+    method: str = ""  # the tier that decided: "s2_batch", "crossref_doi", ...
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    audit: list[AuditStep] = field(default_factory=list)
+    candidates: list[PaperRecord] = field(default_factory=list)  # close real papers
+    checked_at: str = ""  # ISO 8601, UTC
+    content_hash: str = ""
+    informational: bool = False  # a miss is information only (books, theses, software, ...)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "status": self.status.value,
+            "summary": self.summary,
+            "match": self.match.to_json() if self.match else None,
+            "versions": [r.to_json() for r in self.versions],
+            "score": round(self.score, 3),
+            "method": self.method,
+            "discrepancies": [d.to_json() for d in self.discrepancies],
+            "audit": [a.to_json() for a in self.audit],
+            "candidates": [r.to_json() for r in self.candidates],
+            "checked_at": self.checked_at,
+            "content_hash": self.content_hash,
+            "informational": self.informational,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verification:
+        match = data.get("match")
+        return cls(
+            key=str(data["key"]),
+            status=Status(str(data["status"])),
+            summary=str(data.get("summary", "")),
+            match=PaperRecord.from_json(match) if isinstance(match, dict) else None,
+            versions=[PaperRecord.from_json(r) for r in _dicts(data.get("versions"))],
+            score=float(data.get("score") or 0.0),
+            method=str(data.get("method", "")),
+            discrepancies=[Discrepancy.from_json(d) for d in _dicts(data.get("discrepancies"))],
+            audit=[AuditStep.from_json(a) for a in _dicts(data.get("audit"))],
+            candidates=[PaperRecord.from_json(r) for r in _dicts(data.get("candidates"))],
+            checked_at=str(data.get("checked_at", "")),
+            content_hash=str(data.get("content_hash", "")),
+            informational=bool(data.get("informational", False)),
+        )
+
+
+def _dicts(value: object) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
