@@ -72,6 +72,7 @@ import pytest
 from rapidfuzz import fuzz
 
 from citelens.settings import Settings
+from citelens.sources.http import DEFAULT_RATES, Rate
 
 PAPERS_JSON = Path(__file__).with_name("papers.json")
 
@@ -1273,6 +1274,11 @@ def running(papers: list[dict[str, Any]] | None = None) -> Iterator[ScholarlyFak
         yield fake
     finally:
         fake.stop()
+
+
+def fast_rates(interval_s: float = 0.0, concurrency: int = 4) -> dict[str, Rate]:
+    """Rates for ``Sources.from_settings(..., rates=fast_rates())`` so tests do not wait."""
+    return {name: Rate(interval_s, concurrency) for name in DEFAULT_RATES}
 
 
 @pytest.fixture
