@@ -77,6 +77,14 @@ async def _source_call(module: str, function: str, host_name: str, ctx: Context,
         result = await fn(host, *args, **kwargs)
     except Exception as e:  # the source contract says never raise; be safe anyway
         return Lookup(host_name, function, Outcome.FAILED, detail=f"error: {type(e).__name__}")
+    if isinstance(result, dict):  # batch functions: one Lookup per id as given
+        lookups = [v for v in result.values() if isinstance(v, Lookup)]
+        found = [v for v in lookups if v.outcome is Outcome.FOUND]
+        if found:
+            return Lookup(found[0].source, found[0].method, Outcome.FOUND,
+                          [r for v in found for r in v.records], "", found[0].elapsed_ms)
+        if lookups:
+            return lookups[0]
     if not isinstance(result, Lookup):
         return Lookup(host_name, function, Outcome.FAILED, detail="unexpected return value")
     return result

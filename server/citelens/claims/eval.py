@@ -1,0 +1,292 @@
+"""``citelens eval claims FILE.jsonl [--abstract-only]``: score the claim checker.
+
+Each line is one labelled pair (SCITANCE-like)::
+
+    {"claim": "...", "abstract": "...", "full_text": "...", "label": "SUPPORTS"}
+    {"claim": "...", "paper": {"doi": "10.x/y"}, "label": "NOT_ENOUGH_INFO"}
+
+``abstract``/``full_text`` are used as given; with ``paper`` (doi, arxiv_id, pmid,
+title, url) they are retrieved by the cascades. The model comes from the usual
+settings (``CITELENS_LLM_BASE_URL``, ``CITELENS_LLM_MODEL``...). Prints micro-F1,
+macro-F1, support-vs-not accuracy, the confusion matrix and the escalation table.
+``--abstract-only`` is the ablation without phase 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+
+from citelens.claims.llm import LLMConfig
+from citelens.claims.pipeline import check_claim
+from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.model import EntryView
+from citelens.settings import Settings, from_sources
+
+LABELS = (Verdict.SUPPORTS, Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO)
+SHORT = {Verdict.SUPPORTS: "SUP", Verdict.CONTRADICTS: "CON", Verdict.NOT_ENOUGH_INFO: "NEI"}
+CONCURRENCY = 4
+
+
+@dataclass(slots=True)
+class Item:
+    line: int
+    claim: str
+    label: Verdict
+    abstract: str | None = None
+    full_text: str | None = None
+    paper: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Outcome:
+    gold: Verdict
+    predicted: Verdict  # errors count as NOT_ENOUGH_INFO
+    phase1: Verdict | None  # None: phase 1 did not run (no abstract) or failed
+    escalated: bool
+    error: bool = False
+
+
+def parse_label(value: Any) -> Verdict | None:
+    if not isinstance(value, str):
+        return None
+    key = "_".join(value.strip().upper().replace("-", " ").split())
+    key = {"NEI": "NOT_ENOUGH_INFO", "SUPPORT": "SUPPORTS", "CONTRADICT": "CONTRADICTS",
+           "REFUTES": "CONTRADICTS"}.get(key, key)
+    try:
+        return Verdict(key)
+    except ValueError:
+        return None
+
+
+def read_items(lines: list[str]) -> tuple[list[Item], list[str]]:
+    """The usable items and one problem line per unusable input line."""
+    items: list[Item] = []
+    problems: list[str] = []
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            problems.append(f"line {n}: not JSON")
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"line {n}: not a JSON object")
+            continue
+        claim, label = data.get("claim"), parse_label(data.get("label"))
+        paper = data.get("paper")
+        if not isinstance(claim, str) or not claim.strip():
+            problems.append(f"line {n}: no claim")
+        elif label is None:
+            problems.append(f"line {n}: label must be SUPPORTS, CONTRADICTS or NOT_ENOUGH_INFO")
+        elif not isinstance(data.get("abstract"), str) and not isinstance(paper, dict):
+            problems.append(f"line {n}: needs an abstract or a paper")
+        else:
+            items.append(Item(
+                n, claim, label,
+                data["abstract"] if isinstance(data.get("abstract"), str) else None,
+                data["full_text"] if isinstance(data.get("full_text"), str) else None,
+                {str(k): str(v) for k, v in paper.items()} if isinstance(paper, dict) else {},
+            ))
+    return items, problems
+
+
+def _view(item: Item) -> EntryView | None:
+    p = item.paper
+    if not p:
+        return None
+    return EntryView(
+        key=f"line{item.line}", entry_type="article", title=p.get("title", ""), authors=(),
+        authors_truncated=False, year=None, venue="", doi=p.get("doi"),
+        arxiv_id=p.get("arxiv_id") or p.get("arxiv"), pmid=p.get("pmid"), s2_id=None,
+        url=p.get("url"),
+    )
+
+
+def to_outcome(item: Item, result: ClaimResult, abstract_only: bool) -> Outcome:
+    error = result.status is not Status.VERDICT or result.verdict is None
+    predicted = Verdict.NOT_ENOUGH_INFO if error or result.verdict is None else result.verdict
+    phase1 = result.phase1_verdict
+    escalated = not abstract_only and phase1 in (None, Verdict.NOT_ENOUGH_INFO) and not (
+        error and result.phase == "abstract")
+    return Outcome(item.label, predicted, phase1, escalated, error)
+
+
+# ---------------------------------------------------------------------------- scores
+
+
+@dataclass(slots=True)
+class Scores:
+    n: int
+    micro_f1: float
+    macro_f1: float
+    support_vs_not: float
+    confusion: dict[Verdict, dict[Verdict, int]]
+    per_class_f1: dict[Verdict, float]
+
+
+def score(outcomes: list[Outcome]) -> Scores:
+    confusion = {g: dict.fromkeys(LABELS, 0) for g in LABELS}
+    for o in outcomes:
+        confusion[o.gold][o.predicted] += 1
+    n = len(outcomes)
+    correct = sum(confusion[v][v] for v in LABELS)
+    f1s: dict[Verdict, float] = {}
+    for v in LABELS:
+        tp = confusion[v][v]
+        fp = sum(confusion[g][v] for g in LABELS) - tp
+        fn = sum(confusion[v].values()) - tp
+        if tp + fp + fn == 0:
+            continue  # a class absent from both gold and predictions
+        f1s[v] = 2 * tp / (2 * tp + fp + fn)
+    binary = sum((o.gold is Verdict.SUPPORTS) == (o.predicted is Verdict.SUPPORTS)
+                 for o in outcomes)
+    return Scores(
+        n=n,
+        micro_f1=correct / n if n else 0.0,
+        macro_f1=sum(f1s.values()) / len(f1s) if f1s else 0.0,
+        support_vs_not=binary / n if n else 0.0,
+        confusion=confusion,
+        per_class_f1=f1s,
+    )
+
+
+@dataclass(slots=True)
+class Escalation:
+    resolved_phase1: int = 0
+    resolved_phase1_correct: int = 0
+    escalated: int = 0
+    corrected: int = 0
+    correctly_left_nei: int = 0
+    wrongly_left_nei: int = 0
+    flipped_wrong: int = 0
+    errors: int = 0
+
+
+def escalation(outcomes: list[Outcome]) -> Escalation:
+    e = Escalation()
+    for o in outcomes:
+        e.errors += o.error
+        if o.phase1 is not None and o.phase1 is not Verdict.NOT_ENOUGH_INFO:
+            e.resolved_phase1 += 1
+            e.resolved_phase1_correct += o.predicted is o.gold
+            continue
+        if not o.escalated:
+            continue
+        e.escalated += 1
+        if o.predicted is Verdict.NOT_ENOUGH_INFO:
+            if o.gold is Verdict.NOT_ENOUGH_INFO:
+                e.correctly_left_nei += 1
+            else:
+                e.wrongly_left_nei += 1
+        elif o.predicted is o.gold:
+            e.corrected += 1
+        else:
+            e.flipped_wrong += 1
+    return e
+
+
+def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
+    s, e = score(outcomes), escalation(outcomes)
+    pct = lambda x: f"{100 * x:.1f}"  # noqa: E731
+    mode = "abstract only (phase 1)" if abstract_only else "two-stage (abstract, then passages)"
+    print(f"claims: {s.n}   mode: {mode}", file=out)
+    print(f"micro-F1        {pct(s.micro_f1)}", file=out)
+    print(f"macro-F1        {pct(s.macro_f1)}", file=out)
+    print(f"support vs not  {pct(s.support_vs_not)}", file=out)
+    print("per-class F1    " + "  ".join(f"{SHORT[v]} {pct(f)}" for v, f in s.per_class_f1.items()),
+          file=out)
+    print("", file=out)
+    print("confusion (rows: gold, columns: predicted)", file=out)
+    print("        " + "".join(f"{SHORT[v]:>6}" for v in LABELS), file=out)
+    for g in LABELS:
+        print(f"  {SHORT[g]:<6}" + "".join(f"{s.confusion[g][p]:>6}" for p in LABELS), file=out)
+    print("", file=out)
+    print("escalation", file=out)
+    print(f"  resolved at phase 1      {e.resolved_phase1:>4}  "
+          f"({e.resolved_phase1_correct} correct)", file=out)
+    if abstract_only:
+        left = sum(1 for o in outcomes if o.phase1 in (None, Verdict.NOT_ENOUGH_INFO))
+        print(f"  left NEI (no phase 2)    {left:>4}", file=out)
+    else:
+        print(f"  escalated to phase 2     {e.escalated:>4}", file=out)
+        print(f"    corrected by phase 2   {e.corrected:>4}", file=out)
+        print(f"    correctly left NEI     {e.correctly_left_nei:>4}", file=out)
+        print(f"    wrongly left NEI       {e.wrongly_left_nei:>4}", file=out)
+        print(f"    flipped to wrong       {e.flipped_wrong:>4}", file=out)
+    if e.errors:
+        print(f"  model errors (counted as NEI) {e.errors}", file=out)
+
+
+# ---------------------------------------------------------------------------- running
+
+
+async def run_items(items: list[Item], settings: Settings,
+                    abstract_only: bool) -> list[tuple[Item, ClaimResult]]:
+    sources: Any = None
+    if any(i.paper for i in items) and not settings.offline:
+        from citelens.sources.http import Sources
+
+        sources = Sources.from_settings(settings)
+    gate = asyncio.Semaphore(CONCURRENCY)
+    try:
+        async with httpx.AsyncClient(timeout=settings.request_timeout_s) as client:
+            async def one(item: Item) -> tuple[Item, ClaimResult]:
+                async with gate:
+                    result = await check_claim(
+                        item.claim, _view(item), None, settings=settings, client=client,
+                        sources=sources, abstract=item.abstract, full_text=item.full_text,
+                        abstract_only=abstract_only)
+                    return item, result
+
+            return list(await asyncio.gather(*(one(i) for i in items)))
+    finally:
+        if sources is not None:
+            await sources.aclose()
+
+
+def main(argv: list[str], settings: Settings | None = None,
+         out: TextIO | None = None) -> int:
+    """Entry point of ``citelens eval claims``; returns the exit status."""
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(prog="citelens eval claims",
+                                     description="Score claim checks on labelled JSONL data.")
+    parser.add_argument("file", help="JSONL file: claim, abstract|paper, full_text?, label")
+    parser.add_argument("--abstract-only", action="store_true",
+                        help="ablation: phase 1 only (no full-text escalation)")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code or 0)
+    settings = settings or from_sources()
+    if LLMConfig.from_settings(settings) is None:
+        print("citelens eval claims needs a model: set CITELENS_LLM_BASE_URL and "
+              "CITELENS_LLM_MODEL (see docs/claims.md).", file=sys.stderr)
+        return 2
+    try:
+        lines = Path(args.file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"cannot read {args.file}: {type(e).__name__}", file=sys.stderr)
+        return 1
+    items, problems = read_items(lines)
+    for p in problems:
+        print(f"skipped {p}", file=sys.stderr)
+    if not items:
+        print("no usable items", file=sys.stderr)
+        return 1
+    pairs = asyncio.run(run_items(items, settings, args.abstract_only))
+    outcomes = [to_outcome(item, result, args.abstract_only) for item, result in pairs]
+    report(outcomes, args.abstract_only, out)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(sys.argv[1:]))
