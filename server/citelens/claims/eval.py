@@ -194,9 +194,12 @@ def escalation(outcomes: list[Outcome]) -> Escalation:
     return e
 
 
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
 def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
     s, e = score(outcomes), escalation(outcomes)
-    pct = lambda x: f"{100 * x:.1f}"  # noqa: E731
     mode = "abstract only (phase 1)" if abstract_only else "two-stage (abstract, then passages)"
     print(f"claims: {s.n}   mode: {mode}", file=out)
     print(f"micro-F1        {pct(s.micro_f1)}", file=out)
