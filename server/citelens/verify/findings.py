@@ -1,0 +1,221 @@
+"""Verification results as :class:`~citelens.model.Finding` diagnostics.
+
+Codes: ``DOI_MISMATCH`` (the identifier names another paper), ``NOT_FOUND``,
+``METADATA_MISMATCH`` (the paper exists, some fields are wrong), ``UNVERIFIED``
+(a source failed; nothing is claimed) and ``DUPLICATE_ENTRY``. Each lands in the
+.bib file on the field that is wrong (the entry key otherwise) and, for the first
+three, at every citation of the key. ``Finding.data`` carries what a quick fix
+needs: key, bib path, status, the matched record and candidate records as JSON,
+the field and its value span, the duplicate's key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from citelens.model import BibEntry, BibField, BibFile, Citation, Finding, Related, Severity, Span
+from citelens.parsing.entry_view import entry_view
+from citelens.settings import DEFAULT_SEVERITY, Settings
+from citelens.verify.duplicates import find_duplicates
+from citelens.verify.match import Discrepancy
+from citelens.verify.status import Status, Verification
+
+#: BibTeX fields holding what a discrepancy is about, most likely first.
+FIELD_NAMES: dict[str, tuple[str, ...]] = {
+    "title": ("title",),
+    "authors": ("author", "editor"),
+    "year": ("year", "date"),
+    "venue": ("journal", "journaltitle", "booktitle", "eventtitle", "publisher", "school",
+              "institution", "howpublished", "organization"),
+    "doi": ("doi", "url", "note", "howpublished"),
+    "arxiv": ("eprint", "arxiv", "arxivid", "url", "journal", "note", "howpublished"),
+    "pmid": ("pmid", "url", "note"),
+    "s2": ("s2id", "s2_id", "url"),
+}
+
+_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+_AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
+
+
+def _severity(settings: Settings, code: str, *, default: Severity | None = None
+              ) -> Severity | None:
+    """The configured severity of ``code`` (None = "off"). ``default`` replaces our own
+    default when the user configured nothing for this code."""
+    configured = code in settings.diagnostic_severity or "default" in settings.diagnostic_severity
+    raw = settings.severity(code)
+    if raw == "off":
+        return None
+    if not configured and default is not None:
+        return default
+    try:
+        return Severity(raw)
+    except ValueError:
+        return Severity(DEFAULT_SEVERITY.get(code, "warning"))
+
+
+def _field(entry: BibEntry, what: str) -> BibField | None:
+    for name in FIELD_NAMES.get(what, (what,)):
+        f = entry.fields.get(name)
+        if f is not None:
+            return f
+    return None
+
+
+def _first_definitions(bib_files: Sequence[BibFile]) -> dict[str, BibEntry]:
+    """Key -> the entry BibTeX uses (its first definition in file order)."""
+    out: dict[str, BibEntry] = {}
+    for bib in bib_files:
+        for e in bib.entries:
+            if not e.path:
+                e.path = bib.path
+            out.setdefault(e.key, e)
+    return out
+
+
+def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object]:
+    data: dict[str, object] = {
+        "key": entry.key,
+        "bib": entry.path,
+        "status": v.status.value,
+        "summary": v.summary,
+        "match": v.match.to_json() if v.match else None,
+        "candidates": [c.to_json() for c in v.candidates],
+        "informational": v.informational,
+    }
+    data.update(extra)
+    return data
+
+
+def _on_field(entry: BibEntry, what: str) -> tuple[Span, dict[str, object]]:
+    f = _field(entry, what)
+    if f is None:
+        return entry.key_span, {"field": None}
+    return f.value_span, {"field": f.name, "value_span": [f.value_span.start, f.value_span.end]}
+
+
+def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
+    path = entry.path
+    if v.status is Status.DOI_MISMATCH:
+        sev = _severity(settings, "DOI_MISMATCH")
+        if sev is None:
+            return []
+        ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
+        span, where = _on_field(entry, ident.field if ident else "doi")
+        return [Finding(path, span, "DOI_MISMATCH", v.summary, sev, entry.key,
+                        data=_data(entry, v, **where))]
+    if v.status is Status.NOT_FOUND:
+        sev = _severity(settings, "NOT_FOUND")
+        if sev is None:
+            return []
+        if v.informational and _RANK[sev] > _RANK[Severity.INFORMATION]:
+            sev = Severity.INFORMATION
+        return [Finding(path, entry.key_span, "NOT_FOUND", v.summary, sev, entry.key,
+                        data=_data(entry, v, field=None))]
+    if v.status is Status.UNVERIFIED:
+        sev = _severity(settings, "UNVERIFIED")
+        if sev is None:
+            return []
+        return [Finding(path, entry.key_span, "UNVERIFIED", v.summary, sev, entry.key,
+                        data=_data(entry, v, field=None))]
+    if v.status is Status.PARTIAL:
+        out = []
+        for d in v.discrepancies:
+            sev = _metadata_severity(settings, [d])
+            if sev is None:
+                continue
+            span, where = _on_field(entry, d.field)
+            out.append(Finding(path, span, "METADATA_MISMATCH", d.message, sev, entry.key,
+                               data=_data(entry, v, discrepancy=d.to_json(), **where)))
+        return out
+    return []
+
+
+def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy]
+                       ) -> Severity | None:
+    """Information by default; warning when a discrepancy is one (wrong authors, ...)."""
+    worst = max((d.severity for d in discrepancies), key=_RANK.__getitem__,
+                default=Severity.INFORMATION)
+    base = Severity.WARNING if _RANK[worst] >= _RANK[Severity.WARNING] else None
+    return _severity(settings, "METADATA_MISMATCH", default=base)
+
+
+def _citation_findings(
+    citations: Mapping[str, Sequence[Citation]],
+    defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification],
+    settings: Settings,
+) -> list[Finding]:
+    out = []
+    for path, cits in citations.items():
+        for c in cits:
+            v = results.get(c.key)
+            entry = defs.get(c.key)
+            if v is None or entry is None or v.status not in _AT_CITATIONS:
+                continue
+            if v.status is Status.DOI_MISMATCH:
+                code, sev = "DOI_MISMATCH", _severity(settings, "DOI_MISMATCH")
+            elif v.status is Status.NOT_FOUND:
+                code, sev = "NOT_FOUND", _severity(settings, "NOT_FOUND")
+                if sev is not None and v.informational and _RANK[sev] > 1:
+                    sev = Severity.INFORMATION
+            else:
+                code, sev = "METADATA_MISMATCH", _metadata_severity(settings, v.discrepancies)
+            if sev is None:
+                continue
+            related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
+            out.append(Finding(path, c.span, code, f"{c.key}: {v.summary}", sev, c.key,
+                               related=related, data=_data(entry, v, field=None)))
+    return out
+
+
+def duplicate_findings(
+    defs: Mapping[str, BibEntry], results: Mapping[str, Verification], settings: Settings
+) -> list[Finding]:
+    """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
+    paper, or the same title), each pointing at the other."""
+    sev = _severity(settings, "DUPLICATE_ENTRY")
+    if sev is None or len(defs) < 2:
+        return []
+    views = [entry_view(e, defs) for e in defs.values()]
+    resolved = {k: v.match.s2_paper_id for k, v in results.items()
+                if v.match is not None and v.match.s2_paper_id
+                and v.status in (Status.VERIFIED, Status.PARTIAL)}
+    out = []
+    for pair in find_duplicates(views, resolved):
+        a, b = defs.get(pair.key_a), defs.get(pair.key_b)
+        if a is None or b is None:
+            continue
+        for this, other in ((a, b), (b, a)):
+            out.append(Finding(
+                this.path, this.key_span, "DUPLICATE_ENTRY",
+                f"{this.key} and {other.key} are the same paper: {pair.message}", sev, this.key,
+                related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
+                data={"key": this.key, "bib": this.path, "duplicate_of": other.key,
+                      "duplicate_bib": other.path, "reason": pair.reason}))
+    return out
+
+
+def verification_findings(
+    bib_files: Sequence[BibFile],
+    citations: Mapping[str, Sequence[Citation]],
+    results: Mapping[str, Verification],
+    settings: Settings,
+) -> list[Finding]:
+    """Every finding the verification results give, in the .bib files and at citations.
+
+    ``citations`` maps a source file's path to the citations in it. Never raises
+    for odd input: an entry that cannot be placed is skipped.
+    """
+    defs = _first_definitions(bib_files)
+    out: list[Finding] = []
+    for key, entry in defs.items():
+        v = results.get(key)
+        if v is None:
+            continue
+        try:
+            out += _entry_findings(entry, v, settings)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            continue
+    out += _citation_findings(citations, defs, results, settings)
+    out += duplicate_findings(defs, results, settings)
+    return out
