@@ -259,7 +259,7 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
             break
         head = head_match(text, at)
         if head is None:
-            if _at_line_start(text, at):
+            if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
                 eol = find("\n", at)
                 problems.append(BibProblem(Span(at, n if eol < 0 else eol),
                                            "expected an entry type and '{' after '@'"))

@@ -78,9 +78,24 @@ def entry_view(entry: BibEntry, crossref: CrossrefSource | None = None) -> Entry
 def _fields(entry: BibEntry, crossref: CrossrefSource | None) -> dict[str, str]:
     raw: Mapping[str, BibField] = entry.fields
     if crossref is not None and entry.get("crossref"):
-        lookup = crossref_lookup(crossref) if isinstance(crossref, Mapping) else crossref
+        lookup = _mapping_lookup(crossref) if isinstance(crossref, Mapping) else crossref
         raw = resolve_crossref(entry, lookup)
     return {name: f.value for name, f in raw.items()}
+
+
+def _mapping_lookup(entries: Mapping[str, BibEntry]) -> Callable[[str], BibEntry | None]:
+    """Exact keys first; a case-insensitive index is built only when that fails."""
+    folded: list[Callable[[str], BibEntry | None]] = []
+
+    def lookup(key: str) -> BibEntry | None:
+        found = entries.get(key) or entries.get(key.strip())
+        if found is None:
+            if not folded:
+                folded.append(crossref_lookup(entries))
+            found = folded[0](key)
+        return found
+
+    return lookup
 
 
 def _view(entry: BibEntry, f: dict[str, str]) -> EntryView:

@@ -43,10 +43,33 @@ def to_unicode(latex: str) -> str:
             return ""
         if not _LATEX_SYNTAX.search(latex):  # plain text, perhaps with protecting braces
             return _clean(latex.replace("{", "").replace("}", ""))
+        journal = _ONE_MACRO.match(latex)
+        if journal is not None and journal.group(1) in AAS_JOURNALS:
+            return AAS_JOURNALS[journal.group(1)]
         text = _CONVERTER.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", latex))
     except Exception:
         text = _fallback(latex)
     return _clean(text)
+
+
+_ONE_MACRO = re.compile(r"^\s*\{?\s*\\([A-Za-z]+)\s*\}?\s*$")
+#: Journal macros of AASTeX, used by ADS-exported .bib files (``journal = {\apj}``).
+AAS_JOURNALS: dict[str, str] = {
+    "aj": "AJ", "actaa": "Acta Astron.", "araa": "ARA&A", "apj": "ApJ", "apjl": "ApJL",
+    "apjs": "ApJS", "ao": "Appl. Opt.", "apss": "Ap&SS", "aap": "A&A", "aapr": "A&A Rv",
+    "aaps": "A&AS", "azh": "AZh", "baas": "BAAS", "jrasc": "JRASC", "memras": "MmRAS",
+    "mnras": "MNRAS", "pra": "Phys. Rev. A", "prb": "Phys. Rev. B", "prc": "Phys. Rev. C",
+    "prd": "Phys. Rev. D", "pre": "Phys. Rev. E", "prl": "Phys. Rev. Lett.", "pasp": "PASP",
+    "pasj": "PASJ", "qjras": "QJRAS", "skytel": "S&T", "solphys": "Sol. Phys.",
+    "sovast": "Soviet Ast.", "ssr": "Space Sci. Rev.", "zap": "ZAp", "nat": "Nature",
+    "iaucirc": "IAU Circ.", "aplett": "Astrophys. Lett.", "apspr": "Astrophys. Space Phys. Res.",
+    "bain": "Bull. Astron. Inst. Netherlands", "fcp": "Fund. Cosmic Phys.",
+    "gca": "Geochim. Cosmochim. Acta", "grl": "Geophys. Res. Lett.", "jcp": "J. Chem. Phys.",
+    "jgr": "J. Geophys. Res.", "jqsrt": "J. Quant. Spec. Radiat. Transf.",
+    "memsai": "Mem. Soc. Astron. Italiana", "nphysa": "Nucl. Phys. A", "physrep": "Phys. Rep.",
+    "physscr": "Phys. Scr", "planss": "Planet. Space Sci.", "procspie": "Proc. SPIE",
+    "icarus": "Icarus", "jcap": "JCAP", "psj": "PSJ", "aas": "AAS Meeting Abstracts",
+}
 
 
 def _clean(text: str) -> str:

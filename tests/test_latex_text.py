@@ -1,0 +1,93 @@
+"""LaTeX field values to Unicode, and title normalisation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citelens.parsing.latex_text import normalize_title, strip_accents, to_unicode
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r'{\"o}', "ö"),
+        (r"\'{e}", "é"),
+        (r"Heged{\H u}s", "Hegedűs"),
+        (r"Garc\'{\i}a", "García"),
+        (r"Garcimart\'{\i}n", "Garcimartín"),  # physrev_e_1993_2024.bib
+        (r"Segr\`e", "Segrè"),
+        (r"{\"{O}}zt{\"u}rk", "Öztürk"),
+        (r"\v{S}koda", "Škoda"),
+        (r"{\L}ukasz", "Łukasz"),
+        (r"S{\'{e}}bastien Ourselin", "Sébastien Ourselin"),  # dblp style
+        (r"{\aa}ngstr{\"o}m", "ångström"),
+        ("{BERT}: Pre-training of Deep Bidirectional Transformers",
+         "BERT: Pre-training of Deep Bidirectional Transformers"),
+        ("{{Planck 2015 results}}", "Planck 2015 results"),
+        ("pages 1--10", "pages 1–10"),
+        ("a---b", "a—b"),
+        (r"$\alpha$-helix", "α-helix"),
+        (r"$\mathcal{O}(n \log n)$ sorting", "𝒪(n log n) sorting"),
+        (r"50\% of \emph{all} \textbf{cases}", "50% of all cases"),
+        ("50% of cases & more", "50% of cases & more"),  # bare % and & are text in .bib
+        ("Ten~Years", "Ten Years"),
+        ("multi\n   line\ttitle ", "multi line title"),
+        ("``Quoted''", "“Quoted”"),
+        (r"\aap", "A&A"),  # AASTeX journal macro (ADS exports)
+        ("plain title", "plain title"),
+        ("", ""),
+    ],
+)
+def test_to_unicode(latex: str, text: str) -> None:
+    assert to_unicode(latex) == text
+
+
+@pytest.mark.parametrize(
+    "latex",
+    ["unbalanced {", "}", "\\", "{\\", r"\verb|x", r"\begin{x}", "$", "$$ $", "x\x00y",
+     "\ud800", r"\unknowncommand{arg}", "%", "#", "^_"],
+)
+def test_to_unicode_survives_broken_latex(latex: str) -> None:
+    out = to_unicode(latex)
+    assert isinstance(out, str)
+    out.encode("utf-8")  # no lone surrogates: the LSP must be able to send it
+    assert "\x00" not in out
+
+
+def test_to_unicode_keeps_arguments_of_unknown_commands() -> None:
+    assert to_unicode(r"\unknowncommand{Kept} text") == "Kept text"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("{BERT}: Pre-training of Deep", "BERT — pre‐training of deep"),
+        (r"Schr\"odinger's {Cat}", "Schrödinger’s cat"),
+        ("The  Title.", "the title"),
+        ("ﬁne-tuning", "fine tuning"),  # NFKC ligature
+        ("“Quoted” title", '"Quoted" Title'),
+        ("Don't stop", "Dont stop"),
+    ],
+)
+def test_normalize_title_equates_typographic_variants(a: str, b: str) -> None:
+    assert normalize_title(a) == normalize_title(b)
+
+
+def test_normalize_title_keeps_words_apart() -> None:
+    assert normalize_title("Attention is all you need") != normalize_title("Attention is all")
+    assert normalize_title("A: B, C!") == "a b c"
+
+
+def test_strip_accents() -> None:
+    assert strip_accents("Hegedűs Łukasz Øre Straße") == "Hegedus Lukasz Ore Strasse"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_never_raise_on_any_text(text: str) -> None:
+    out = to_unicode(text)
+    out.encode("utf-8")
+    assert out == out.strip()
+    normalize_title(text).encode("utf-8")

@@ -1,0 +1,108 @@
+"""Splitting BibTeX author lists and names (first/von/last/jr)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citelens.model import Name
+from citelens.parsing.names import family_key, split_names
+
+
+def parts(value: str) -> list[tuple[str, str, str, str]]:
+    return [(n.first, n.von, n.last, n.jr) for n in split_names(value)[0]]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Eriksson, Anders B. and Dahlqvist, Per",  # physrev_e_1993_2024.bib
+         [("Anders B.", "", "Eriksson", ""), ("Per", "", "Dahlqvist", "")]),
+        (r"Segr\`e, P. N. and Gammon, R. W.",
+         [("P. N.", "", "Segrè", ""), ("R. W.", "", "Gammon", "")]),
+        ("Ashish Vaswani", [("Ashish", "", "Vaswani", "")]),
+        ("Ludwig van Beethoven", [("Ludwig", "van", "Beethoven", "")]),
+        ("van Beethoven, Ludwig", [("Ludwig", "van", "Beethoven", "")]),
+        ("Charles Louis Xavier Joseph de la Vall{\\'e}e Poussin",
+         [("Charles Louis Xavier Joseph", "de la", "Vallée Poussin", "")]),
+        ("De la Fuente, Ana", [("Ana", "De la", "Fuente", "")]),
+        ("Doe, Jr., John", [("John", "", "Doe", "Jr.")]),
+        ("{Barack Obama}", [("", "", "Barack Obama", "")]),
+        ("{The pandas development team}", [("", "", "The pandas development team", "")]),
+        (r"{\"O}zt{\"u}rk, Ay{\c{s}}e", [("Ayşe", "", "Öztürk", "")]),
+        (r"{\"O}mer {\"O}zt{\"u}rk", [("Ömer", "", "Öztürk", "")]),
+        (r"Heged{\H u}s, Istv\'an", [("István", "", "Hegedűs", "")]),
+        (r"Garc\'{\i}a-Hern\'andez, M.", [("M.", "", "García-Hernández", "")]),
+        (r"{\L}ukasz Kaiser", [("Łukasz", "", "Kaiser", "")]),
+        ("{Greenfield}, P. and {Droettboom}, M.",  # ADS style, astropy refs.bib
+         [("P.", "", "Greenfield", ""), ("M.", "", "Droettboom", "")]),
+        ("{Ade}, P.~A.~R.", [("P. A. R.", "", "Ade", "")]),
+        ("A. Smith AND B. Jones\n    and  C. Brown",
+         [("A.", "", "Smith", ""), ("B.", "", "Jones", ""), ("C.", "", "Brown", "")]),
+        ("Brand and Andrews and Sandy Landers",  # 'and' inside words is no separator
+         [("", "", "Brand", ""), ("", "", "Andrews", ""), ("Sandy", "", "Landers", "")]),
+        ("{Simon and Schuster} and Jones",
+         [("", "", "Simon and Schuster", ""), ("", "", "Jones", "")]),
+        ("Smith, John and", [("John", "", "Smith", "")]),
+        ("", []),
+        (" and ", []),
+    ],
+)
+def test_split_names(value: str, expected: list[tuple[str, str, str, str]]) -> None:
+    assert parts(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "count", "truncated"),
+    [
+        ("Vaswani, Ashish and Shazeer, Noam and others", 2, True),
+        ("Vaswani, Ashish and Shazeer, Noam and Others", 2, True),
+        ("{Planck Collaboration} and {Ade}, P.~A.~R. and et al.", 2, True),
+        ("Smith et al.", 1, True),
+        ("Vaswani, Ashish and Shazeer, Noam", 2, False),
+        ("{others}", 0, True),
+    ],
+)
+def test_truncation(value: str, count: int, truncated: bool) -> None:
+    names, was_truncated = split_names(value)
+    assert (len(names), was_truncated) == (count, truncated)
+    assert not any(n.is_others for n in names)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        (Name("István", "", "Hegedűs", ""), "hegedus"),
+        (Name("Ludwig", "van", "Beethoven", ""), "beethoven"),
+        (Name("M.", "", "García-Hernández", ""), "garciahernandez"),
+        (Name("", "", "Øre Ł", ""), "orel"),
+        (Name("A", "", "O'Neil", ""), "oneil"),
+    ],
+)
+def test_family_key(name: Name, key: str) -> None:
+    assert family_key(name) == key
+
+
+def test_family_key_matches_display_names_of_records() -> None:
+    (bib,), _ = split_names(r"Heged{\H u}s, Istv\'an")
+    (record,), _ = split_names("István Hegedus")
+    assert family_key(bib) == family_key(record)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_split_names_never_raises(value: str) -> None:
+    names, _ = split_names(value)
+    for n in names:
+        family_key(n)
+        assert n.last or n.first
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.from_regex(r"[A-Z][a-z]{1,8}, [B-Z][a-z]{1,8}", fullmatch=True),  # no "And"
+                min_size=1, max_size=6))
+def test_split_names_finds_every_generated_name(names: list[str]) -> None:
+    found, truncated = split_names(" and ".join(names))
+    assert not truncated
+    assert [(n.last, n.first) for n in found] == [tuple(s.split(", ")) for s in names]
