@@ -34,7 +34,7 @@ _ABBREVIATIONS = frozenset(
 
 # ---------------------------------------------------------------------------- sentences
 
-_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+")
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s+|(?=[\ue000\ue001]))")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)$")
 
 
@@ -261,6 +261,7 @@ def _tidy(text: str) -> str:
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"([,;])\1+", r"\1", text)
+    text = re.sub(r"(?<!\.)\.\s*\.(?!\.)", ".", text)  # "et al. ." after a removed citation
     return _SPACES.sub(" ", text).strip()
 
 
@@ -273,7 +274,7 @@ def _sentence_with_mark(plain: str) -> str:
         if a <= at < b or (at == b and i == len(sentences) - 1):
             after = plain[at + 1 : b].replace(_OTHER, " ").lstrip()
             if not plain[a:at].strip() and i > 0 and (not after or after[0].isupper()):
-                a = sentences[i - 1][0]  # "... shown.\cite{x} Next ...": belongs before
+                a, b = sentences[i - 1][0], at + 1  # "... shown.\cite{x} Next": the one before
             sentence = plain[a:b]
             if len(sentence) > LONG_SENTENCE and ";" in sentence:
                 rel = at - a
