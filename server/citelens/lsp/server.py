@@ -52,7 +52,9 @@ class CiteLensServer(LanguageServer):
     @property
     def encoding(self) -> str:
         enc = self.workspace.position_encoding
-        return str(enc.value if hasattr(enc, "value") else enc or "utf-16")
+        if isinstance(enc, lsp.PositionEncodingKind):
+            return str(enc.value)
+        return str(enc or "utf-16")
 
     def log_once(self, message: str, level: lsp.MessageType = lsp.MessageType.Warning) -> None:
         """A line in the client's log (never a pop-up), once per distinct message."""
@@ -162,6 +164,8 @@ class CiteLensServer(LanguageServer):
                 continue
             seen.add(k)
             by_path.setdefault(f.path, []).append(f)
+        for path in self.store.open_paths():  # an open document always gets an answer
+            by_path.setdefault(path, [])
         related = bool(self._client_flag("text_document.publish_diagnostics.related_information"))
         uris = set(self.published)
         for path, fs in by_path.items():
@@ -169,7 +173,7 @@ class CiteLensServer(LanguageServer):
             uris.discard(uri)
             diags = [to_diagnostic(self.store, f, self.encoding, related) for f in fs]
             diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
-            if self.published.get(uri) != diags:
+            if uri not in self.published or self.published[uri] != diags:
                 self.published[uri] = diags
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                     uri=uri, diagnostics=diags, version=self.store.version(path)))
@@ -307,12 +311,15 @@ def create_server() -> CiteLensServer:
     @_guard
     async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None:
         if ls._client_flag("workspace.did_change_watched_files.dynamic_registration"):
-            await ls.client_register_capability_async(lsp.RegistrationParams(registrations=[
-                lsp.Registration(
-                    id="citelens-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                        lsp.FileSystemWatcher(glob_pattern="**/*.{bib,tex,md,Rmd,qmd}")]),
-                )]))
+            try:
+                await asyncio.wait_for(ls.client_register_capability_async(
+                    lsp.RegistrationParams(registrations=[lsp.Registration(
+                        id="citelens-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                            lsp.FileSystemWatcher(glob_pattern="**/*.{bib,tex,md,Rmd,qmd}")]),
+                    )])), 5)
+            except Exception as exc:  # files are still re-read by modification time
+                ls.log_line(f"file watching not registered: {type(exc).__name__}")
         await pull_configuration(ls)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -432,9 +439,11 @@ def create_server() -> CiteLensServer:
         if path is None or offset is None:
             return None
         found = ls.key_at(path, offset)
-        if found is None or found[1] is None:
+        if found is None:
             return None
         key, analysis = found
+        if analysis is None:
+            return None
         return [
             lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding))
             for e in analysis.definitions.get(key, [])

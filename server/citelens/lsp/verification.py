@@ -47,6 +47,7 @@ class Verifier:
         self._sources: Any = None
         self._cache: Any = None
         self._findings: dict[int, tuple[int, list[Finding]]] = {}
+        self._closing: asyncio.Future[None] | None = None
         self._generation = 0  # bumps when results change
         self.runs = 0
 
@@ -54,7 +55,7 @@ class Verifier:
     def settings_changed(self) -> None:
         if self._sources is not None:
             sources, self._sources = self._sources, None
-            asyncio.ensure_future(_close(sources))
+            self._closing = asyncio.ensure_future(_close(sources))
         self._cache = None
         self._findings.clear()
 

@@ -1,0 +1,102 @@
+"""Drive the real ``citelens serve`` through pytest-lsp as a VS Code-like or Neovim-like client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+PRESETS = ("visual-studio-code", "neovim")
+LANGUAGE_IDS = {".tex": "latex", ".bib": "bibtex", ".md": "markdown", ".rmd": "rmd",
+                ".qmd": "quarto"}
+
+
+def uri(path: str | Path) -> str:
+    return str(from_fs_path(str(path)))
+
+
+@contextlib.asynccontextmanager
+async def session(
+    preset: str,
+    folder: str | Path,
+    *,
+    env: dict[str, str] | None = None,
+    settings: dict[str, Any] | None = None,
+    encodings: Sequence[str] | None = None,
+) -> AsyncIterator[LanguageClient]:
+    """A started and initialised client; shut down cleanly at the end."""
+    server_env = {**os.environ, **(env or {})}
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "citelens", "serve"], server_env=server_env
+    )
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    caps = client_capabilities(preset)
+    if encodings is not None:
+        caps.general = lsp.GeneralClientCapabilities(position_encodings=list(encodings))
+    opts = {"citelens": settings or {"verificationEnabled": False}}
+    client.set_configuration(opts["citelens"], section="citelens")
+    await client.initialize_session(lsp.InitializeParams(
+        capabilities=caps,
+        root_uri=uri(folder),
+        workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=Path(folder).name)],
+        initialization_options=opts,
+    ))
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.shutdown_session(), 10)
+
+
+def open_doc(client: LanguageClient, path: str | Path, text: str | None = None,
+             version: int = 1) -> str:
+    p = Path(path)
+    if text is None:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    u = uri(p)
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=u, language_id=LANGUAGE_IDS.get(p.suffix.lower(), "plaintext"), version=version,
+        text=text)))
+    return u
+
+
+async def wait_for(
+    predicate: Callable[[], bool], timeout: float = 20.0, what: str = "condition"
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def diagnostics(
+    client: LanguageClient, u: str, predicate: Callable[[Sequence[lsp.Diagnostic]], bool]
+    | None = None, timeout: float = 20.0,
+) -> Sequence[lsp.Diagnostic]:
+    def ready() -> bool:
+        if u not in client.diagnostics:
+            return False
+        return predicate(client.diagnostics[u]) if predicate else True
+
+    await wait_for(ready, timeout, f"diagnostics for {u}")
+    return client.diagnostics[u]
+
+
+def codes(diags: Sequence[lsp.Diagnostic]) -> list[str]:
+    return sorted(str(d.code) for d in diags)
+
+
+def rng(d: lsp.Diagnostic | lsp.Location) -> tuple[int, int, int, int]:
+    r = d.range
+    return (r.start.line, r.start.character, r.end.line, r.end.character)
