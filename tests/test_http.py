@@ -218,3 +218,15 @@ def test_redact_url_drops_secret_parameters() -> None:
     out = redact_url(url)
     assert "api_key" not in out and "mailto" not in out and "a@b.c" not in out
     assert "filter=doi" in out and "per-page=5" in out
+
+
+async def test_concurrent_failures_log_the_outage_once(scholarly_server: ScholarlyFake) -> None:
+    scholarly_server.set_mode("s2", "stall", stall_s=10)
+    log: list[str] = []
+    settings = scholarly_server.settings(request_timeout_s=0.3)
+    rates = {**fast_rates(), "s2": Rate(0.0, 3)}
+    async with Sources.from_settings(settings, log.append, rates=rates) as src:
+        results = await asyncio.gather(*(s2.get_paper(src.s2, DOI) for _ in range(3)))
+    assert [r.outcome for r in results] == [Outcome.FAILED] * 3
+    assert scholarly_server.count("s2") == 3
+    assert log == ["Semantic Scholar unavailable: no answer within 0.3 s"]

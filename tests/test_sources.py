@@ -6,6 +6,8 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.http import Sources
@@ -286,3 +288,38 @@ def test_record_mapping_of_recorded_bodies() -> None:
         (APIS / "doi_cn/crossref_transform_10.1126_science.169.3946.635_csl-json.json")
         .read_text()))
     assert csl is not None and csl.venue == "Science" and csl.authors == ["Henry S. Frank"]
+
+
+# ------------------------------------------------------------------ robustness
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3)
+    | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    max_leaves=12,
+)
+_keys = st.sampled_from([
+    "paperId", "title", "authors", "year", "venue", "journal", "publicationVenue", "externalIds",
+    "openAccessPdf", "publicationTypes", "citationCount", "DOI", "author", "issued",
+    "container-title", "abstract", "ids", "primary_location", "biblio", "authorships",
+    "abstract_inverted_index", "display_name", "doi", "type", "page", "published",
+])
+
+
+@given(st.dictionaries(_keys, _json_values, max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_record_mappers_never_raise(data: dict[str, object]) -> None:
+    for mapper in (s2.to_record, crossref.to_record, openalex.to_record, doi.to_record):
+        rec = mapper(data)
+        assert rec is None or isinstance(rec.title, str)
+
+
+async def test_bad_input_never_raises(src: Sources) -> None:
+    assert (await s2.get_paper(src.s2, "  ")).outcome is Outcome.FAILED
+    assert (await s2.get_paper(src.s2, "DOI:10.1/%%<>?#x y")).outcome is Outcome.NOT_FOUND
+    assert await s2.get_batch(src.s2, []) == {}
+    assert await arxiv.get_by_ids(src.arxiv, []) == {}
+    assert (await crossref.get_work(src.crossref, "nonsense")).outcome is Outcome.NOT_FOUND
+    assert (await openalex.get_by_dois(src.openalex, ["x"]))["x"].outcome is Outcome.NOT_FOUND
+    assert (await ncbi.get_pubmed(src.ncbi, ["PMID: abc"]))["PMID: abc"].outcome \
+        is Outcome.NOT_FOUND

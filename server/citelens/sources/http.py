@@ -422,5 +422,10 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def as_list(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else an empty list."""
+    return value if isinstance(value, list) else []
+
+
 def status_of(result: HostResult) -> int:
     return result.response.status_code if result.response is not None else 0

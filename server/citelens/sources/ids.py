@@ -28,7 +28,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 
 def normalize_doi(value: str | None) -> str | None:
     """``"https://doi.org/10.1093/MIND/LIX.236.433"`` -> ``"10.1093/mind/lix.236.433"``."""
-    if not value:
+    if not isinstance(value, str) or not value:
         return None
     doi = unquote(value.strip())
     doi = _DOI_PREFIXES.sub("", doi).strip().rstrip(".,;")
@@ -42,7 +42,7 @@ def normalize_arxiv(value: str | None) -> str | None:
 
     Also accepts abs/pdf URLs and the DataCite DOI ``10.48550/arXiv.1706.03762``.
     """
-    if not value:
+    if not isinstance(value, str) or not value:
         return None
     s = value.strip()
     m = _ARXIV_DOI.match(s)
@@ -69,7 +69,7 @@ def arxiv_version(value: str) -> int | None:
 
 def normalize_pmid(value: str | None) -> str | None:
     """``"PMID: 25349395"`` -> ``"25349395"``."""
-    if not value:
+    if not isinstance(value, str) or not value:
         return None
     s = re.sub(r"^(?:pmid:?\s*)", "", value.strip(), flags=re.IGNORECASE)
     return s if s.isdigit() else None

@@ -12,7 +12,14 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import HostClient, HostResult, as_dict, decode_json, status_of
+from citelens.sources.http import (
+    HostClient,
+    HostResult,
+    as_dict,
+    as_list,
+    decode_json,
+    status_of,
+)
 from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
@@ -53,7 +60,7 @@ def to_record(work: Any) -> PaperRecord | None:
     pages = f"{first}-{last}" if first and last and first != last else (first or None)
     pmcid = _tail(ids.get("pmcid"))
     authors = []
-    for a in work.get("authorships") or []:
+    for a in as_list(work.get("authorships")):
         a = as_dict(a)
         name = as_dict(a.get("author")).get("display_name") or a.get("raw_author_name")
         if name:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import HostClient, HostResult, as_dict, decode_json
+from citelens.sources.http import HostClient, HostResult, as_dict, as_list, decode_json
 from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
@@ -58,14 +58,14 @@ def to_record(data: Any) -> PaperRecord | None:
              if n]
     venue = names[0] if names else None
     alternates: list[str] = []
-    for n in [*names[1:], *(pv.get("alternate_names") or [])]:
+    for n in [*names[1:], *as_list(pv.get("alternate_names"))]:
         if isinstance(n, str) and n and n != venue and n not in alternates:
             alternates.append(n)
     is_preprint = bool(names) and all(n.lower() in _ARXIV_VENUES for n in names)
     pdf = data.get("openAccessPdf")
     pmc = _str(ext.get("PubMedCentral"))
     corpus = data.get("corpusId", ext.get("CorpusId"))
-    authors = [str(a["name"]) for a in data.get("authors") or []
+    authors = [str(a["name"]) for a in as_list(data.get("authors"))
                if isinstance(a, dict) and a.get("name")]
     return PaperRecord(
         source="s2",
@@ -82,7 +82,7 @@ def to_record(data: Any) -> PaperRecord | None:
         corpus_id=corpus if isinstance(corpus, int) else None,
         url=_str(data.get("url")),
         abstract=_str(data.get("abstract")),
-        publication_types=[str(t) for t in data.get("publicationTypes") or []],
+        publication_types=[str(t) for t in as_list(data.get("publicationTypes"))],
         volume=_str(journal.get("volume")),
         pages=_str(journal.get("pages")),
         citation_count=data.get("citationCount") if isinstance(data.get("citationCount"), int)
