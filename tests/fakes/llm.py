@@ -106,6 +106,11 @@ def hashed_embedding(text: str, dims: int = 256) -> list[float]:
     return [x / n for x in v]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a client that gave up (time-cap tests) is not an error of the fake
+
+
 @dataclass
 class Page:
     body: bytes
@@ -134,7 +139,7 @@ class FakeLLM:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> FakeLLM:
-        self._server = ThreadingHTTPServer((self.host, self._port), _handler(self))
+        self._server = _QuietServer((self.host, self._port), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -255,6 +260,8 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             fake._record({"path": self.path, "method": "GET", "headers": dict(self.headers)})
+            if fake.delay_s:
+                time.sleep(fake.delay_s)
             page = fake.pages.get(self.path)
             if page is None:
                 self._send(404, b"<html><body>Not Found</body></html>", "text/html")
