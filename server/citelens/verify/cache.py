@@ -51,7 +51,7 @@ def normalise_title(title: str) -> str:
 
 def lookup_key(source: str, kind: str, value: str) -> str:
     """``source:kind:value``, the value normalised so equal lookups share one key."""
-    if kind in ("title", "search"):
+    if "title" in kind or kind in ("match", "search"):
         norm = normalise_title(value)
     else:
         norm = value.strip().lower()

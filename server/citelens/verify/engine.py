@@ -496,7 +496,7 @@ class _Run:
         if not need:
             return
         dois = [e.ids.doi or "" for e in need]
-        got = await self.many("openalex", "openalex_doi", "doi", dois,
+        got = await self.many("openalex", "openalex_dois", "doi", dois,
                               lambda vs: plan.openalex_dois(self.sources, vs), plan.OPENALEX_BATCH)
         for e in need:
             lk, cached = got[e.ids.doi or ""]
