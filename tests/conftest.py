@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.scholarly import scholarly_server  # noqa: F401  (fixture)
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The shared corpus of real papers (beside the clone, as in CI).
 CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))

@@ -18,6 +18,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "UNDEFINED_CITATION": "error",
     "DUPLICATE_KEY": "error",
     "BIB_SYNTAX": "error",
+    "MISSING_BIBLIOGRAPHY": "warning",
     "UNUSED_ENTRY": "hint",
     "DOI_MISMATCH": "error",
     "NOT_FOUND": "warning",

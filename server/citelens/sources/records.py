@@ -47,11 +47,11 @@ class PaperRecord:
     is_preprint: bool = False  # arXiv / posted-content / S2 venue "ArXiv"
 
     def to_json(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__slots__}  # type: ignore[attr-defined]
+        return {k: getattr(self, k) for k in self.__slots__}
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> PaperRecord:
-        known = set(cls.__slots__)  # type: ignore[attr-defined]
+        known = set(cls.__slots__)
         return cls(**{k: v for k, v in data.items() if k in known})  # type: ignore[arg-type]
 
 

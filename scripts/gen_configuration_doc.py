@@ -1,0 +1,88 @@
+"""Write docs/configuration.md from citelens.settings (run after adding a setting)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+from citelens.settings import DEFAULT_SEVERITY, SETTINGS, Settings
+
+HEADER = """# Configuration
+
+Every setting, its default, and how to set it. Settings come, lowest priority first, from
+the defaults, the environment, and the editor: `initializationOptions` or
+`workspace/configuration` under the section `citelens` (VS Code: *Settings → Extensions →
+CiteLens*; Neovim: `settings = { citelens = { ... } }`, see `clients/neovim`). The command
+line (`citelens check`) reads the environment.
+
+This page is generated from `server/citelens/settings.py` by
+`python scripts/gen_configuration_doc.py`; a test checks that it, the server and the VS Code
+manifest list the same settings.
+
+| setting | environment variable | default | description |
+|---|---|---|---|
+"""
+
+FOOTER = """
+## Diagnostic severities
+
+`citelens.diagnosticSeverity` maps a diagnostic code to `error`, `warning`, `information`,
+`hint` or `off`; the key `default` applies to codes not listed (LTeX-style). The defaults:
+
+| code | default severity |
+|---|---|
+{rows}
+
+Example (VS Code `settings.json`):
+
+```json
+{{
+  "citelens.diagnosticSeverity": {{"NOT_FOUND": "error", "UNVERIFIED": "off"}},
+  "citelens.mailto": "you@university.edu"
+}}
+```
+
+Example (Neovim):
+
+```lua
+vim.lsp.config('citelens', {{
+  settings = {{ citelens = {{ diagnosticSeverity = {{ NOT_FOUND = 'error' }}, mailto = 'you@university.edu' }} }},
+}})
+```
+
+## Other environment variables
+
+| variable | meaning |
+|---|---|
+| `OPENAI_API_KEY` | used for claim checks when `CITELENS_LLM_API_KEY` is not set |
+
+API keys (`S2_API_KEY`, `CITELENS_OPENALEX_API_KEY`, `CITELENS_LLM_API_KEY`) are sent only in
+request headers or parameters to their own service; they never appear in logs, diagnostics,
+hovers, cache keys or error messages.
+"""
+
+
+def _default(name: str) -> str:
+    f = next(f for f in dataclasses.fields(Settings) if f.name == name)
+    value = {} if f.default is dataclasses.MISSING else f.default
+    if value in (None, (), {}):
+        return "—" if value is None else f"`{json.dumps(list(value) if value == () else value)}`"
+    return f"`{json.dumps(value)}`"
+
+
+def render() -> str:
+    rows = [
+        f"| `citelens.{s.key}` | {'`' + s.env + '`' if s.env else '—'} | {_default(s.name)} | "
+        f"{s.description.replace('|', '/')} |"
+        for s in SETTINGS
+    ]
+    sev = "\n".join(f"| `{c}` | {v} |" for c, v in DEFAULT_SEVERITY.items())
+    return HEADER + "\n".join(rows) + "\n" + FOOTER.format(rows=sev)
+
+
+if __name__ == "__main__":
+    out = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+    out.write_text(render(), encoding="utf-8")
+    sys.stdout.write(f"wrote {out}\n")
