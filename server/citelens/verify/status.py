@@ -18,12 +18,12 @@ __all__ = ["S2_NOT_FOUND", "AuditStep", "Discrepancy", "Status", "Verification"]
 
 
 class Status(StrEnum):
-    VERIFIED = "verified"  # title, authors and year agree with a real paper
-    PARTIAL = "partial"  # the same paper, but some fields disagree
-    DOI_MISMATCH = "doi_mismatch"  # the entry's identifier names a different paper
-    NOT_FOUND = "not_found"  # every source consulted answered, none has it
-    UNVERIFIED = "unverified"  # no decision possible (a source failed, offline, no title)
-    SKIPPED = "skipped"  # not checked at all (verification disabled for it)
+    VERIFIED = "VERIFIED"  # title, authors and year agree with a real paper
+    PARTIAL = "PARTIAL"  # the same paper, but some fields disagree
+    DOI_MISMATCH = "DOI_MISMATCH"  # the entry's identifier names a different paper
+    NOT_FOUND = "NOT_FOUND"  # every source consulted answered, none has it
+    UNVERIFIED = "UNVERIFIED"  # no decision possible (a source failed, offline, no title)
+    SKIPPED = "SKIPPED"  # not checked at all (verification disabled for it)
 
 
 #: Codes in the audit trail that are not plain source outcomes.
