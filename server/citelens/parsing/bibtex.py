@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 
 from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
 
@@ -74,6 +75,12 @@ _SPACE = re.compile(_GAP)
 _BARE = re.compile(r"[^\s,#{}()\"=]+")
 _HASH = re.compile(r"\s*#\s*")
 _SEP = re.compile(_GAP + "(,?)" + _GAP)
+# the common case in one match: name = {value with braces nested once} | "value" | 123, then ','
+_FAST_FIELD = re.compile(
+    _GAP + r'([^\s=,{}()"#%]+)\s*=\s*'
+    r'(\{([^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+)\}|"([^"{}]*+)"|(\d++))'
+    r"(?!\s*#)" + _GAP + "(,?)" + _GAP
+)
 
 
 @dataclass(slots=True)
@@ -438,7 +445,17 @@ def _parse_fields(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
 def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
     text = ctx.text
     fields: dict[str, BibField] = {}
+    fast = _FAST_FIELD.match
     while True:
+        m = fast(text, pos, end)
+        if m is not None and (m.group(6) or m.end() >= end):
+            name = intern(m.group(1).lower())
+            value = m.group(3) if m.group(3) is not None else m.group(4) or m.group(5) or ""
+            if name not in fields:
+                fields[name] = BibField(name, value, Span(m.start(1), m.end(2)),
+                                        Span(m.start(2), m.end(2)))
+                pos = m.end()
+                continue
         pos = _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
         if pos >= end:
             return fields
