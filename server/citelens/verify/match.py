@@ -94,7 +94,7 @@ _SUFFIXES = (
     ("ysing", "yzing"), ("ysed", "yzed"), ("yser", "yzer"), ("yse", "yze"),
     ("ours", "ors"), ("oured", "ored"), ("ouring", "oring"), ("ourite", "orite"), ("our", "or"),
 )
-_SEQUEL = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
+SEQUEL_TOKEN = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
 
 
 def _latex_to_text(text: str) -> str:
@@ -155,11 +155,11 @@ def normalize_title(text: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _title_tokens(text: str) -> tuple[str, ...]:
+def title_tokens(text: str) -> tuple[str, ...]:
     return tuple(_stem(w) for w in normalize_title(text).split())
 
 
-def _split_subtitle(text: str) -> tuple[str, str] | None:
+def split_subtitle(text: str) -> tuple[str, str] | None:
     m = _SUBTITLE.search(text.strip())
     if m is None or m.start() == 0:
         return None
@@ -169,7 +169,7 @@ def _split_subtitle(text: str) -> tuple[str, str] | None:
 # --------------------------------------------------------------------------- title similarity
 
 
-def _typo(a: str, b: str) -> bool:
+def is_typo(a: str, b: str) -> bool:
     """Two tokens that are one misspelling apart (not a negation or a number)."""
     if abs(len(a) - len(b)) > 2 or min(len(a), len(b)) < 5 or a.isdigit() or b.isdigit():
         return False
@@ -193,7 +193,7 @@ def token_diff(ta: Sequence[str], tb: Sequence[str]) -> TokenDiff:
     # pair leftover tokens that are typos of each other
     for a in list(left):
         for b in list(right):
-            if right[b] and left[a] and _typo(a, b):
+            if right[b] and left[a] and is_typo(a, b):
                 n = min(left[a], right[b])
                 left[a] -= n
                 right[b] -= n
@@ -230,16 +230,16 @@ def _content_count(tokens: Sequence[str]) -> int:
 
 def title_similarity(a: str, b: str) -> float:
     """Similarity 0..1 of two titles, tolerant of subtitles present on one side only."""
-    ta, tb = _title_tokens(a), _title_tokens(b)
+    ta, tb = title_tokens(a), title_tokens(b)
     best = _token_similarity(ta, tb)
     if best >= 0.95:
         return best
     for one, other_tokens in ((a, tb), (b, ta)):
-        parts = _split_subtitle(one)
+        parts = split_subtitle(one)
         if parts is None:
             continue
         for part in parts:
-            tp = _title_tokens(part)
+            tp = title_tokens(part)
             if _content_count(tp) < 2 or len(" ".join(tp)) < 12:
                 continue  # "BERT" alone does not identify "BERT: Pre-training of ..."
             if _token_similarity(tp, other_tokens) >= 0.95:
@@ -249,15 +249,15 @@ def title_similarity(a: str, b: str) -> float:
 
 def title_word_changes(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Content words of title ``a`` missing from ``b`` and of ``b`` missing from ``a``."""
-    d = token_diff(_title_tokens(a), _title_tokens(b))
+    d = token_diff(title_tokens(a), title_tokens(b))
     return d.only_a, d.only_b
 
 
 def sequel_conflict(a: str, b: str) -> bool:
     """True for "Part I"/"Part II" style pairs: the only difference is a sequel number."""
-    d = token_diff(_title_tokens(a), _title_tokens(b))
+    d = token_diff(title_tokens(a), title_tokens(b))
     changed = d.only_a + d.only_b
-    return bool(changed) and all(_SEQUEL.match(t) for t in changed)
+    return bool(changed) and all(SEQUEL_TOKEN.match(t) for t in changed)
 
 
 # --------------------------------------------------------------------------- names
@@ -461,7 +461,7 @@ def identifier_conflict(
     return title_similarity(view.title, record.title) < threshold
 
 
-def _norm_doi(doi: str | None) -> str:
+def normalize_doi(doi: str | None) -> str:
     if not doi:
         return ""
     d = doi.strip().lower()
@@ -489,7 +489,7 @@ def entry_arxiv_id(view: EntryView) -> str:
     """The arXiv id an entry cites: its eprint field, or one in its venue, DOI or URL."""
     if view.arxiv_id:
         return _norm_arxiv(view.arxiv_id)
-    doi = _norm_doi(view.doi)
+    doi = normalize_doi(view.doi)
     if doi.startswith("10.48550/arxiv."):
         return doi.removeprefix("10.48550/arxiv.")
     for text in (view.venue, view.url or ""):
@@ -500,10 +500,10 @@ def entry_arxiv_id(view: EntryView) -> str:
 
 
 def _shares_identifier(view: EntryView, rec: PaperRecord) -> bool:
-    doi = _norm_doi(view.doi)
+    doi = normalize_doi(view.doi)
     ax = entry_arxiv_id(view)
     return bool(
-        (doi and doi == _norm_doi(rec.doi))
+        (doi and doi == normalize_doi(rec.doi))
         or (ax and ax == _norm_arxiv(rec.arxiv_id))
         or (view.pmid and view.pmid.strip() == (rec.pmid or "").strip())
         or (view.s2_id and view.s2_id == rec.s2_paper_id)
@@ -669,8 +669,8 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
 
 def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
     out: list[Discrepancy] = []
-    doi = _norm_doi(view.doi)
-    known = {_norm_doi(v.doi): v for v in versions if v.doi}
+    doi = normalize_doi(view.doi)
+    known = {normalize_doi(v.doi): v for v in versions if v.doi}
     arxiv_known = {_norm_arxiv(v.arxiv_id) for v in versions if v.arxiv_id}
     if doi and known and doi not in known:
         arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix(
@@ -679,8 +679,8 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
             v = next(iter(known.values()))
             out.append(Discrepancy(
                 "doi", "identifier", Severity.WARNING,
-                f"doi: {doi} in the entry; {_src(v)} has {_norm_doi(v.doi)} for this paper",
-                doi, _norm_doi(v.doi), v.source))
+                f"doi: {doi} in the entry; {_src(v)} has {normalize_doi(v.doi)} for this paper",
+                doi, normalize_doi(v.doi), v.source))
     ax = _norm_arxiv(view.arxiv_id) if view.arxiv_id else ""
     if ax and arxiv_known and ax not in arxiv_known and not is_preprint_venue(view.venue or ""):
         v = next(v for v in versions if v.arxiv_id)
