@@ -141,7 +141,8 @@ class FakeLLM:
     def start(self) -> FakeLLM:
         self._server = _QuietServer((self.host, self._port), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -216,7 +217,10 @@ class FakeLLM:
 
     def chat(self, request: Request) -> tuple[int, dict[str, Any]]:
         if self.chat_status != 200:
-            return self.chat_status, {"error": {"message": "scripted failure", "type": "server"}}
+            auth = request.get("headers", {}).get("Authorization", "")
+            # like some proxies, echo what was sent: the client must scrub it from errors
+            return self.chat_status, {"error": {"message": f"scripted failure ({auth})",
+                                                "type": "server"}}
         nxt = self.replies.popleft() if self.replies else self.responder
         content = nxt(request) if callable(nxt) else nxt
         body = request.get("json", {})

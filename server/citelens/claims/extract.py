@@ -46,7 +46,7 @@ def decode(body: bytes, content_type: str = "") -> str:
 
 # ---------------------------------------------------------------------------- HTML
 
-_SKIP = {"script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg",
+_SKIP = {"script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "title",
          "button", "template", "iframe", "math"}
 _BLOCK = {"p", "div", "section", "article", "li", "ul", "ol", "table", "tr", "br", "figure",
           "figcaption", "blockquote", "dd", "dt", "pre", "caption", "main", "abstract"}
