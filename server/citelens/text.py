@@ -105,4 +105,6 @@ class LineIndex:
         return self.position(span.start, encoding), self.position(span.end, encoding)
 
     def line_text(self, line: int) -> str:
+        if not 0 <= line < len(self._starts):
+            return ""
         return self.text[self.line_start(line) : self._line_end(line)]

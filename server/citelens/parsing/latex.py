@@ -77,23 +77,31 @@ def _skip_ws(text: str, i: int) -> int:
     return m.end() if m else i
 
 
-def _balanced(text: str, i: int, open_: str, close: str, limit: int = 100_000) -> int:
-    """Index just past the group opened at ``text[i] == open_``, or -1 when unbalanced."""
+_BRACKETS = re.compile(r"\\.|[{}\[\]()]|\n[ \t]*\n", re.S)
+
+
+def _balanced(text: str, i: int, open_: str, close: str, limit: int = 4000) -> int:
+    """Index just past the group opened at ``text[i] == open_``, or -1 when unbalanced.
+
+    Braces nest inside any group; a blank line (a paragraph break, which a citation
+    argument cannot hold) or ``limit`` characters end the search, so unclosed groups
+    cost little even when there are thousands of them.
+    """
     depth = 0
-    end = min(len(text), i + limit)
-    j = i
-    while j < end:
-        c = text[j]
-        if c == "\\":
-            j += 2
+    for m in _BRACKETS.finditer(text, i, min(len(text), i + limit)):
+        c = m.group(0)
+        if c[0] == "\\":
             continue
-        if c == open_ or (c == "{" and open_ != "{"):
+        if c[0] == "\n":
+            return -1
+        if c == open_ or c == "{":
             depth += 1
-        elif c == close or (c == "}" and close != "}"):
+        elif c == close or c == "}":
             depth -= 1
             if depth == 0:
-                return j + 1
-        j += 1
+                return m.end()
+            if depth < 0:
+                return -1
     return -1
 
 
@@ -124,9 +132,11 @@ def _citations(
 ) -> None:
     defined = _definition_names(masked)
     commands: list[re.Match[str]] = list(_CMD.finditer(masked))
-    if extra_commands:
+    # Names containing "cite" are already matched by _CMD; the others need their own pattern.
+    others = [c for c in extra_commands if not re.search("cite|Cite", c)]
+    if others:
         extra = re.compile(
-            r"\\(" + "|".join(re.escape(c.lstrip("\\")) for c in extra_commands) + r")(?![a-zA-Z])(\*?)"
+            r"\\(" + "|".join(re.escape(c) for c in others) + r")(?![a-zA-Z])(\*?)"
         )
         commands.extend(extra.finditer(masked))
         commands.sort(key=lambda m: m.start())
@@ -157,7 +167,7 @@ def _citations(
                 i = _skip_ws(masked, j)
                 continue
             if c == "{":
-                j = _balanced(masked, i, "{", "}", 20_000)
+                j = _balanced(masked, i, "{", "}", 4000)
                 if j < 0:
                     break
                 groups.append((i + 1, j - 1))

@@ -20,11 +20,11 @@ _MASK = re.compile(
 )
 # A key starts with a letter, digit or _, and may hold internal punctuation.
 _KEY = r"[\w](?:[\w]|[:.#$%&\-+?<>~/](?=[\w]))*"
-_CITE = re.compile(r"(?<![\w.\-/@+])(-?)@(?:\{(?P<braced>[^{}\n]+)\}|(?P<plain>" + _KEY + r"))")
+_CITE = re.compile(r"(?<![\w.\-/@+\\])(-?)@(?:\{(?P<braced>[^{}\n]+)\}|(?P<plain>" + _KEY + r"))")
 # A bracketed citation group: [...@key...], not a link text "[...](...)" nor "[...][...]".
 _GROUP = re.compile(r"\[(?P<body>[^\[\]]*@[^\[\]]*)\](?![(\[])")
 _YAML_BIB = re.compile(r"^bibliography[ \t]*:[ \t]*(?P<value>.*)$", re.M)
-_YAML_ITEM = re.compile(r"^[ \t]+-[ \t]*(?P<item>.+?)[ \t]*$")
+_YAML_ITEM = re.compile(r"^[ \t]*-[ \t]+(?P<item>.+?)[ \t]*$")
 
 
 def _blank(m: re.Match[str]) -> str:
