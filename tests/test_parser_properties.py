@@ -1,0 +1,146 @@
+"""Property tests: the parsers and the position index never raise, and spans are exact."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citelens.model import SourceDocument
+from citelens.parsing.bibtex import parse_bib, read_text
+from citelens.parsing.latex import parse_latex
+from citelens.parsing.markdown import parse_markdown
+from citelens.text import UTF8, UTF16, UTF32, LineIndex
+
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Any code point, including NUL, controls and lone surrogates.
+ANY_TEXT = st.text(alphabet=st.characters(codec=None, min_codepoint=0), max_size=400)
+# Text built from the pieces that matter to the parsers, so the interesting paths are hit.
+PIECES = st.sampled_from([
+    "\\cite", "\\citep", "\\Citet*", "\\parencites", "\\nocite", "\\mycite", "\\newcommand",
+    "\\renewcommand", "\\def", "\\verb|", "\\begin{verbatim}", "\\end{verbatim}",
+    "\\begin{comment}", "\\end{comment}", "\\input", "\\bibliography", "\\addbibresource",
+    "\\bibitem", "\\documentclass", "% !TEX root = ", "{", "}", "[", "]", "(", ")", ",", "%",
+    "\\%", "\\\\", "#1", "*", " ", "\n", "\r\n", "\r", "\t", "key", "ü", "中", "🙂", "\x00",
+    "\ud800", "@", "[@", "-@", "@{", "; @", "`", "```", "~~~", "```{r}", "<!--", "-->",
+    "---\n", "bibliography: ", "  - ", "...", ".", ":", "\\@",
+])
+STRUCTURED = st.lists(st.one_of(PIECES, st.text(max_size=5)), max_size=60).map("".join)
+TEXTS = st.one_of(ANY_TEXT, STRUCTURED)
+
+
+def check_doc(doc: SourceDocument, text: str) -> None:
+    n = len(text)
+    for c in doc.citations:
+        assert 0 <= c.span.start < c.span.end <= n, c
+        assert text[c.span.start : c.span.end] == c.key, c
+        assert 0 <= c.command_span.start <= c.span.start <= c.span.end <= c.command_span.end <= n
+    for ref in (*doc.bibliographies, *doc.includes):
+        assert 0 <= ref.span.start <= ref.span.end <= n, ref
+    for key, span in doc.bibitems.items():
+        assert text[span.start : span.end] == key
+
+
+@FAST
+@given(TEXTS)
+def test_parse_latex_never_raises_and_spans_are_exact(text: str) -> None:
+    check_doc(parse_latex(text, "x.tex", ("mycite",)), text)
+
+
+@FAST
+@given(TEXTS)
+def test_parse_markdown_never_raises_and_spans_are_exact(text: str) -> None:
+    check_doc(parse_markdown(text, "x.md"), text)
+
+
+@FAST
+@given(TEXTS, st.integers(min_value=-5, max_value=500), st.integers(-5, 100))
+def test_line_index_never_raises(text: str, offset: int, line: int) -> None:
+    index = LineIndex(text)
+    for enc in (UTF8, UTF16, UTF32):
+        pos = index.position(offset, enc)
+        assert 0 <= pos.line < index.line_count
+        back = index.offset(pos.line, pos.character, enc)
+        assert 0 <= back <= len(text)
+        assert 0 <= index.offset(line, offset, enc) <= len(text)
+        if 0 <= offset <= len(text) and not (
+            0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n"
+        ):
+            assert back == offset
+    index.line_text(line)
+
+
+# Regression (fixed in fa4de63): LineIndex("").line_text(-2) raised IndexError.
+@FAST
+@given(TEXTS, st.integers(-50, -1))
+def test_line_text_of_a_negative_line_never_raises(text: str, line: int) -> None:
+    LineIndex(text).line_text(line)
+
+
+@FAST
+@given(st.binary(max_size=600))
+def test_arbitrary_bytes_read_back_and_parse(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("x.tex", "x.md", "x.bib"):
+            p = Path(tmp) / name
+            p.write_bytes(data)
+            text = read_text(p)
+            assert isinstance(text, str)
+            if name == "x.tex":
+                check_doc(parse_latex(text, str(p)), text)
+            elif name == "x.md":
+                check_doc(parse_markdown(text, str(p)), text)
+            else:
+                parse_bib(text, str(p))
+            LineIndex(text).position(len(text))
+
+
+def test_read_text_of_a_missing_file_is_empty(tmp_path: Path) -> None:
+    assert read_text(tmp_path / "nope.tex") == ""
+
+
+def test_deeply_nested_braces() -> None:
+    for text in (
+        "{" * 5000,
+        "}" * 5000,
+        "\\cite" + "{" * 5000 + "a" + "}" * 5000,
+        "\\cites" + "[" * 3000 + "{a}" * 3000,
+        "\\parencites" + "(" * 3000,
+        "\\cite[" + "{" * 5000,
+        "\\newcommand" + "{" * 5000,
+        "\\bibliography" + "{" * 5000,
+        "\\input" + "{" * 5000 + "x",
+        "[@" + "[" * 5000 + "a" + "]" * 5000,
+        "<!--" * 3000 + "@a",
+        "`" * 5000 + "@a",
+        "---\n" + "bibliography:\n" + "  - x\n" * 3000,
+    ):
+        check_doc(parse_latex(text, "x.tex"), text)
+        check_doc(parse_markdown(text, "x.md"), text)
+        LineIndex(text).position(len(text) // 2)
+
+
+def test_one_unclosed_citation_in_a_long_document_is_fast() -> None:
+    import time
+
+    body = "".join(f"Sentence {i} \\cite{{key{i}, other{i}}}.\n" for i in range(2000))
+    text = "\\cite{unclosed, \n" + body
+    t0 = time.perf_counter()
+    doc = parse_latex(text, "x.tex")
+    elapsed = time.perf_counter() - t0
+    assert len(doc.citations) >= 4000
+    assert elapsed < 1.0
+
+
+# Regression (fixed in fa4de63): each unclosed "\\cite{" scanned up to 20,000 characters, so
+# 2,000 lines of "\\cite{a,a,...,a" (206 KB) took about 6 s and would block the server.
+def test_many_unclosed_citations_are_fast() -> None:
+    import time
+
+    text = ("\\cite{" + "a," * 50 + "\n") * 2000  # never closed
+    t0 = time.perf_counter()
+    parse_latex(text, "x.tex")
+    assert time.perf_counter() - t0 < 1.0

@@ -1,0 +1,167 @@
+"""Offset <-> LSP position conversion (:class:`citelens.text.LineIndex`) in every encoding."""
+
+from __future__ import annotations
+
+import pytest
+
+from citelens.model import Span
+from citelens.parsing.latex import parse_latex
+from citelens.parsing.markdown import parse_markdown
+from citelens.text import UTF8, UTF16, UTF32, LineIndex, Position
+
+ENCODINGS = (UTF8, UTF16, UTF32)
+
+
+def units(s: str, encoding: str) -> int:
+    """Reference width of ``s`` in code units of ``encoding``."""
+    if encoding == UTF16:
+        return len(s.encode("utf-16-le")) // 2
+    if encoding == UTF8:
+        return len(s.encode("utf-8"))
+    return len(s)
+
+
+def reference_position(text: str, offset: int, encoding: str) -> Position:
+    """Slow but obviously right: split on \\r\\n, \\r and \\n and measure the prefix."""
+    line = 0
+    start = 0
+    i = 0
+    while i < offset:
+        if text[i] == "\r" and i + 1 < len(text) and text[i + 1] == "\n":
+            if i + 1 >= offset:  # offset between \r and \n: still on this line
+                break
+            i += 2
+            line += 1
+            start = i
+            continue
+        if text[i] in "\r\n":
+            i += 1
+            line += 1
+            start = i
+            continue
+        i += 1
+    return Position(line, units(text[start:offset], encoding))
+
+
+TITLES = {
+    "ascii": "A plain title by Smith \\cite{smith2020} ok.",
+    "latin": "Étude de Müller et Gödel sur l'ü \\cite{mueller2020} fin.",
+    "cjk": "中文标题：作者 张伟 \\cite{zhang2019} 结束。",
+    "emoji": "Title 🙂 with 🎉 emoji \\cite{emoji2021} and 👩‍🔬 after \\cite{b}.",
+    "mixed": "Ærø — Ünïcode 𝔘𝔫𝔦 (math fraktur) \\citep[p.~3]{fraktur} 🙂",
+}
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("name", sorted(TITLES))
+def test_round_trip_every_offset(name: str, encoding: str) -> None:
+    title = TITLES[name]
+    text = f"\\section{{{title}}}\n\n{title}\r\nAuthor: Zoë Ŝmith 李四 🙂\r{title}\n"
+    index = LineIndex(text)
+    for offset in range(len(text) + 1):
+        pos = index.position(offset, encoding)
+        assert pos == reference_position(text, offset, encoding), (offset, encoding)
+        if offset < len(text) and text[offset] == "\n" and offset and text[offset - 1] == "\r":
+            continue  # between \r and \n: not a position an editor can name
+        assert index.offset(pos.line, pos.character, encoding) == offset, (offset, encoding)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "character"),
+    [(UTF16, 2), (UTF8, 4), (UTF32, 1)],
+)
+def test_emoji_width(encoding: str, character: int) -> None:
+    index = LineIndex("🙂\\cite{k}")
+    assert index.position(1, encoding) == Position(0, character)
+    assert index.offset(0, character, encoding) == 1
+
+
+@pytest.mark.parametrize(
+    ("ch", "utf16", "utf8"),
+    [("é", 1, 2), ("ü", 1, 2), ("中", 1, 3), ("🙂", 2, 4), ("𝔘", 2, 4), ("a", 1, 1)],
+)
+def test_citation_range_after_non_ascii(ch: str, utf16: int, utf8: int) -> None:
+    prefix = f"Title {ch * 3} by {ch}uthor \\cite{{"
+    text = f"line one\n{prefix}key}}\n"
+    (c,) = parse_latex(text, "a.tex").citations
+    index = LineIndex(text)
+    ascii_len = len(prefix) - 4  # the prefix holds ``ch`` four times
+    expected = {UTF16: ascii_len + 4 * utf16, UTF8: ascii_len + 4 * utf8, UTF32: len(prefix)}
+    for enc, col in expected.items():
+        assert col == units(prefix, enc)
+        assert index.range(c.span, enc) == (Position(1, col), Position(1, col + 3))
+        assert index.offset(1, col, enc) == c.span.start
+        assert index.offset(1, col + 3, enc) == c.span.end
+
+
+def test_markdown_citation_after_emoji_utf16() -> None:
+    text = "# Title 🙂\nSee 👩‍🔬 [@doe99] now\n"
+    (c,) = parse_markdown(text, "a.md").citations
+    index = LineIndex(text)
+    prefix = "See 👩‍🔬 [@"
+    assert index.position(c.span.start) == Position(1, units(prefix, UTF16))
+    assert index.position(c.span.start, UTF8) == Position(1, units(prefix, UTF8))
+    assert index.position(c.span.start, UTF32) == Position(1, len(prefix))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a\r\nb\r\nc", "a\nb\rc\r\nd", "\r\n\r\n", "\r\r\n\n", "x\r", "é\r\n🙂\rü\n"],
+)
+def test_line_breaks(text: str) -> None:
+    index = LineIndex(text)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    assert index.line_count == len(lines)
+    for n, content in enumerate(lines):
+        assert index.line_text(n) == content
+        start = index.line_start(n)
+        assert index.position(start) == Position(n, 0)
+        for enc in ENCODINGS:
+            # a position past the end of the line clamps to the end of its content
+            end = index.offset(n, 10_000, enc)
+            assert end == start + len(content)
+            assert index.position(end, enc) == Position(n, units(content, enc))
+
+
+def test_crlf_citation_ranges() -> None:
+    text = "\\section{Intro}\r\nÜber \\cite{a}\r\n\r\nMore \\citep{b,\r\n  c}\r\n"
+    doc = parse_latex(text, "a.tex")
+    index = LineIndex(text)
+    got = {c.key: index.range(c.span) for c in doc.citations}
+    assert got == {
+        "a": (Position(1, 11), Position(1, 12)),
+        "b": (Position(3, 12), Position(3, 13)),
+        "c": (Position(4, 2), Position(4, 3)),
+    }
+
+
+def test_clamping_out_of_range_positions_and_offsets() -> None:
+    text = "ab🙂\ncd\n"
+    index = LineIndex(text)
+    assert index.offset(0, 99) == 3  # end of "ab🙂"
+    assert index.offset(0, 99, UTF8) == 3
+    assert index.offset(0, 99, UTF32) == 3
+    assert index.offset(1, 99) == 6
+    assert index.offset(2, 5) == len(text)  # last (empty) line
+    assert index.offset(99, 0) == len(text)  # past the last line
+    assert index.offset(-1, 3) == 0
+    assert index.offset(0, -5) == 0
+    assert index.position(-3) == Position(0, 0)
+    assert index.position(10_000) == index.position(len(text)) == Position(2, 0)
+
+
+def test_inside_a_surrogate_pair_rounds_forward() -> None:
+    # UTF-16 character 3 in "ab🙂c" is between the two halves of the emoji
+    index = LineIndex("ab🙂c")
+    assert index.offset(0, 3) == 3
+    assert index.offset(0, 4) == 3
+    assert index.offset(0, 5) == 4
+
+
+def test_empty_text() -> None:
+    index = LineIndex("")
+    for enc in ENCODINGS:
+        assert index.position(0, enc) == Position(0, 0)
+        assert index.offset(0, 0, enc) == 0
+        assert index.offset(0, 7, enc) == 0
+    assert index.range(Span(0, 0)) == (Position(0, 0), Position(0, 0))
