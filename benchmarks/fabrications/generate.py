@@ -1,0 +1,470 @@
+"""Build the labelled fabrication set from real bibliography entries (deterministic).
+
+    /work/venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR]
+
+Writes, next to this file:
+
+* ``truth.jsonl`` - the scholarly records a fake API serves: one PaperRecord
+  JSON object per line, plus ``"_paper"`` (the paper it describes; several
+  lines share it when Crossref, Semantic Scholar and arXiv describe one paper).
+  Papers used by the set, plus real distractor papers from the same corpus.
+* ``set.jsonl`` - one labelled entry per line: ``id``, ``label`` ("real" or
+  "fabricated"), ``type``, ``subtype``, ``paper`` (the truth paper it derives
+  from, or null), ``entry`` (EntryView fields, authors as {first,von,last,jr})
+  and ``bibtex`` (the same entry as BibTeX, for an end-to-end run through the
+  parser and the verifier against a fake server that serves truth.jsonl).
+
+Sources: Physical Review E entries (bigbib/physrev_e_1993_2024.bib), the
+entries with DOIs of the real papers in papers/ (astronomy, NLP, software,
+citation analysis) and NeurIPS/ICML/ICLR entries (bigbib/ml_conferences.bib).
+The truth records are derived from those entries the way the sources render
+them (full journal names, "First Last" display names, S2's venue strings,
+an arXiv version a year earlier with a synthesised arXiv id). Perturbations
+imitate what a language model inventing references writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import sys
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))  # the repo root, for `benchmarks.*`
+
+from benchmarks.fabrications.bibload import plain_entry, read_entries  # noqa: E402
+
+from citelens.verify.venues import venue_display_name  # noqa: E402
+
+SEED = 20240611
+N_REAL = 330
+N_PER_TYPE = 40
+N_DISTRACTORS = 700
+TYPES = ("invented_title", "chimeric", "near_miss_title", "wrong_authors", "wrong_venue",
+         "wrong_year", "fabricated_identifier", "doi_other_paper", "hybrid")
+CURRENT_YEAR = 2025
+
+Entry = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- reading sources
+
+
+def sample_big_bib(path: Path, n: int, rng: random.Random, pattern: str = "") -> list[Entry]:
+    """``n`` random entries of a huge .bib file without parsing all of it."""
+    text = path.read_text(encoding="utf-8", errors="replace").replace("\x00", "")
+    chunks = ["@" + c for c in text.split("\n@")[1:] if not pattern or re.search(pattern, c)]
+    picked = rng.sample(chunks, min(len(chunks), n * 2))
+    tmp = HERE / ".sample.bib"
+    tmp.write_text("\n\n".join(picked), encoding="utf-8")
+    try:
+        out = [d for r in read_entries(tmp) if (d := plain_entry(r)) and d["authors"]
+               and d["year"]]
+    finally:
+        tmp.unlink()
+    return out[:n]
+
+
+def small_bibs(corpus: Path) -> list[Entry]:
+    out = []
+    for rel in ("astropy-v5.0/refs.bib", "thammegowda-dissertation/anthology.bib",
+                "tsr-dockerfiles-rmd/bibliography.bib", "saier-phd-thesis/bib/dis.bib",
+                "joss-gmr/paper.bib", "scipy-1.0/references.bib"):
+        for raw in read_entries(corpus / "papers" / rel):
+            d = plain_entry(raw)
+            if d and d["doi"] and d["authors"] and d["year"] and len(d["title"]) > 12:
+                d["origin"] = rel.split("/")[0]
+                out.append(d)
+    return out
+
+
+# --------------------------------------------------------------------------- truth records
+
+
+def display(a: dict[str, str]) -> str:
+    return " ".join(p for p in (a["first"], a["von"], a["last"], a["jr"]) if p)
+
+
+def ascii_fold(s: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+
+
+def s2_venue(venue: str, year: int) -> str:
+    if venue in ("Phys. Rev. E", "Physical Review E"):
+        return ("Physical review. E, Statistical, nonlinear, and soft matter physics"
+                if 2001 <= year <= 2015 else "Physical review. E")
+    return {"NeurIPS": "Neural Information Processing Systems",
+            "Advances in Neural Information Processing Systems":
+                "Neural Information Processing Systems",
+            "AISTATS": "International Conference on Artificial Intelligence and Statistics",
+            "UAI": "Conference on Uncertainty in Artificial Intelligence",
+            "COLT": "Annual Conference Computational Learning Theory",
+            "ICML": "International Conference on Machine Learning",
+            "ICLR": "International Conference on Learning Representations"}.get(venue, venue)
+
+
+def truth_records(pid: str, e: Entry, rng: random.Random, arxiv_id: str | None) -> list[Entry]:
+    """The records Crossref / Semantic Scholar / arXiv would give for an entry's paper."""
+    authors = [display(a) for a in e["authors"]]
+    venue = e["venue"] or None
+    full_venue = venue_display_name(venue) if venue else None
+    recs = []
+    if e["doi"]:
+        recs.append({"source": "crossref", "title": e["title"], "authors": authors,
+                     "year": e["year"], "venue": full_venue, "doi": e["doi"],
+                     "publication_types": ["journal-article"]})
+    s2_authors = [ascii_fold(a) if rng.random() < 0.3 else a for a in authors]
+    s2_title = e["title"] if rng.random() < 0.7 else e["title"].lower().capitalize()
+    recs.append({"source": "s2", "title": s2_title, "authors": s2_authors, "year": e["year"],
+                 "venue": s2_venue(venue or "", e["year"]) if venue else None,
+                 "venue_alternates": [venue] if venue and venue != full_venue else [],
+                 "doi": e["doi"], "arxiv_id": arxiv_id,
+                 "s2_paper_id": _s2id(pid)})
+    if arxiv_id:
+        recs.append({"source": "arxiv", "title": e["title"], "authors": authors,
+                     "year": e["year"] - (1 if rng.random() < 0.6 else 0), "venue": "arXiv",
+                     "arxiv_id": arxiv_id, "is_preprint": True})
+    for r in recs:
+        r["_paper"] = pid
+    return recs
+
+
+def _s2id(pid: str) -> str:
+    return hashlib.sha1(pid.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- perturbations
+
+SUBSTITUTES = {
+    "image": "video", "images": "videos", "video": "image", "learning": "training",
+    "deep": "shallow", "networks": "models", "network": "model",
+    "language": "speech", "translation": "summarization", "supervised": "unsupervised",
+    "linear": "nonlinear", "nonlinear": "linear", "quantum": "classical",
+    "classical": "quantum", "two-dimensional": "three-dimensional",
+    "three-dimensional": "two-dimensional", "stochastic": "deterministic",
+    "random": "correlated", "equilibrium": "nonequilibrium", "nonequilibrium": "equilibrium",
+    "granular": "colloidal", "colloidal": "granular", "turbulent": "laminar",
+    "stability": "instability", "synchronization": "desynchronization",
+    "galaxies": "clusters", "galaxy": "cluster", "stars": "planets", "stellar": "galactic",
+    "python": "julia", "software": "hardware", "citation": "reference", "citations": "references",
+    "dynamics": "kinetics", "diffusion": "transport", "active": "passive", "model": "theory",
+    "optimization": "inference", "graph": "hypergraph", "attention": "memory",
+    "reinforcement": "imitation", "adversarial": "cooperative", "bayesian": "frequentist",
+    "convex": "nonconvex", "sparse": "dense", "low-resource": "high-resource",
+    "multilingual": "bilingual", "neural": "statistical",
+}
+ADJECTIVES = ("Efficient", "Robust", "Scalable", "Adaptive", "Hierarchical", "Unified",
+              "Generalized", "Improved", "Universal", "Fast")
+PLACEHOLDERS = ({"first": "John", "von": "", "last": "Doe", "jr": ""},
+                {"first": "Jane", "von": "", "last": "Doe", "jr": ""},
+                {"first": "", "von": "", "last": "Anonymous", "jr": ""},
+                {"first": "Author", "von": "", "last": "One", "jr": ""},
+                {"first": "Firstname", "von": "", "last": "Lastname", "jr": ""},
+                {"first": "", "von": "", "last": "et al.", "jr": ""})
+FAKE_VENUES = ("International Journal of Advanced Computational Physics",
+               "Journal of Machine Learning Systems", "Transactions on Neural Computation",
+               "Journal of Nonlinear Complex Systems", "International Conference on Deep "
+               "Representation Learning", "Annals of Computational Linguistics",
+               "Journal of Statistical Physics Letters", "Astrophysical Review Letters",
+               "IEEE Transactions on Scientific Software", "Proceedings of the Workshop on "
+               "Open Research Software")
+STOP = {"a", "an", "the", "of", "for", "and", "in", "on", "with", "to", "by", "from", "via",
+        "at", "as", "is", "are"}
+
+
+def words(title: str) -> list[str]:
+    return title.split()
+
+
+def near_miss(title: str, rng: random.Random, pool: list[str]) -> tuple[str, str]:
+    ws = words(title)
+    subs = [i for i, w in enumerate(ws) if w.lower().strip(",.:") in SUBSTITUTES]
+    roll = rng.random()
+    if subs and roll < 0.55:
+        i = rng.choice(subs)
+        w = ws[i].strip(",.:")
+        new = SUBSTITUTES[w.lower()]
+        ws[i] = ws[i].replace(w, new.capitalize() if w[0].isupper() else new)
+        return " ".join(ws), "substituted"
+    content = [i for i, w in enumerate(ws) if w.lower() not in STOP and len(w) > 3]
+    if roll < 0.75 and content:
+        i = rng.choice(content)
+        other = [w for t in rng.sample(pool, 5) for w in words(t)
+                 if w.lower() not in STOP and len(w) > 4 and w.lower() not in title.lower()]
+        if other:
+            ws[i] = rng.choice(other)
+            return " ".join(ws), "replaced"
+    if roll < 0.9 or len(content) < 3:
+        pos = rng.choice([i for i, w in enumerate(ws) if w.lower() not in STOP] or [0])
+        adj = rng.choice(ADJECTIVES)
+        ws.insert(pos, adj if pos == 0 else adj.lower())
+        return " ".join(ws), "added"
+    del ws[rng.choice(content)]
+    return " ".join(ws), "dropped"
+
+
+def invented_title(rng: random.Random, pool: list[str]) -> str:
+    """A plausible title nobody wrote: the head of one real title joined to the tail of another."""
+    a, b = rng.sample(pool, 2)
+    wa, wb = words(a), words(b)
+    cut_a = max(2, min(len(wa) - 1, len(wa) // 2 + rng.randint(-1, 1)))
+    joins = [i for i, w in enumerate(wb) if w.lower() in ("for", "in", "of", "with", "on", "via")]
+    tail = wb[joins[0]:] if joins and joins[0] > 0 else ["for", *wb[len(wb) // 2:]]
+    head = [w for w in wa[:cut_a] if w.lower() not in ("for", "in", "of", "with", "on")]
+    if rng.random() < 0.3:
+        head = [rng.choice(("Towards", "On", "Learning", "Understanding")), *head]
+    return " ".join(head + tail)
+
+
+def initials(first: str) -> str:
+    return " ".join(p[0] + "." for p in re.split(r"[\s]+", first) if p and p[0].isalpha())
+
+
+def fake_name(rng: random.Random, names: list[dict[str, str]]) -> dict[str, str]:
+    a, b = rng.sample(names, 2)
+    return {"first": a["first"], "von": "", "last": b["last"], "jr": ""}
+
+
+# --------------------------------------------------------------------------- build
+
+
+def to_bibtex(e: Entry) -> str:
+    def person(a: dict[str, str]) -> str:
+        last = " ".join(p for p in (a["von"], a["last"]) if p)
+        return ", ".join(p for p in (last, a["jr"], a["first"]) if p)
+
+    names = [person(a) for a in e["authors"]] + (["others"] if e["authors_truncated"] else [])
+    vfield = "journal" if e["entry_type"] == "article" else (
+        "booktitle" if e["entry_type"] in ("inproceedings", "incollection") else "howpublished")
+    fields = [("title", "{" + e["title"] + "}"), ("author", " and ".join(names)),
+              (vfield, e["venue"]), ("year", str(e["year"]) if e["year"] else ""),
+              ("doi", e["doi"] or ""), ("eprint", e["arxiv_id"] or ""),
+              ("archiveprefix", "arXiv" if e["arxiv_id"] else "")]
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
+    return f"@{e['entry_type']}{{{e['key']},\n{body}\n}}"
+
+
+def clean_entry(e: Entry) -> Entry:
+    keys = ("key", "entry_type", "title", "authors", "authors_truncated", "year", "venue", "doi",
+            "arxiv_id", "pmid", "s2_id", "url")
+    out = {k: e.get(k) for k in keys}
+    out["authors"] = [dict(a) for a in e["authors"]]
+    out["s2_id"] = None  # the set must not hand the verifier the answer
+    out["url"] = None
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, default=HERE.parent.parent.parent / "shared" / "corpus")
+    args = ap.parse_args()
+    rng = random.Random(SEED)
+    bigbib = args.corpus / "bigbib"
+    pre = sample_big_bib(bigbib / "physrev_e_1993_2024.bib", 900, rng)
+    for d in pre:
+        d["origin"] = "pre"
+    ml = sample_big_bib(bigbib / "ml_conferences.bib", 380, rng,
+                        r"booktitle = \{(Advances in Neural Information Processing Systems|ICML|ICLR"
+                        r"|AISTATS|UAI|COLT)\}")
+    for d in ml:
+        d["origin"] = "ml"
+    small = small_bibs(args.corpus)
+    seen: set[str] = set()
+    papers: list[Entry] = []
+    for d in small + ml + pre:
+        norm = re.sub(r"\W+", " ", d["title"].lower()).strip()
+        if norm in seen or (d["doi"] and d["doi"] in seen):
+            continue  # one paper per title and per DOI
+        seen.update((norm, d["doi"] or norm))
+        papers.append(d)
+    rng.shuffle(papers)
+    truth: list[Entry] = []
+    by_pid: dict[str, Entry] = {}
+    arxiv_counter = 0
+    for i, d in enumerate(papers):
+        pid = f"P{i:04d}"
+        d["pid"] = pid
+        arxiv = d["arxiv_id"]
+        if not arxiv and (d["origin"] == "ml" or (d["origin"] != "pre" and rng.random() < 0.3)):
+            arxiv_counter += 1
+            yy = max(7, min(24, d["year"] - 2000 - 1)) if d["year"] > 2007 else 7
+            arxiv = f"{yy:02d}{(arxiv_counter % 12) + 1:02d}.{10000 + arxiv_counter:05d}"
+        d["truth_arxiv"] = arxiv
+        truth += truth_records(pid, d, rng, arxiv)
+        by_pid[pid] = d
+    used = papers[: N_REAL + N_PER_TYPE * len(TYPES)]
+    title_pool = [p["title"] for p in papers]
+    name_pool = [a for p in papers for a in p["authors"] if a["first"] and len(a["last"]) > 2]
+    venue_pool = sorted({p["venue"] for p in papers if p["venue"]})
+    rows: list[Entry] = []
+
+    def emit(label: str, typ: str, sub: str, pid: str | None, e: Entry) -> None:
+        e = clean_entry(e)
+        e["key"] = f"{typ[:4]}{len(rows):04d}"
+        rows.append({"id": len(rows), "label": label, "type": typ, "subtype": sub, "paper": pid,
+                     "entry": e, "bibtex": to_bibtex(e)})
+
+    # ---- real entries, naturally varied
+    variations = ("untouched", "initials", "and_others", "title_case", "sentence_case",
+                  "dropped_subtitle", "venue_abbreviation", "arxiv_version", "british_spelling",
+                  "missing_fields", "accents_ascii")
+    for k, d in enumerate(used[:N_REAL]):
+        e = json.loads(json.dumps(d))
+        sub = variations[k % len(variations)]
+        if sub == "initials":
+            for a in e["authors"]:
+                a["first"] = initials(a["first"])
+        elif sub == "and_others" and len(e["authors"]) >= 3:
+            e["authors"] = e["authors"][: rng.randint(1, 2)]
+            e["authors_truncated"] = True
+        elif sub == "title_case":
+            e["title"] = " ".join(w if w.lower() in STOP else w[:1].upper() + w[1:]
+                                  for w in e["title"].split())
+        elif sub == "sentence_case":
+            e["title"] = e["title"][:1] + e["title"][1:].lower()
+        elif sub == "dropped_subtitle" and ":" in e["title"]:
+            head = e["title"].split(":")[0]
+            if len([w for w in head.split() if w.lower() not in STOP]) >= 2:
+                e["title"] = head
+        elif sub == "venue_abbreviation" and e["venue"]:
+            e["venue"] = {"Phys. Rev. E": "Physical Review E", "NeurIPS": "NIPS",
+                          "Advances in Neural Information Processing Systems":
+                              rng.choice(("NeurIPS", "NIPS", "Proc. NeurIPS")),
+                          "ApJ": "The Astrophysical Journal", "AJ": "Astron. J.",
+                          "A&A": "Astronomy and Astrophysics", "MNRAS": "Mon. Not. R. Astron. Soc.",
+                          "AISTATS": "Proceedings of the International Conference on Artificial "
+                          "Intelligence and Statistics", "COLT": "Conference on Learning Theory",
+                          "ICML": "Proceedings of the International Conference on Machine "
+                          "Learning", "ICLR": "International Conference on Learning "
+                          "Representations (ICLR)"}.get(e["venue"], e["venue"])
+        elif sub == "arxiv_version" and d["truth_arxiv"]:
+            arx = next(r for r in truth if r["_paper"] == d["pid"] and r["source"] == "arxiv")
+            e["venue"] = f"arXiv preprint arXiv:{d['truth_arxiv']}"
+            e["year"] = arx["year"]
+            e["arxiv_id"] = d["truth_arxiv"]
+            e["doi"] = None
+            e["entry_type"] = "article"
+        elif sub == "british_spelling":
+            e["title"] = re.sub(r"iz(e|ed|es|ing|ation|ations)\b", r"is\1", e["title"])
+            e["title"] = re.sub(r"\b(colo|behavio|favo|neighbo)r", r"\1ur", e["title"])
+        elif sub == "missing_fields":
+            e["venue"] = ""
+            e["doi"] = None
+            if rng.random() < 0.5:
+                e["year"] = None
+        elif sub == "accents_ascii":
+            for a in e["authors"]:
+                a["last"] = ascii_fold(a["last"])
+                a["first"] = ascii_fold(a["first"])
+        emit("real", "real", sub, d["pid"], e)
+
+    # ---- fabricated entries
+    fab = used[N_REAL:]
+    for t_i, typ in enumerate(TYPES):
+        for k, d in enumerate(fab[t_i * N_PER_TYPE:(t_i + 1) * N_PER_TYPE]):
+            e = json.loads(json.dumps(d))
+            sub = typ
+            pid: str | None = d["pid"]
+            if typ == "invented_title":
+                e["title"] = invented_title(rng, title_pool)
+                e["doi"] = None
+                pid = None
+            elif typ == "chimeric":
+                other = rng.choice(papers)
+                e["authors"] = json.loads(json.dumps(other["authors"]))[:6]
+                e["authors_truncated"] = len(other["authors"]) > 6
+                e["year"] = other["year"] if rng.random() < 0.5 else e["year"]
+                e["doi"] = None
+                sub = "authors_of_another_paper"
+            elif typ == "near_miss_title":
+                e["title"], sub = near_miss(e["title"], rng, title_pool)
+                e["doi"] = None if rng.random() < 0.7 else e["doi"]
+            elif typ == "wrong_authors":
+                sub = ("swap_in", "missing_middle", "extra", "placeholder", "all_different")[k % 5]
+                au = e["authors"]
+                if sub == "missing_middle" and len(au) < 3:
+                    sub = "swap_in"
+                if sub == "swap_in":
+                    au[rng.randrange(len(au))] = fake_name(rng, name_pool)
+                elif sub == "missing_middle":
+                    del au[rng.randrange(1, len(au) - 1)]
+                    e["authors_truncated"] = False
+                elif sub == "extra":
+                    au.insert(rng.randint(1, len(au)), fake_name(rng, name_pool))
+                elif sub == "placeholder":
+                    ph = rng.choice(PLACEHOLDERS)
+                    e["authors"] = [ph] if ph["last"] == "et al." or rng.random() < 0.5 \
+                        else [*au[:1], ph]
+                else:
+                    e["authors"] = [fake_name(rng, name_pool) for _ in range(rng.randint(1, 4))]
+                e["doi"] = None if rng.random() < 0.5 else e["doi"]
+            elif typ == "wrong_venue":
+                if k % 2 == 0 or not venue_pool:
+                    e["venue"] = rng.choice(FAKE_VENUES)
+                    sub = "nonexistent_venue"
+                else:
+                    e["venue"] = rng.choice([v for v in venue_pool if v != d["venue"]])
+                    sub = "other_real_venue"
+                e["doi"] = None
+            elif typ == "wrong_year":
+                if k % 4 == 0:
+                    e["year"] = CURRENT_YEAR + rng.randint(1, 3)
+                    sub = "future"
+                else:
+                    e["year"] = d["year"] + rng.choice((-5, -4, -3, -2, 2, 3, 4))
+                    sub = "shifted"
+                e["doi"] = None
+            elif typ == "fabricated_identifier":
+                if d["doi"] and k % 3:
+                    prefix = d["doi"].split("/")[0]
+                    e["doi"] = f"{prefix}/{rng.randint(10**6, 10**7 - 1)}"
+                    sub = "doi"
+                else:
+                    e["arxiv_id"] = f"{rng.randint(15, 23)}{rng.randint(1, 12):02d}." \
+                                    f"{rng.randint(0, 99999):05d}"
+                    e["doi"] = None
+                    sub = "arxiv_id"
+            elif typ == "doi_other_paper":
+                other = rng.choice([p for p in papers if p["doi"] and p is not d])
+                e["doi"] = other["doi"]
+            elif typ == "hybrid":
+                sub = ("near_miss+year", "extra_author+venue", "near_miss+authors",
+                       "year+swap_in")[k % 4]
+                if "near_miss" in sub:
+                    e["title"], _ = near_miss(e["title"], rng, title_pool)
+                if "year" in sub:
+                    e["year"] = d["year"] + rng.choice((-1, 1, 2))
+                if "extra_author" in sub or "swap_in" in sub:
+                    e["authors"].insert(rng.randint(1, len(e["authors"])),
+                                        fake_name(rng, name_pool))
+                    if "swap_in" in sub and len(e["authors"]) > 1:
+                        e["authors"].pop(0)
+                if "authors" in sub and "swap_in" not in sub:
+                    e["authors"][-1] = fake_name(rng, name_pool)
+                if "venue" in sub:
+                    e["venue"] = rng.choice(venue_pool + list(FAKE_VENUES))
+                e["doi"] = None
+            emit("fabricated", typ, sub, pid, e)
+
+    used_pids = {r["paper"] for r in rows} | {p["pid"] for p in used}
+    distractors = [p["pid"] for p in papers if p["pid"] not in used_pids][:N_DISTRACTORS]
+    keep = used_pids | set(distractors)
+    truth = [r for r in truth if r["_paper"] in keep]
+    with (HERE / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        for r in truth:
+            fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+    with (HERE / "set.jsonl").open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(rows)} entries ({sum(r['label'] == 'real' for r in rows)} real), "
+          f"{len(truth)} truth records for {len(keep)} papers")
+
+
+if __name__ == "__main__":
+    main()
