@@ -1,0 +1,181 @@
+-- End-to-end scenario run inside headless Neovim by tests/test_neovim_e2e.py.
+-- Reads a JSON scenario from $CITELENS_TEST_SCENARIO, writes what it saw to scenario.out
+-- (JSON), then quits. Every wait is bounded (vim.wait), so Neovim always exits.
+--
+-- scenario = {
+--   open = '/tmp/.../Paper.tex',        -- document to edit
+--   out = '/tmp/.../result.json',
+--   want = { { code = 'DOI_MISMATCH', file = '/tmp/.../Biblio.bib' }, { code = 'UNDEFINED_CITATION' } },
+--                                          -- wait until all are published
+--   attach_timeout_ms = 20000, diagnostics_timeout_ms = 90000,
+--   fix = { code = 'DOI_MISMATCH', file = '/tmp/.../Biblio.bib', text_out = '/tmp/.../fixed.bib' },
+-- }
+local M = {}
+
+local result = { steps = {} }
+
+local function write_json(path, value)
+  local f = assert(io.open(path, 'w'))
+  f:write(vim.json.encode(value))
+  f:close()
+end
+
+local function citelens_client(bufnr)
+  return vim.lsp.get_clients({ bufnr = bufnr, name = 'citelens' })[1]
+end
+
+--- Wait until the CiteLens client is attached to bufnr and initialized.
+local function wait_attach(bufnr, timeout)
+  local ok = vim.wait(timeout, function()
+    local c = citelens_client(bufnr)
+    return c ~= nil and c.initialized == true
+  end, 50)
+  return ok and citelens_client(bufnr) or nil
+end
+
+local function diagnostics()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get()) do
+    if d.source == 'citelens' then
+      local lsp = (d.user_data or {}).lsp or {}
+      table.insert(out, {
+        file = vim.api.nvim_buf_get_name(d.bufnr),
+        bufnr = d.bufnr,
+        lnum = d.lnum,
+        col = d.col,
+        end_lnum = d.end_lnum,
+        end_col = d.end_col,
+        code = d.code,
+        severity = d.severity,
+        message = d.message,
+        lsp = lsp,
+      })
+    end
+  end
+  return out
+end
+
+--- want: list of { code = 'X', file = '/abs/path' (optional) }
+local function have_codes(want)
+  local seen = {}
+  for _, d in ipairs(diagnostics()) do
+    seen[tostring(d.code)] = true
+    seen[tostring(d.code) .. '\0' .. d.file] = true
+  end
+  for _, w in ipairs(want) do
+    if not seen[w.file and (w.code .. '\0' .. w.file) or w.code] then
+      return false
+    end
+  end
+  return true
+end
+
+local function step(name, fn)
+  local t0 = vim.uv.hrtime()
+  local ok, err = xpcall(fn, debug.traceback)
+  table.insert(result.steps, { name = name, ok = ok, ms = (vim.uv.hrtime() - t0) / 1e6 })
+  if not ok then
+    result.error = ('%s: %s'):format(name, err)
+  end
+  return ok
+end
+
+local function apply_fix(s)
+  local target
+  for _, d in ipairs(diagnostics()) do
+    if d.code == s.fix.code then
+      target = d
+      break
+    end
+  end
+  assert(target, 'no ' .. s.fix.code .. ' diagnostic to fix')
+  -- Show the diagnostic's file (the server learns it is open) and ask there.
+  vim.cmd.edit(vim.fn.fnameescape(target.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = assert(wait_attach(bufnr, s.attach_timeout_ms), 'client did not attach to ' .. target.file)
+  -- the diagnostic as the server published it (our copy may be stale after didOpen)
+  local lsp_diag = target.lsp
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = lsp_diag.range,
+    context = { diagnostics = { lsp_diag }, only = { 'quickfix' } },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, s.request_timeout_ms)
+  assert(responses, 'textDocument/codeAction timed out')
+  local actions = {}
+  for _, resp in pairs(responses) do
+    assert(not resp.err, vim.inspect(resp.err))
+    vim.list_extend(actions, resp.result or {})
+  end
+  result.code_actions = actions
+  local action = assert(actions[1], 'the server offered no quick fix')
+  if not action.edit and action.data and client:supports_method('codeAction/resolve') then
+    local resolved = client:request_sync('codeAction/resolve', action, s.request_timeout_ms, bufnr)
+    action = assert(resolved and resolved.result, 'codeAction/resolve failed')
+  end
+  result.applied = action
+  if action.edit then
+    vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding)
+  end
+  local command = action.command
+  if type(command) == 'table' then
+    local done = false
+    client:exec_cmd(command, { bufnr = bufnr }, function() done = true end)
+    vim.wait(s.request_timeout_ms, function() return done end, 20)
+  end
+  -- the text of the file the fix is about (the edit may target another file than the diagnostic)
+  local fixed = bufnr
+  if s.fix.file then
+    fixed = vim.fn.bufadd(s.fix.file)
+    vim.fn.bufload(fixed)
+  end
+  local lines = vim.api.nvim_buf_get_lines(fixed, 0, -1, false)
+  local f = assert(io.open(s.fix.text_out, 'w'))
+  f:write(table.concat(lines, '\n') .. '\n')
+  f:close()
+end
+
+local function run()
+  local s = vim.json.decode((assert(os.getenv('CITELENS_TEST_SCENARIO'), 'CITELENS_TEST_SCENARIO not set')))
+  s.attach_timeout_ms = s.attach_timeout_ms or 20000
+  s.diagnostics_timeout_ms = s.diagnostics_timeout_ms or 90000
+  s.request_timeout_ms = s.request_timeout_ms or 15000
+  local client
+  local ok = step('attach', function()
+    vim.cmd.edit(vim.fn.fnameescape(s.open))
+    local bufnr = vim.api.nvim_get_current_buf()
+    result.filetype = vim.bo[bufnr].filetype
+    client = assert(wait_attach(bufnr, s.attach_timeout_ms), 'CiteLens did not attach within timeout')
+    result.attach = {
+      name = client.name,
+      root_dir = client.root_dir,
+      cmd = client.config.cmd,
+      server_info = client.server_info,
+      capabilities = client.server_capabilities,
+    }
+  end)
+  if ok and s.want then
+    ok = step('diagnostics', function()
+      result.diagnostics_complete = vim.wait(s.diagnostics_timeout_ms, function()
+        return have_codes(s.want)
+      end, 100)
+      result.diagnostics = diagnostics()
+    end)
+  end
+  if ok and s.fix then
+    step('fix', function() apply_fix(s) end)
+  end
+  write_json(s.out, result)
+end
+
+--- Run the scenario; always quit (exit code 3 when the harness itself broke).
+function M.run()
+  local ok, err = xpcall(run, debug.traceback)
+  if not ok then
+    io.stderr:write('e2e harness error: ' .. tostring(err) .. '\n')
+    vim.cmd('cquit 3')
+  end
+  vim.cmd('qall!')
+end
+
+return M

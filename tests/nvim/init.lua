@@ -1,0 +1,16 @@
+-- Test harness init: loads clients/neovim's CiteLens config the way a user does
+-- (runtimepath + vim.lsp.enable), with the server command chosen by the test.
+--   CITELENS_NVIM_RTP   clients/neovim
+--   CITELENS_TEST_CMD   JSON list: the server command
+--   CITELENS_TEST_SETTINGS  JSON object merged into settings.citelens (optional)
+vim.opt.runtimepath:prepend(assert(os.getenv('CITELENS_NVIM_RTP'), 'CITELENS_NVIM_RTP not set'))
+vim.opt.swapfile = false
+vim.opt.shadafile = 'NONE'
+
+local overrides = { cmd = vim.json.decode((assert(os.getenv('CITELENS_TEST_CMD'), 'CITELENS_TEST_CMD not set'))) }
+local settings = os.getenv('CITELENS_TEST_SETTINGS')
+if settings and settings ~= '' then
+  overrides.settings = { citelens = vim.json.decode(settings) }
+end
+vim.lsp.config('citelens', overrides)
+vim.lsp.enable('citelens')
