@@ -67,6 +67,14 @@ class Verifier:
         if self._sources is not None:
             self._sources.reset_availability()
 
+    def sources(self) -> Any:
+        """The rate-limited scholarly clients, shared with the claim checker."""
+        if self._sources is None:
+            from ..sources.http import Sources
+
+            self._sources = Sources.from_settings(self.server.settings, self.server.log_once)
+        return self._sources
+
     def clear_cache(self) -> str:
         from ..verify.cache import open_cache
 
@@ -178,19 +186,17 @@ class Verifier:
         await progress.begin()
         self.runs += 1
         try:
-            from ..sources.http import Sources
             from ..verify.cache import open_cache
             from ..verify.engine import verify_entries
 
-            if self._sources is None:
-                self._sources = Sources.from_settings(server.settings, server.log_once)
+            sources = self.sources()
             if self._cache is None:
                 self._cache = open_cache(server.settings, server.log_once)
             by_key: dict[str, EntryView] = {}
             for v in views:
                 by_key.setdefault(v.key, v)  # one entry per key per run
             results = await verify_entries(
-                list(by_key.values()), server.settings, sources=self._sources,
+                list(by_key.values()), server.settings, sources=sources,
                 cache=self._cache, log=server.log_once, progress=progress.report,
             )
             for key, ver in results.items():
