@@ -693,6 +693,6 @@ def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources
     for v in results.values():
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
     reqs = {k: n for k, n in sources.request_counts().items() if n}
-    log(f"citelens: verified {len(results)} entries: "
+    log(f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
         + f"; requests so far: {reqs or 'none'}")
