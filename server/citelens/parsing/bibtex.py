@@ -272,6 +272,12 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
                                            "expected an entry type and '{' after '@'"))
             pos = at + 1
             continue
+        line_start = text.rfind("\n", 0, at) + 1
+        if "%" in text[line_start:at]:
+            # "%@misc{...": an entry commented out. biber (biblatex) reads % as a comment;
+            # classic BibTeX would read the entry, but nobody comments one out to keep it.
+            pos = at + 1
+            continue
         etype = (head.group(1) or "").lower()
         opener = head.group(2)
         body_start = head.end()
