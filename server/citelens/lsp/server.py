@@ -43,6 +43,7 @@ class CiteLensServer(LanguageServer):
         self.analyses: dict[str, Analysis] = {}  # project root -> analysis
         self.roots: dict[str, str] = {}  # file -> project root
         self.published: dict[str, list[lsp.Diagnostic]] = {}
+        self._signatures: dict[str, tuple[object, ...]] = {}
         self.views: dict[tuple[str, str, int], EntryView] = {}  # (path, key, start) -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
@@ -171,6 +172,12 @@ class CiteLensServer(LanguageServer):
         for path, fs in by_path.items():
             uri = uri_of(path)
             uris.discard(uri)
+            # Converting offsets to positions is the costly part: skip it when neither the
+            # findings nor the texts they point into changed since the last publish.
+            sig = self._signature(path, fs)
+            if uri in self.published and self._signatures.get(uri) == sig:
+                continue
+            self._signatures[uri] = sig
             diags = [to_diagnostic(self.store, f, self.encoding, related) for f in fs]
             diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
             if uri not in self.published or self.published[uri] != diags:
@@ -182,6 +189,19 @@ class CiteLensServer(LanguageServer):
                 self.text_document_publish_diagnostics(
                     lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             self.published.pop(uri, None)
+            self._signatures.pop(uri, None)
+
+    def _signature(self, path: str, findings: list[Finding]) -> tuple[object, ...]:
+        paths = {path}
+        items = []
+        for f in findings:
+            rel = tuple((r.path, r.span.start, r.span.end, r.message) for r in f.related)
+            paths.update(r[0] for r in rel)
+            items.append((f.code, f.span.start, f.span.end, f.message, f.severity, rel,
+                          tuple(sorted(f.data.items(), key=lambda kv: kv[0]))
+                          if f.data and len(f.data) < 8 else id(f.data)))
+        stamps = tuple((p, self.store.stamp(p)) for p in sorted(paths))
+        return (self.encoding, stamps, tuple(items))
 
     def _client_flag(self, dotted: str) -> Any:
         node: Any = self.client_capabilities
