@@ -20,11 +20,6 @@ import pytest
 from tests.conftest import CORPUS, ROOT
 
 PAPERS = CORPUS / "papers"
-KNOWN_BUGS = pytest.mark.skipif(
-    not os.environ.get("RUN_KNOWN_BUGS"),
-    reason="exposes a known spurious finding (see the comment); set RUN_KNOWN_BUGS=1",
-)
-
 pytestmark = pytest.mark.skipif(not PAPERS.is_dir(), reason=f"corpus not found at {PAPERS}")
 
 
@@ -222,17 +217,14 @@ def test_bhandari_duplicate_keys_on_every_definition_with_related_information() 
             others = sorted(set(lines) - {line})
             assert sorted(r["range"]["start"]["line"] for r in d["related"]) == others, key
             assert all(r["file"] == "bib/references.bib" for r in d["related"])
-    # no other duplicates than the real ones, except the known one below
-    assert set(found) - set(duplicated) <= {"R_Core_Team2019-kt"}
+    # no other duplicates than the real ones
+    assert set(found) == set(duplicated)
     assert not by_code(report, "UNDEFINED_CITATION")
     assert not by_code(report, "BIB_SYNTAX")
 
 
-# Spurious for this paper (biblatex + biber): references.bib holds two commented-out copies
-# "%@misc{R_Core_Team2019-kt, ...}" (lines 1139 and 7158). Biber treats '%' lines as comments,
-# so the key is defined once; CiteLens follows BibTeX's rule ('%' is not a comment in .bib
-# files) and reports DUPLICATE_KEY "defined 3 times" at lines 1139, 1147 and 7158.
-@KNOWN_BUGS
+# "%@misc{R_Core_Team2019-kt, ...}" (lines 1139 and 7158) is an entry commented out; biber (this
+# thesis uses biblatex) reads % as a comment, so the key is defined once.
 def test_bhandari_commented_out_entries_are_not_duplicates() -> None:
     _, report = check_json("main.tex", cwd=BHANDARI)
     assert not [d for d in by_code(report, "DUPLICATE_KEY") if d["key"] == "R_Core_Team2019-kt"]
