@@ -398,6 +398,17 @@ def create_server() -> CiteLensServer:
             ls.publish()
             ls.verifier.schedule()
 
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @_guard
+    def did_change_folders(
+        ls: CiteLensServer, params: lsp.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        removed = {p for f in params.event.removed if (p := path_of(f.uri))}
+        ls.workspace_roots = [r for r in ls.workspace_roots if r not in removed]
+        ls.workspace_roots.extend(
+            p for f in params.event.added if (p := path_of(f.uri)) and p not in ls.workspace_roots
+        )
+
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @_guard
     async def did_change_configuration(

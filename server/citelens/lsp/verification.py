@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("citelens")
 _tokens = itertools.count(1)
+#: Bibliographies larger than this have only their cited entries verified in the editor.
+MAX_UNCITED = 2000
 
 
 def view_hash(view: EntryView) -> str:
@@ -137,8 +139,13 @@ class Verifier:
         for a in self.server.analyses.values():
             is_open = bool(open_paths & (set(a.project.files) | set(a.project.bib_paths)))
             keys = set(a.cited_keys())
+            # A whole library (thousands of entries) is not checked: only what is cited.
+            whole = len(a.definitions) <= MAX_UNCITED
             for key, defs in a.definitions.items():
-                (cited if key in keys and is_open else rest).append((defs[0], a))
+                if key in keys and is_open:
+                    cited.append((defs[0], a))
+                elif whole:
+                    rest.append((defs[0], a))
         out: list[EntryView] = []
         seen: set[str] = set()
         for entry, a in cited + rest:
