@@ -100,9 +100,6 @@ def _docs_rows() -> list[str]:
     ]
 
 
-@pytest.mark.xfail(
-    not DOCS.exists(), reason="docs/configuration.md is not written yet", strict=True
-)
 @pytest.mark.parametrize("doc", SETTINGS, ids=lambda d: d.key)
 def test_docs_table_has_setting_and_env_var(doc: Any) -> None:
     key = f"`citelens.{doc.key}`"
