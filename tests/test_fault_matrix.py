@@ -1,7 +1,7 @@
 """Every scholarly source x every way it can fail: verification stays honest and bounded.
 
 One cell = one source faulted one way, against its own fake server, running
-:func:`verify_entries` over five real entries the fake knows:
+:func:`verify_entries` over four real entries of the fake's database and two it is given:
 
 ============  ==========================================  ==============================
 entry         identifiers                                 sources that can decide it
@@ -11,6 +11,7 @@ vaswani2017   arXiv id only                               s2, arxiv, openalex (t
 hunter2007    none (title only)                           s2, crossref, openalex (title)
 makris2014    PMID only                                   s2, ncbi, crossref/openalex (title)
 faultdata     DataCite DOI only doi.org resolves          s2, doi
+crossonly     none (title only)                           s2, crossref
 ============  ==========================================  ==============================
 
 Semantic Scholar answers almost everything first, so in the cells of the other
@@ -62,11 +63,18 @@ BIB = r"""
 @misc{faultdata, title = {Reference Measurements of Citation Checker Faults},
   author = {Halvorsen, Ingrid and Wieczorek, Tomasz}, year = {2021},
   doi = {10.5281/zenodo.7654321}}
+@article{crossonly, title = {Hysteresis of Reference Managers under Concurrent Editing},
+  author = {Halvorsen, Ingrid}, journal = {Journal of Documentation Engineering}, year = {2019}}
 """
 #: A Zenodo-like record: only Semantic Scholar and doi.org know it.
 FAULTDATA = {"title": "Reference Measurements of Citation Checker Faults",
              "authors": ["Ingrid Halvorsen", "Tomasz Wieczorek"], "year": 2021,
              "doi": "10.5281/zenodo.7654321", "sources": ["s2", "doi"], "type": "dataset"}
+#: A title-only entry only Semantic Scholar and Crossref know: puts Crossref on the path.
+CROSSONLY = {"title": "Hysteresis of Reference Managers under Concurrent Editing",
+             "authors": ["Ingrid Halvorsen"], "year": 2019,
+             "venue": "Journal of Documentation Engineering", "doi": "10.5555/crossonly.2019",
+             "sources": ["s2", "crossref"], "type": "journal-article"}
 
 #: Which sources can decide each entry (fake source names).
 DECIDERS: dict[str, set[str]] = {
@@ -75,6 +83,7 @@ DECIDERS: dict[str, set[str]] = {
     "hunter2007": {"s2", "crossref", "openalex"},
     "makris2014": {"s2", "ncbi", "crossref", "openalex"},
     "faultdata": {"s2", "doi"},
+    "crossonly": {"s2", "crossref"},
 }
 SOURCES = ("s2", "crossref", "openalex", "arxiv", "doi", "ncbi")
 FAULTS = ("429", "5xx", "stall", "malformed", "html", "reset", "down", "back")
@@ -116,6 +125,7 @@ async def _run_cell(cell: Cell, cache_dir: Path) -> None:
     started = time.monotonic()
     try:
         fake.add_paper(FAULTDATA)
+        fake.add_paper(CROSSONLY)
         for other in _also_down(cell.source):
             fake.set_mode(other, "down")
         if cell.fault == "back":  # one connection reset, then the source answers again
@@ -224,6 +234,7 @@ def _one_cache_line(logs: list[str]) -> None:
 
 async def _check_without_cache(fake: ScholarlyFake, cache_dir: str) -> list[str]:
     fake.add_paper(FAULTDATA)
+    fake.add_paper(CROSSONLY)
     logs: list[str] = []
     settings = fake.settings(cache_dir=cache_dir, request_timeout_s=2.0)
     for _ in range(2):  # a second run works too
@@ -275,6 +286,7 @@ async def test_read_only_cache_dir_degrades_to_no_cache(
     logs: list[str] = []
     settings = scholarly_server.settings(cache_dir=where)
     scholarly_server.add_paper(FAULTDATA)
+    scholarly_server.add_paper(CROSSONLY)
     res = await asyncio.wait_for(verify_entries(_views(), settings, log=logs.append), 20)
     assert {v.status for v in res.values()} == {Status.VERIFIED}
     _one_cache_line(logs)
