@@ -1,21 +1,38 @@
 """The claim part of a citation hover, for the language server.
 
 :func:`claim_markdown` is synchronous and instant: it extracts the claim, returns
-the cached result if there is one, and otherwise starts the check in the
-background (once per claim and paper) and returns "Checking claim…". The next
-hover shows the result.
+the cached result if there is one, and otherwise starts the check in the background
+(once per claim and paper) and returns "Checking claim…". The next hover shows the
+result.
+
+A result that is not cached (an error, or a retrieval that failed) is kept in
+memory until one hover has shown it; the hover after that tries again, so a broken
+endpoint costs model calls only when someone looks, never in a loop.
+
+The checker shares the verifier's rate-limited scholarly clients when it has them,
+so claim checks and verification together stay within each API's limits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import weakref
 from typing import Any
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.render import render_markdown, render_pending
+from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import extract_claim
 from citelens.model import Citation, EntryView
 from citelens.sources.records import PaperRecord
+
+#: Finished results that were not cached (errors), per checker: key -> result.
+_UNCACHED: weakref.WeakKeyDictionary[ClaimChecker, dict[str, ClaimResult]] = (
+    weakref.WeakKeyDictionary())
+#: Bound on the claim texts remembered by :func:`claim_at`.
+_CLAIM_MEMO_MAX = 4096
+_claim_memo: dict[tuple[str, str, int, int], str] = {}
 
 
 def checker_for(ls: Any) -> ClaimChecker:
@@ -23,7 +40,9 @@ def checker_for(ls: Any) -> ClaimChecker:
     current = getattr(ls, "claims", None)
     if isinstance(current, ClaimChecker) and current.settings == ls.settings:
         return current
-    checker = ClaimChecker(ls.settings)
+    verifier = getattr(ls, "verifier", None)
+    shared = getattr(verifier, "_sources", None)  # the verifier's rate-limited clients
+    checker = ClaimChecker(ls.settings, sources=shared)
     if isinstance(current, ClaimChecker):
         try:
             asyncio.get_running_loop().create_task(current.aclose())
@@ -33,20 +52,117 @@ def checker_for(ls: Any) -> ClaimChecker:
     return checker
 
 
+def claim_at(text: str, citation: Citation, language: str) -> str:
+    """:func:`extract_claim`, memoised on the text window it reads (cheap to call per publish)."""
+    from citelens.claims.sentences import WINDOW
+
+    start = max(0, min(citation.span.start, len(text)))
+    end = max(start, min(citation.span.end, len(text)))
+    a = max(0, start - WINDOW)
+    k = (language, text[a:end + WINDOW], start - a, end - a)
+    hit = _claim_memo.get(k)
+    if hit is None:
+        hit = extract_claim(text, citation.span, language)
+        if len(_claim_memo) >= _CLAIM_MEMO_MAX:
+            _claim_memo.clear()
+        _claim_memo[k] = hit
+    return hit
+
+
+def _keys(checker: ClaimChecker, claim: str, view: EntryView,
+          record: PaperRecord | None) -> list[str]:
+    """The cache keys this claim may be stored under: with the verified record, and
+    without it (a check started before verification finished; the record can add a DOI
+    and so change the paper's identity)."""
+    keys = [checker.key(claim, view, record)]
+    if record is not None:
+        plain = checker.key(claim, view, None)
+        if plain != keys[0]:
+            keys.append(plain)
+    return keys
+
+
+def known_result(checker: ClaimChecker, claim: str, view: EntryView,
+                 record: PaperRecord | None, *, consume: bool = False) -> ClaimResult | None:
+    """The cached result, else an uncached (error) result not shown yet, else ``None``.
+
+    ``consume`` forgets the uncached result once returned, so the next call checks again.
+    """
+    hit = checker.cached(claim, view, record)
+    if hit is None and record is not None:
+        hit = checker.cached(claim, view, None)
+    if hit is not None:
+        return hit
+    keys = _keys(checker, claim, view, record)
+    uncached = _UNCACHED.get(checker)
+    if uncached:
+        for k in keys:
+            if k in uncached:
+                return uncached.pop(k) if consume else uncached[k]
+    return None
+
+
+def forget_uncached(checker: ClaimChecker, claim: str, view: EntryView,
+                    record: PaperRecord | None) -> None:
+    uncached = _UNCACHED.get(checker)
+    if uncached:
+        for k in _keys(checker, claim, view, record):
+            uncached.pop(k, None)
+
+
+def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None,
+          on_done: Any = None) -> asyncio.Task[ClaimResult] | None:
+    """Start (or join) the check of ``claim``; ``None`` when one keyed without the record
+    is already running. Raises ``RuntimeError`` without a running event loop."""
+    keys = _keys(checker, claim, view, record)
+    if len(keys) > 1 and checker.running(claim, view, None):
+        return None
+    fresh = not checker.running(claim, view, record)
+    task = checker.ensure(claim, view, record)
+    if fresh:
+        key = keys[0]
+        ref = weakref.ref(checker)
+
+        def remember(t: asyncio.Task[ClaimResult]) -> None:
+            owner = ref()
+            if owner is None or t.cancelled() or t.exception() is not None:
+                return
+            result = t.result()
+            if result.transient:
+                store = _UNCACHED.setdefault(owner, {})
+                if len(store) > 1000:
+                    store.clear()
+                store[key] = result
+            if on_done is not None:
+                with contextlib.suppress(Exception):
+                    on_done(result)
+
+        task.add_done_callback(remember)
+    return task
+
+
 def claim_markdown(
     ls: Any, text: str, citation: Citation, language: str, view: EntryView,
     record: PaperRecord | None,
 ) -> str:
     """Hover Markdown for the claim around ``citation`` ("" when there is no claim text)."""
-    claim = extract_claim(text, citation.span, language)
+    claim = claim_at(text, citation, language)
     if not claim:
         return ""
     checker = checker_for(ls)
-    hit = checker.cached(claim, view, record)
+    hit = known_result(checker, claim, view, record, consume=True)
     if hit is not None:
         return render_markdown(hit)
     try:
-        checker.ensure(claim, view, record)
+        start(checker, claim, view, record, on_done=lambda _r: _republish(ls))
     except RuntimeError:  # no running event loop (called outside the server)
         return ""
     return render_pending(claim)
+
+
+def _republish(ls: Any) -> None:
+    """With claim diagnostics on, a result found by a hover shows up as a diagnostic too."""
+    if getattr(getattr(ls, "settings", None), "claim_diagnostics", False):
+        from citelens.claims.diagnostics import republish_soon
+
+        republish_soon(ls)

@@ -1,0 +1,235 @@
+"""Claim diagnostics (setting ``claimDiagnostics``, off by default).
+
+:func:`claim_findings` is what the language server adds to its findings on every
+publish. It is synchronous and cheap: it reads the citations of the open documents,
+returns ``CLAIM_CONTRADICTED`` / ``CLAIM_UNSUPPORTED`` findings (at the citation key)
+for the claims whose check has finished, and queues the others. A background worker
+pool (:data:`MAX_CONCURRENT` checks at a time, through the server's shared
+:class:`~citelens.claims.checker.ClaimChecker`, so a hover and a diagnostic never run
+the same check twice) works through the queue in document order and asks the server
+to publish again when results arrive.
+
+Nothing runs without a configured model (no verdict, no diagnostic). A check that
+failed is not retried automatically (only a hover retries it), so a broken endpoint
+does not cause a loop of model calls. A citation whose entry is still being verified
+waits for the verification, whose record often carries the abstract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from citelens.analysis import make_finding
+from citelens.claims.checker import ClaimChecker
+from citelens.claims.hover import checker_for, claim_at, known_result, start
+from citelens.claims.llm import LLMConfig
+from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.model import EntryView, Finding
+from citelens.sources.records import PaperRecord
+from citelens.store import kind_of
+
+log = logging.getLogger("citelens")
+
+#: Claim checks running at once for diagnostics (hovers are not limited by this).
+MAX_CONCURRENT = 2
+#: Seconds between a result arriving and the republish (results close together are batched).
+REPUBLISH_DELAY_S = 0.2
+_PHASES = {"abstract": "abstract", "full_text": "full text"}
+
+
+@dataclass(slots=True)
+class _Job:
+    key: str
+    claim: str
+    view: EntryView
+    record: PaperRecord | None
+
+
+@dataclass(slots=True)
+class _State:
+    """Per checker (a settings change builds a new checker, so this starts afresh)."""
+
+    queue: deque[_Job] = field(default_factory=deque)
+    queued: set[str] = field(default_factory=set)  # keys in the queue or running
+    wanted: set[str] = field(default_factory=set)  # keys of the claims open documents have now
+    attempted: dict[str, ClaimResult] = field(default_factory=dict)  # finished, not cached
+    results: dict[str, ClaimResult] = field(default_factory=dict)  # finished and cached
+    workers: set[asyncio.Task[None]] = field(default_factory=set)
+    checks: int = 0  # checks started by diagnostics (for tests and benchmarks)
+    republish: asyncio.TimerHandle | None = None
+
+
+_STATES: weakref.WeakKeyDictionary[ClaimChecker, _State] = weakref.WeakKeyDictionary()
+
+
+def state_of(checker: ClaimChecker) -> _State:
+    state = _STATES.get(checker)
+    if state is None:
+        state = _STATES[checker] = _State()
+    return state
+
+
+def claim_findings(ls: Any) -> list[Finding]:
+    """CLAIM_* findings for the open documents; queues the checks not done yet.
+
+    ``ls`` is the language server (``settings``, ``store``, ``analysis_for``,
+    ``entry_view``, ``verifier``, ``publish``). Returns ``[]`` when ``claimDiagnostics``
+    is off or no model is configured.
+    """
+    settings = ls.settings
+    if not settings.claim_diagnostics or LLMConfig.from_settings(settings) is None:
+        return []
+    checker = checker_for(ls)
+    state = state_of(checker)
+    out: list[Finding] = []
+    wanted: set[str] = set()
+    for path in ls.store.open_paths():
+        language = kind_of(path)
+        if language not in {"latex", "markdown"}:
+            continue
+        analysis = ls.analysis_for(path)
+        text = ls.store.text(path)
+        doc = analysis.sources.get(path) if analysis is not None else None
+        if doc is None or text is None:
+            continue
+        for citation in doc.citations:
+            defs = analysis.definitions.get(citation.key)
+            if not defs:
+                continue
+            entry = defs[0]
+            view = ls.entry_view(entry, analysis)
+            if view is None:
+                continue
+            claim = claim_at(text, citation, language)
+            if not claim:
+                continue
+            verification = ls.verifier.result(entry, analysis)
+            record = verification.match if verification is not None else None
+            key = checker.key(claim, view, record)
+            wanted.add(key)
+            result = state.results.get(key)
+            if result is None:
+                result = known_result(checker, claim, view, record)
+                if result is not None and not result.transient:
+                    state.results[key] = result
+            if result is None:
+                result = state.attempted.get(key)  # failed: only a hover retries it
+            if result is not None:
+                finding = _finding(settings, path, citation.key, citation.span, claim, result)
+                if finding is not None:
+                    out.append(finding)
+            elif key not in state.queued and not ls.verifier.pending(entry):
+                state.queue.append(_Job(key, claim, view, record))
+                state.queued.add(key)
+    state.wanted = wanted
+    _pump(ls, checker, state)
+    return out
+
+
+def _finding(settings: Any, path: str, key: str, span: Any, claim: str,
+             result: ClaimResult) -> Finding | None:
+    if result.status is not Status.VERDICT or result.verdict is None or result.transient:
+        return None  # no verdict, or one reached while retrieval was failing (an outage)
+    if result.verdict is Verdict.SUPPORTS:
+        return None
+    where = _PHASES.get(result.phase, "")
+    why = " ".join(result.rationale.split())
+    if result.verdict is Verdict.CONTRADICTS:
+        code = "CLAIM_CONTRADICTED"
+        message = f"The cited paper ({key}) appears to contradict this sentence"
+    else:
+        code = "CLAIM_UNSUPPORTED"
+        message = f"Neither the abstract nor the retrieved passages of {key} support this sentence"
+    if where:
+        message += f" ({where}" + (f", model {result.model}" if result.model else "") + ")"
+    if why:
+        message += f": {why}"
+    if result.evidence:
+        evidence = " ".join(result.evidence.split())
+        message += f" Evidence: “{evidence[:300]}”"
+    data: dict[str, object] = {
+        "claim": claim, "verdict": result.verdict.value, "phase": result.phase,
+        "model": result.model, "evidenceUrl": result.evidence_url, "paper": result.paper,
+    }
+    return make_finding(settings, path, code, message, span, key=key, data=data)
+
+
+# ---------------------------------------------------------------------------- the workers
+
+
+def _pump(ls: Any, checker: ClaimChecker, state: _State) -> None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not serving (tests of the engine): nothing runs
+        return
+    while state.queue and len(state.workers) < MAX_CONCURRENT:
+        task = loop.create_task(_worker(ls, checker, state))
+        state.workers.add(task)
+        task.add_done_callback(state.workers.discard)
+
+
+async def _worker(ls: Any, checker: ClaimChecker, state: _State) -> None:
+    while state.queue:
+        job = state.queue.popleft()
+        try:
+            if job.key not in state.wanted:  # the sentence was edited or the document closed
+                continue
+            task = start(checker, job.claim, job.view, job.record)
+            if task is None:  # the same claim is being checked under its other key
+                continue
+            state.checks += 1
+            result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("claim check for diagnostics failed")
+            continue
+        finally:
+            state.queued.discard(job.key)
+        if result.transient:
+            state.attempted[job.key] = result
+        else:
+            state.results[job.key] = result
+        if len(state.results) > 20_000:
+            state.results.clear()
+        if result.verdict in (Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO):
+            republish_soon(ls)
+
+
+def republish_soon(ls: Any) -> None:
+    """Publish diagnostics again shortly (results arriving together share one publish)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    state = state_of(checker_for(ls))
+    if state.republish is not None and state.republish.when() > loop.time():
+        return
+
+    def run() -> None:
+        state.republish = None
+        try:
+            ls.publish()
+        except Exception:
+            log.exception("publishing claim diagnostics failed")
+
+    state.republish = loop.call_later(REPUBLISH_DELAY_S, run)
+
+
+async def wait_idle(ls: Any, timeout: float = 30.0) -> None:
+    """For tests and benchmarks: until the diagnostics queue is empty and nothing runs."""
+    checker = getattr(ls, "claims", None)
+    if not isinstance(checker, ClaimChecker):
+        return
+    state = state_of(checker)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while state.queue or state.workers:
+        if loop.time() > deadline:
+            raise TimeoutError("claim diagnostics still running")
+        await asyncio.sleep(0.01)
