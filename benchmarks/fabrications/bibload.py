@@ -49,7 +49,8 @@ def split_authors(raw: str) -> tuple[list[dict[str, str]], bool]:
 
 def read_entries(path: Path) -> Iterator[dict[str, Any]]:
     """Entries of a .bib file as dicts of raw (LaTeX) field values plus type and key."""
-    lib = bibtexparser.parse_string(path.read_text(encoding="utf-8", errors="replace"))
+    lib = bibtexparser.parse_string(  # type: ignore[attr-defined]
+        path.read_text(encoding="utf-8", errors="replace"))
     for e in lib.entries:
         fields = {f.key.lower(): str(f.value) for f in e.fields}
         yield {"entry_type": e.entry_type.lower(), "key": e.key, "fields": fields}

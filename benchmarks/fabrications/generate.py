@@ -1,8 +1,14 @@
 """Build the labelled fabrication set from real bibliography entries (deterministic).
 
-    /work/venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR]
+    /work/venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR] [--out DIR]
 
-Writes, next to this file:
+The files are not committed (1.7 MB, partly GPL-3.0 metadata of the corpus):
+:func:`ensure_generated` builds them on demand into
+``benchmarks/fabrications/.cache/<key>/`` (git-ignored), keyed by
+:data:`GENERATOR_VERSION`, the source of this file and ``bibload.py``, and the
+corpus files read; a second run reuses them. Generation takes ~2 s.
+
+Writes:
 
 * ``truth.jsonl`` - the scholarly records a fake API serves: one PaperRecord
   JSON object per line, plus ``"_paper"`` (the paper it describes; several
@@ -28,9 +34,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import re
+import shutil
 import sys
+import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -42,6 +51,14 @@ from benchmarks.fabrications.bibload import plain_entry, read_entries  # noqa: E
 
 from citelens.verify.venues import venue_display_name  # noqa: E402
 
+#: Bump when the output changes for a reason the key does not see (e.g. a library upgrade).
+GENERATOR_VERSION = "4"
+CACHE_DIR = HERE / ".cache"
+DEFAULT_CORPUS = Path(os.environ.get("CITELENS_CORPUS", HERE.parent.parent.parent / "shared" / "corpus"))
+SMALL_BIBS = ("astropy-v5.0/refs.bib", "thammegowda-dissertation/anthology.bib",
+              "tsr-dockerfiles-rmd/bibliography.bib", "saier-phd-thesis/bib/dis.bib",
+              "joss-gmr/paper.bib", "scipy-1.0/references.bib")
+BIG_BIBS = ("physrev_e_1993_2024.bib", "ml_conferences.bib")
 SEED = 20240611
 N_REAL = 330
 N_PER_TYPE = 40
@@ -61,21 +78,17 @@ def sample_big_bib(path: Path, n: int, rng: random.Random, pattern: str = "") ->
     text = path.read_text(encoding="utf-8", errors="replace").replace("\x00", "")
     chunks = ["@" + c for c in text.split("\n@")[1:] if not pattern or re.search(pattern, c)]
     picked = rng.sample(chunks, min(len(chunks), n * 2))
-    tmp = HERE / ".sample.bib"
-    tmp.write_text("\n\n".join(picked), encoding="utf-8")
-    try:
+    with tempfile.TemporaryDirectory(prefix="citelens-fab-") as tmpdir:
+        tmp = Path(tmpdir) / "sample.bib"
+        tmp.write_text("\n\n".join(picked), encoding="utf-8")
         out = [d for r in read_entries(tmp) if (d := plain_entry(r)) and d["authors"]
                and d["year"]]
-    finally:
-        tmp.unlink()
     return out[:n]
 
 
 def small_bibs(corpus: Path) -> list[Entry]:
     out = []
-    for rel in ("astropy-v5.0/refs.bib", "thammegowda-dissertation/anthology.bib",
-                "tsr-dockerfiles-rmd/bibliography.bib", "saier-phd-thesis/bib/dis.bib",
-                "joss-gmr/paper.bib", "scipy-1.0/references.bib"):
+    for rel in SMALL_BIBS:
         for raw in read_entries(corpus / "papers" / rel):
             d = plain_entry(raw)
             if d and d["doi"] and d["authors"] and d["year"] and len(d["title"]) > 12:
@@ -260,12 +273,10 @@ def clean_entry(e: Entry) -> Entry:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", type=Path, default=HERE.parent.parent.parent / "shared" / "corpus")
-    args = ap.parse_args()
+def build(corpus: Path) -> tuple[list[Entry], list[Entry]]:
+    """(set rows, truth records) generated from ``corpus``; deterministic."""
     rng = random.Random(SEED)
-    bigbib = args.corpus / "bigbib"
+    bigbib = corpus / "bigbib"
     pre = sample_big_bib(bigbib / "physrev_e_1993_2024.bib", 900, rng)
     for d in pre:
         d["origin"] = "pre"
@@ -274,7 +285,7 @@ def main() -> None:
                         r"|AISTATS|UAI|COLT)\}")
     for d in ml:
         d["origin"] = "ml"
-    small = small_bibs(args.corpus)
+    small = small_bibs(corpus)
     seen: set[str] = set()
     papers: list[Entry] = []
     for d in small + ml + pre:
@@ -288,21 +299,26 @@ def main() -> None:
     by_pid: dict[str, Entry] = {}
     arxiv_counter = 0
     for i, d in enumerate(papers):
-        pid = f"P{i:04d}"
-        d["pid"] = pid
+        d["pid"] = f"P{i:04d}"
         arxiv = d["arxiv_id"]
         if not arxiv and (d["origin"] == "ml" or (d["origin"] != "pre" and rng.random() < 0.3)):
             arxiv_counter += 1
             yy = max(7, min(24, d["year"] - 2000 - 1)) if d["year"] > 2007 else 7
             arxiv = f"{yy:02d}{(arxiv_counter % 12) + 1:02d}.{10000 + arxiv_counter:05d}"
+        arxiv_doi = re.fullmatch(r"10\.48550/arxiv\.(.+)", d["doi"] or "", re.IGNORECASE)
+        if arxiv and arxiv_doi:
+            # an arXiv DOI names its paper's arXiv id: never synthesise a second one (v2 gave
+            # 7 papers two ids, a contradiction the verifier rightly reported on a real entry)
+            arxiv = arxiv_doi.group(1)
         d["truth_arxiv"] = arxiv
-        truth += truth_records(pid, d, rng, arxiv)
-        by_pid[pid] = d
+        truth += truth_records(d["pid"], d, rng, arxiv)
+        by_pid[d["pid"]] = d
     used = papers[: N_REAL + N_PER_TYPE * len(TYPES)]
     title_pool = [p["title"] for p in papers]
     name_pool = [a for p in papers for a in p["authors"] if a["first"] and len(a["last"]) > 2]
     venue_pool = sorted({p["venue"] for p in papers if p["venue"]})
     rows: list[Entry] = []
+    borrowed: set[str] = set()  # papers whose DOI a fabricated entry carries
 
     def emit(label: str, typ: str, sub: str, pid: str | None, e: Entry) -> None:
         e = clean_entry(e)
@@ -433,6 +449,7 @@ def main() -> None:
             elif typ == "doi_other_paper":
                 other = rng.choice([p for p in papers if p["doi"] and p is not d])
                 e["doi"] = other["doi"]
+                borrowed.add(other["pid"])
             elif typ == "hybrid":
                 sub = ("near_miss+year", "extra_author+venue", "near_miss+authors",
                        "year+swap_in")[k % 4]
@@ -452,18 +469,77 @@ def main() -> None:
                 e["doi"] = None
             emit("fabricated", typ, sub, pid, e)
 
-    used_pids = {r["paper"] for r in rows} | {p["pid"] for p in used}
+    # the truth must hold the borrowed DOIs' papers, or "DOI of another paper" is in fact
+    # a DOI that resolves nowhere (v3 lost 6 of 40 that way)
+    used_pids = {r["paper"] for r in rows} | {p["pid"] for p in used} | borrowed
     distractors = [p["pid"] for p in papers if p["pid"] not in used_pids][:N_DISTRACTORS]
     keep = used_pids | set(distractors)
     truth = [r for r in truth if r["_paper"] in keep]
-    with (HERE / "truth.jsonl").open("w", encoding="utf-8") as fh:
-        for r in truth:
-            fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
-    with (HERE / "set.jsonl").open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return rows, truth
+
+
+def write(out: Path, rows: list[Entry], truth: list[Entry]) -> None:
+    """``set.jsonl`` and ``truth.jsonl`` in ``out``, each replaced atomically (concurrent
+    test workers may generate at once)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, items, sort in (("truth.jsonl", truth, True), ("set.jsonl", rows, False)):
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for item in items:
+                fh.write(json.dumps(item, ensure_ascii=False, sort_keys=sort) + "\n")
+        os.replace(tmp, out / name)
+
+
+def cache_key(corpus: Path) -> str:
+    """Generator version + its source + the identity (size, mtime) of the corpus files read."""
+    h = hashlib.sha256(GENERATOR_VERSION.encode())
+    for src in (HERE / "generate.py", HERE / "bibload.py"):
+        h.update(src.read_bytes())
+    for f in [corpus / "bigbib" / b for b in BIG_BIBS] + [corpus / "papers" / r for r in SMALL_BIBS]:
+        st = f.stat()
+        h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return f"v{GENERATOR_VERSION}-{h.hexdigest()[:12]}"
+
+
+def ensure_generated(corpus: Path | None = None, cache_dir: Path | None = None) -> Path:
+    """The directory holding ``set.jsonl`` and ``truth.jsonl`` for ``corpus``, generating
+    them first unless a previous run already did. Raises FileNotFoundError without the
+    corpus."""
+    corpus = corpus or DEFAULT_CORPUS
+    out = (cache_dir or CACHE_DIR) / cache_key(corpus)
+    if not ((out / "set.jsonl").is_file() and (out / "truth.jsonl").is_file()):
+        rows, truth = build(corpus)
+        write(out, rows, truth)
+        for old in out.parent.glob("v*-*"):  # earlier generator versions
+            if old != out and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def load_set(directory: Path) -> list[Entry]:
+    return [json.loads(line) for line in
+            (directory / "set.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def load_truth(directory: Path) -> list[Entry]:
+    return [json.loads(line) for line in
+            (directory / "truth.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--out", type=Path, help="write here (default: the cache folder)")
+    args = ap.parse_args()
+    if args.out:
+        rows, truth = build(args.corpus)
+        write(args.out, rows, truth)
+        out = args.out
+    else:
+        out = ensure_generated(args.corpus)
+        rows, truth = load_set(out), load_truth(out)
     print(f"{len(rows)} entries ({sum(r['label'] == 'real' for r in rows)} real), "
-          f"{len(truth)} truth records for {len(keep)} papers")
+          f"{len(truth)} truth records for {len({r['_paper'] for r in truth})} papers -> {out}")
 
 
 if __name__ == "__main__":
