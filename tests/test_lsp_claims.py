@@ -418,7 +418,7 @@ class InProcess:
         self.published: list[lsp.PublishDiagnosticsParams] = []
         original = ls.findings
         ls.findings = lambda: [*original(), *claim_findings(ls)]  # type: ignore[method-assign]
-        ls.text_document_publish_diagnostics = self.published.append  # type: ignore[method-assign]
+        ls.text_document_publish_diagnostics = self.published.append  # type: ignore[method-assign,assignment]
 
     def open(self, path: Path, text: str) -> None:
         self.ls.store.open(str(path), text, 1)
@@ -574,3 +574,25 @@ def test_the_settings_sent_are_settings_the_server_knows() -> None:
     with FakeLLM() as llm, ScholarlyFake([]) as scholarly:
         sent = set(diag_settings(scholarly, llm, diagnosticSeverity={}, cacheDir="x"))
     assert sent <= {d.key for d in SETTINGS}
+
+
+async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None:
+    """The checker shares the verifier's rate-limited clients, and is rebuilt when the
+    verifier replaces them (it closes them whenever settings are applied)."""
+    from types import SimpleNamespace
+
+    from citelens.claims.hover import checker_for
+    from citelens.settings import Settings
+
+    s = Settings(cache_dir=str(tmp_path / "c"))
+    first, second = object(), object()
+    ls = SimpleNamespace(settings=s, claims=None, verifier=SimpleNamespace(_sources=first))
+    checker = checker_for(ls)
+    assert checker._sources is first and checker_for(ls) is checker
+    ls.verifier._sources = None  # closed by settings_changed(), not yet recreated
+    rebuilt = checker_for(ls)
+    assert rebuilt is not checker and rebuilt._sources is None  # it will open its own
+    ls.verifier._sources = second
+    assert checker_for(ls) is rebuilt  # its own clients stay valid
+    await asyncio.sleep(0)  # the old checker's aclose() ran
+    await rebuilt.aclose()

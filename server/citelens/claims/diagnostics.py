@@ -112,6 +112,8 @@ def claim_findings(ls: Any) -> list[Finding]:
             record = verification.match if verification is not None else None
             key = checker.key(claim, view, record)
             wanted.add(key)
+            if key in state.queued:
+                continue  # being checked: its result arrives with a republish
             result = state.results.get(key)
             if result is None:
                 result = known_result(checker, claim, view, record)
@@ -123,7 +125,7 @@ def claim_findings(ls: Any) -> list[Finding]:
                 finding = _finding(settings, path, citation.key, citation.span, claim, result)
                 if finding is not None:
                     out.append(finding)
-            elif key not in state.queued and not ls.verifier.pending(entry):
+            elif not ls.verifier.pending(entry):
                 state.queue.append(_Job(key, claim, view, record))
                 state.queued.add(key)
     state.wanted = wanted

@@ -30,19 +30,28 @@ from citelens.sources.records import PaperRecord
 #: Finished results that were not cached (errors), per checker: key -> result.
 _UNCACHED: weakref.WeakKeyDictionary[ClaimChecker, dict[str, ClaimResult]] = (
     weakref.WeakKeyDictionary())
+#: The verifier's clients a checker was built with (the checker must not outlive them).
+_SHARED: weakref.WeakKeyDictionary[ClaimChecker, object] = weakref.WeakKeyDictionary()
 #: Bound on the claim texts remembered by :func:`claim_at`.
 _CLAIM_MEMO_MAX = 4096
 _claim_memo: dict[tuple[str, str, int, int], str] = {}
 
 
 def checker_for(ls: Any) -> ClaimChecker:
-    """The server's :class:`ClaimChecker` (``ls.claims``), rebuilt when settings changed."""
+    """The server's :class:`ClaimChecker` (``ls.claims``), rebuilt when settings changed.
+
+    It is also rebuilt when it uses the verifier's scholarly clients and the verifier has
+    replaced them (it closes them whenever settings are applied, even unchanged ones).
+    """
     current = getattr(ls, "claims", None)
+    verifier_sources = getattr(getattr(ls, "verifier", None), "_sources", None)
     if isinstance(current, ClaimChecker) and current.settings == ls.settings:
-        return current
-    verifier = getattr(ls, "verifier", None)
-    shared = getattr(verifier, "_sources", None)  # the verifier's rate-limited clients
-    checker = ClaimChecker(ls.settings, sources=shared)
+        used = _SHARED.get(current)
+        if used is None or used is verifier_sources:
+            return current
+    checker = ClaimChecker(ls.settings, sources=verifier_sources)
+    if verifier_sources is not None:
+        _SHARED[checker] = verifier_sources
     if isinstance(current, ClaimChecker):
         try:
             asyncio.get_running_loop().create_task(current.aclose())
@@ -100,14 +109,6 @@ def known_result(checker: ClaimChecker, claim: str, view: EntryView,
             if k in uncached:
                 return uncached.pop(k) if consume else uncached[k]
     return None
-
-
-def forget_uncached(checker: ClaimChecker, claim: str, view: EntryView,
-                    record: PaperRecord | None) -> None:
-    uncached = _UNCACHED.get(checker)
-    if uncached:
-        for k in _keys(checker, claim, view, record):
-            uncached.pop(k, None)
 
 
 def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None,
