@@ -25,9 +25,6 @@ pytestmark = pytest.mark.skipif(not (CORPUS / "bigbib" / "physrev_e_1993_2024.bi
 #: detected, 0 of 330 real entries flagged). Each is a known gap, not noise; the test
 #: below fails (strict xfail) as soon as the engine catches one, so this list shrinks.
 KNOWN_MISSES = {
-    # `author = {et al.}`: the parser reads a list naming nobody, only "others"; no
-    # author is compared and no placeholder is reported, so the entry is VERIFIED.
-    "wron0468": "author list is only 'et al.'",
     # @manual is an informal type: even an entirely different author list is only
     # information (match.compare downgrades every discrepancy of informal types).
     "wron0489": "informal type (@manual): wrong authors are information only",

@@ -302,12 +302,24 @@ def test_messages_say_exactly_what_differs() -> None:
     assert "“video”" in c.discrepancies[0].message and "“image”" in c.discrepancies[0].message
 
 
-def test_informal_types_only_get_information() -> None:
-    entry = view(entry_type="book", year=2012, authors=(n("John", "Doe"),), venue="MIT Press")
+def test_informal_types_get_information_except_placeholders_and_future_years() -> None:
+    entry = view(entry_type="book", year=2012, authors=(n("Jane", "Roe"),), venue="MIT Press")
     c = compare(entry, [s2()], current_year=YEAR_NOW)
     assert c.discrepancies and c.severity is Severity.INFORMATION
+    # A placeholder author or a future year is a fabrication sign whatever the type.
+    doe = view(entry_type="book", year=2012, authors=(n("John", "Doe"),), venue="MIT Press")
+    kinds = {d.kind: d.severity for d in compare(doe, [s2()], current_year=YEAR_NOW).discrepancies}
+    assert kinds.pop("placeholder_author") is Severity.WARNING
+    assert all(sev is Severity.INFORMATION for sev in kinds.values())
     misc = view(entry_type="misc", url="https://example.org", year=2031)
-    assert compare(misc, [], current_year=YEAR_NOW).severity is Severity.INFORMATION
+    assert compare(misc, [], current_year=YEAR_NOW).severity is Severity.WARNING
+
+
+def test_et_al_as_the_only_author_is_a_placeholder() -> None:
+    entry = view(authors=(), authors_truncated=True)
+    (d,) = [d for d in compare(entry, [s2()], current_year=YEAR_NOW).discrepancies
+            if d.kind == "placeholder_author"]
+    assert d.severity is Severity.WARNING and "et al." in d.message
 
 
 def test_bad_input_never_raises() -> None:

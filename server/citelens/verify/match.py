@@ -591,6 +591,9 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
                     " ".join(p for p in (n.first, n.von, n.last) if p))
         for n in entry if is_placeholder_author(n)
     ]
+    if not entry and truncated:  # author = {et al.}: a list with nobody in it
+        out.append(Discrepancy("authors", "placeholder_author", Severity.WARNING,
+                               "authors: only “et al.”, no author is named", "et al."))
     real = [n for n in entry if not is_placeholder_author(n)]
     with_authors = [v for v in versions if v.authors]
     if not real or not with_authors:
@@ -733,8 +736,9 @@ def compare(
     """Compare an entry with every record describing its paper (one per source/version).
 
     Placeholder authors and years in the future are reported even without records.
-    Entries of informal types (books, theses, reports, software, web pages) only
-    ever get information-level discrepancies. Never raises.
+    Entries of informal types (books, theses, reports, software, web pages) get
+    information-level discrepancies, except placeholder authors and future years.
+    Never raises.
     """
     year_now = current_year if current_year is not None else datetime.date.today().year
     try:
@@ -748,8 +752,13 @@ def compare(
         return Comparison(0.0, [Discrepancy("entry", "error", Severity.INFORMATION,
                                             f"could not compare the entry: {type(exc).__name__}")])
     if _is_informal(view):
-        found = [_as_information(d) for d in found]
+        # Sources index books, theses and software badly: their disagreements are
+        # information. A placeholder author or a year in the future is wrong anywhere.
+        found = [d if d.kind in _ALWAYS_WARN else _as_information(d) for d in found]
     return Comparison(score, found, source)
+
+
+_ALWAYS_WARN = frozenset({"placeholder_author", "year_future"})
 
 
 def _is_informal(view: EntryView) -> bool:
