@@ -1,14 +1,347 @@
-"""Quick fixes (code actions). Filled in with the verification quick fixes."""
+"""Quick fixes (code actions) for the verification diagnostics.
+
+Every action is computed from the diagnostic's ``data`` and the current store,
+never from the network: the entry is looked up again by key in the current text
+of its .bib file, and the edit replaces exactly that entry (see
+:mod:`citelens.bibedit`). A diagnostic computed for an older version of its
+document, or whose entry has changed since it was verified, gets no action.
+
+Edits are sent as ``WorkspaceEdit.changes`` (every client) and, when the client
+supports them, as versioned ``documentChanges``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
+from .. import bibedit
+from ..bibedit import TextEdit
+from ..model import BibEntry, Span
+from ..sources.records import PaperRecord
+from .convert import path_of, to_range, uri_of
+
 if TYPE_CHECKING:
+    from ..verify.status import Verification
     from .server import CiteLensServer
+
+log = logging.getLogger("citelens")
+
+_SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.org",
+                 "openalex": "OpenAlex", "arxiv": "arXiv", "pubmed": "PubMed"}
+MAX_CANDIDATES = 3
+#: The verification status (``Status`` name, any case) behind each diagnostic code.
+_VERIFICATION_CODES = {"METADATA_MISMATCH": "partial", "DOI_MISMATCH": "doi_mismatch",
+                       "NOT_FOUND": "not_found"}
 
 
 def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    return []
+    only = params.context.only
+    if only and not any(str(k.value if isinstance(k, lsp.CodeActionKind) else k)
+                        .startswith("quickfix") for k in only):
+        return []
+    path = path_of(params.text_document.uri)
+    if not path:
+        return []
+    diags = list(params.context.diagnostics) or _published_at(ls, params)
+    out: list[lsp.CodeAction] = []
+    seen: set[str] = set()
+    for d in diags:
+        if d.source != "citelens" or not isinstance(d.data, dict):
+            continue
+        if _stale(ls, path, d.data):
+            continue
+        try:
+            actions = _for_diagnostic(ls, d)
+        except Exception:  # a quick fix we cannot compute is not offered
+            log.exception("code action for %s failed", d.code)
+            continue
+        for a in actions:
+            if a.title not in seen:
+                seen.add(a.title)
+                out.append(a)
+    return out
+
+
+def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.Diagnostic]:
+    """The published diagnostics under the cursor (clients that send none in the context)."""
+    r = params.range
+    out = []
+    for d in ls.published.get(params.text_document.uri, []):
+        if (d.range.start.line, d.range.start.character) <= (r.end.line, r.end.character) \
+                and (r.start.line, r.start.character) <= (d.range.end.line, d.range.end.character):
+            out.append(d)
+    return out
+
+
+def _stale(ls: CiteLensServer, path: str, data: dict[str, Any]) -> bool:
+    """The document changed since the diagnostic was computed."""
+    current = ls.store.version(path)
+    return current is not None and data.get("version") != current
+
+
+# --------------------------------------------------------------------------- per code
+
+
+class _Ctx:
+    """The entry a diagnostic is about, as it is now."""
+
+    def __init__(self, ls: CiteLensServer, bib_path: str, key: str) -> None:
+        self.ls = ls
+        self.path = bib_path
+        self.text = ls.store.text(bib_path) or ""
+        bib = ls.store.bib(bib_path)
+        self.entry: BibEntry | None = None
+        if bib is not None:
+            self.entry = next((e for e in bib.entries if e.key == key), None)
+            if self.entry is not None and not self.entry.path:
+                self.entry.path = bib_path
+        self.analysis = ls.analysis_for(bib_path)
+
+
+def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeAction]:
+    data = d.data if isinstance(d.data, dict) else {}
+    code = str(d.code)
+    key, bib_path = data.get("key"), data.get("bib")
+    if not isinstance(key, str) or not isinstance(bib_path, str):
+        return []
+    ctx = _Ctx(ls, bib_path, key)
+    if ctx.entry is None:
+        return []
+    if code == "DUPLICATE_ENTRY":
+        return _duplicate_actions(ls, d, ctx, data)
+    wanted = _VERIFICATION_CODES.get(code)
+    if wanted is None or str(data.get("status", "")).lower() != wanted:
+        return []
+    v = ls.verifier.result(ctx.entry, ctx.analysis)
+    if v is None or v.status.name.lower() != wanted:
+        return []  # the entry changed since: its verification is not this one any more
+    if code == "METADATA_MISMATCH":
+        return _metadata_actions(ls, d, ctx, v)
+    if code == "DOI_MISMATCH":
+        return _doi_actions(ls, d, ctx, v)
+    return _not_found_actions(ls, d, ctx, _records(data.get("candidates")) or v.candidates)
+
+
+def _records(value: object) -> list[PaperRecord]:
+    if not isinstance(value, list):
+        return []
+    out = []
+    for r in value:
+        if isinstance(r, dict):
+            try:
+                out.append(PaperRecord.from_json(r))
+            except (TypeError, ValueError):
+                continue
+    return out
+
+
+def _source_name(r: PaperRecord) -> str:
+    return _SOURCE_NAMES.get(r.source, r.source)
+
+
+def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
+                      ) -> list[lsp.CodeAction]:
+    assert ctx.entry is not None
+    out = []
+    published = _published_version(ls, ctx, v)
+    if published is not None:
+        edit = bibedit.replace_entry(ctx.text, ctx.entry, published, same_paper=True)
+        out.append(_action(ls, "Update preprint to published version", d,
+                           {ctx.path: [edit]}, preferred=True))
+    if v.match is not None:
+        edit = bibedit.replace_entry(ctx.text, ctx.entry, v.match, same_paper=True)
+        out.append(_action(ls, f"Replace entry with {_source_name(v.match)} metadata", d,
+                           {ctx.path: [edit]}, preferred=published is None))
+    return [a for a in out if a is not None]
+
+
+def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperRecord | None:
+    """For an arXiv entry: the record of the paper's venue publication, if one is known."""
+    from ..verify.venues import is_preprint_venue
+
+    assert ctx.entry is not None
+    view = ls.entry_view(ctx.entry, ctx.analysis)
+    if view is None or v.match is None:
+        return None
+    if not (view.arxiv_id or is_preprint_venue(view.venue or "")):
+        return None
+    if not any(disc.kind == "preprint_status" for disc in v.discrepancies):
+        return None
+    records = [v.match, *v.versions]
+    published = next((r for r in records if r.venue and not r.is_preprint
+                      and not is_preprint_venue(r.venue)), None)
+    if published is None:
+        return None
+    merged = PaperRecord.from_json(published.to_json())
+    for r in records:  # fill what the publisher's record lacks (authors, arXiv id, ...)
+        for name in ("title", "authors", "year", "arxiv_id", "doi", "volume", "pages"):
+            if not getattr(merged, name) and getattr(r, name):
+                setattr(merged, name, getattr(r, name))
+    merged.is_preprint = False
+    return merged
+
+
+def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperRecord]:
+    """Candidates of a DOI_MISMATCH that are the entry's own paper (same title)."""
+    from ..verify.match import title_similarity
+
+    assert ctx.entry is not None
+    view = ls.entry_view(ctx.entry, ctx.analysis)
+    if view is None:
+        return []
+    wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
+    threshold = ls.settings.title_verified_threshold
+    return [c for c in v.candidates
+            if title_similarity(view.title, c.title or "") >= threshold
+            and not (wrong and c.doi and c.doi.lower() == wrong)]
+
+
+def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
+                 ) -> list[lsp.CodeAction]:
+    assert ctx.entry is not None
+    out: list[lsp.CodeAction | None] = []
+    about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
+    right = _right_papers(ls, ctx, v)
+    paper = right[0] if right else None
+    has_doi = "doi" in ctx.entry.fields
+    if about_doi and has_doi:
+        if paper is not None and paper.doi:
+            edit = bibedit.replace_field(ctx.text, ctx.entry, "doi", paper.doi)
+            out.append(_action(ls, f"Fix DOI: {paper.doi}", d, {ctx.path: [edit]},
+                               preferred=True))
+        else:
+            edit = bibedit.remove_field(ctx.text, ctx.entry, "doi")
+            out.append(_action(ls, "Remove DOI", d, {ctx.path: [edit]}, preferred=True))
+    if paper is not None:
+        drop = ["doi"] if about_doi and not paper.doi else []
+        edit = bibedit.replace_entry(ctx.text, ctx.entry, paper, same_paper=True, drop=drop)
+        out.append(_action(ls, f"Replace entry with {_source_name(paper)} metadata", d,
+                           {ctx.path: [edit]}))
+    return [a for a in out if a is not None]
+
+
+def _not_found_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
+                       candidates: Sequence[PaperRecord]) -> list[lsp.CodeAction]:
+    assert ctx.entry is not None
+    out = []
+    for c in candidates[:MAX_CANDIDATES]:
+        if not c.title:
+            continue
+        edit = bibedit.replace_entry(ctx.text, ctx.entry, c, same_paper=False)
+        a = _action(ls, f"Replace with: {c.title} ({c.year or 'n.d.'})", d, {ctx.path: [edit]})
+        if a is not None:
+            out.append(a)
+    return out
+
+
+def _duplicate_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
+                       data: dict[str, Any]) -> list[lsp.CodeAction]:
+    other_key, other_bib = data.get("duplicate_of"), data.get("duplicate_bib")
+    if not isinstance(other_key, str) or not isinstance(other_bib, str):
+        return []
+    other = _Ctx(ls, other_bib, other_key)
+    if other.entry is None or ctx.entry is None or other.entry is ctx.entry:
+        return []
+    this_first = len(ctx.entry.fields) >= len(other.entry.fields)
+    out = []
+    for keep, drop in ((other, ctx), (ctx, other)):
+        edits = _merge_edits(ls, keep, drop)
+        if edits is None:
+            continue
+        assert keep.entry is not None
+        a = _action(ls, f"Merge duplicate into {keep.entry.key}", d, edits,
+                    preferred=(keep is ctx) == this_first)
+        if a is not None:
+            out.append(a)
+    return out
+
+
+def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[TextEdit]] | None:
+    assert keep.entry is not None and drop.entry is not None
+    edits: dict[str, list[TextEdit]] = {}
+    same_file = keep.path == drop.path
+    merged = bibedit.merge_entries(keep.text, keep.entry, drop.entry,
+                                   None if same_file else drop.text)
+    edits.setdefault(keep.path, []).append(merged)
+    edits.setdefault(drop.path, []).append(bibedit.delete_entry(drop.text, drop.entry))
+    new_key, old_key = keep.entry.key, drop.entry.key
+    if new_key != old_key:
+        for path, c in ls.all_citations(old_key):
+            doc = ls.store.source(path)
+            text = ls.store.text(path)
+            if doc is None or text is None:
+                continue
+            others = [(x.key, x.span) for x in doc.citations
+                      if x.command_span == c.command_span and x.span != c.span]
+            edits.setdefault(path, []).append(
+                bibedit.rename_citation(text, c.span, new_key, others))
+    for path, es in edits.items():
+        es.sort(key=lambda e: (e.start, e.end))
+        if any(a.end > b.start for a, b in itertools.pairwise(es)):
+            return None  # overlapping edits: never risk a corrupted file
+        edits[path] = es
+    return edits
+
+
+# --------------------------------------------------------------------------- LSP shape
+
+
+def _action(ls: CiteLensServer, title: str, d: lsp.Diagnostic,
+            edits: dict[str, list[TextEdit]], *, preferred: bool = False
+            ) -> lsp.CodeAction | None:
+    edit = workspace_edit(ls, edits)
+    if edit is None:
+        return None
+    return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                          edit=edit, is_preferred=preferred or None)
+
+
+def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]
+                   ) -> lsp.WorkspaceEdit | None:
+    """``changes`` for every client, versioned ``documentChanges`` when supported."""
+    encoding = _encoding(ls)
+    changes: dict[str, list[lsp.TextEdit]] = {}
+    doc_changes: list[lsp.TextDocumentEdit] = []
+    for path, es in edits.items():
+        index = ls.store.line_index(path)
+        if index is None:
+            return None
+        text = ls.store.text(path) or ""
+        lsp_edits = [lsp.TextEdit(range=to_range(index, _span(e), encoding), new_text=e.new)
+                     for e in es if text[e.start:e.end] != e.new]
+        if not lsp_edits:
+            continue
+        uri = uri_of(path)
+        changes[uri] = lsp_edits
+        doc_changes.append(lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(
+                uri=uri, version=ls.store.version(path)),
+            edits=list(lsp_edits)))
+    if not changes:
+        return None
+    if _client_flag(ls, "workspace.workspace_edit.document_changes"):
+        return lsp.WorkspaceEdit(changes=changes, document_changes=list(doc_changes))
+    return lsp.WorkspaceEdit(changes=changes)
+
+
+def _encoding(ls: CiteLensServer) -> str:
+    try:
+        return ls.encoding
+    except RuntimeError:  # not initialised (in-process use)
+        return "utf-16"
+
+
+def _client_flag(ls: CiteLensServer, dotted: str) -> bool:
+    try:
+        return bool(ls._client_flag(dotted))
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def _span(e: TextEdit) -> Span:
+    return Span(e.start, e.end)
