@@ -596,3 +596,25 @@ async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None
     assert checker_for(ls) is rebuilt  # its own clients stay valid
     await asyncio.sleep(0)  # the old checker's aclose() ran
     await rebuilt.aclose()
+
+
+async def test_claim_extraction_is_spread_over_publishes(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a long document never blocks a publish on extracting every claim: each
+    publish extracts at least one, within a time budget, and publishes again for the rest."""
+    from citelens.claims import diagnostics
+
+    monkeypatch.setattr(diagnostics, "EXTRACT_BUDGET_S", 0.0)  # one claim per publish
+    for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
+        scholarly_server.add_paper(paper)
+    doc, text = diagnostics_project(tmp_path)
+    server = InProcess(tmp_path, diag_settings(scholarly_server, llm,
+                                               cacheDir=str(tmp_path / "c")))
+    try:
+        server.open(doc, text)  # publish 1: one claim; the next publishes follow by themselves
+        await wait_for(lambda: len(server.latest(doc)) == 2, 10, "claim diagnostics")
+        assert llm.chat_calls() == 3
+    finally:
+        await server.close()

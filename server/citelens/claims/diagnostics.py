@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
@@ -39,6 +40,9 @@ log = logging.getLogger("citelens")
 MAX_CONCURRENT = 2
 #: Seconds between a result arriving and the republish (results close together are batched).
 REPUBLISH_DELAY_S = 0.2
+#: Time one publish may spend extracting new claims (about 4 ms each); the rest are
+#: extracted by the next publishes, which follow at once, so typing never waits long.
+EXTRACT_BUDGET_S = 0.015
 _PHASES = {"abstract": "abstract", "full_text": "full text"}
 
 
@@ -88,6 +92,8 @@ def claim_findings(ls: Any) -> list[Finding]:
     state = state_of(checker)
     out: list[Finding] = []
     wanted: set[str] = set()
+    deadline: float | None = None
+    incomplete = False
     for path in ls.store.open_paths():
         language = kind_of(path)
         if language not in {"latex", "markdown"}:
@@ -105,7 +111,14 @@ def claim_findings(ls: Any) -> list[Finding]:
             view = ls.entry_view(entry, analysis)
             if view is None:
                 continue
-            claim = claim_at(text, citation, language)
+            claim = claim_at(text, citation, language, compute=False)
+            if claim is None:  # not extracted yet: within this publish's budget, or next time
+                if deadline is None:
+                    deadline = time.monotonic() + EXTRACT_BUDGET_S  # at least one per publish
+                elif time.monotonic() >= deadline:
+                    incomplete = True
+                    continue
+                claim = claim_at(text, citation, language)
             if not claim:
                 continue
             verification = ls.verifier.result(entry, analysis)
@@ -128,8 +141,10 @@ def claim_findings(ls: Any) -> list[Finding]:
             elif not ls.verifier.pending(entry):
                 state.queue.append(_Job(key, claim, view, record))
                 state.queued.add(key)
-    state.wanted = wanted
+    state.wanted = wanted | state.wanted if incomplete else wanted
     _pump(ls, checker, state)
+    if incomplete:
+        republish_soon(ls, 0.0)
     return out
 
 
@@ -203,7 +218,7 @@ async def _worker(ls: Any, checker: ClaimChecker, state: _State) -> None:
             republish_soon(ls)
 
 
-def republish_soon(ls: Any) -> None:
+def republish_soon(ls: Any, delay_s: float = REPUBLISH_DELAY_S) -> None:
     """Publish diagnostics again shortly (results arriving together share one publish)."""
     try:
         loop = asyncio.get_running_loop()
@@ -220,7 +235,7 @@ def republish_soon(ls: Any) -> None:
         except Exception:
             log.exception("publishing claim diagnostics failed")
 
-    state.republish = loop.call_later(REPUBLISH_DELAY_S, run)
+    state.republish = loop.call_later(delay_s, run)
 
 
 async def wait_idle(ls: Any, timeout: float = 30.0) -> None:

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import weakref
 from typing import Any
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.render import render_markdown, render_pending
 from citelens.claims.result import ClaimResult
-from citelens.claims.sentences import extract_claim
-from citelens.model import Citation, EntryView
+from citelens.claims.sentences import WINDOW, extract_claim
+from citelens.model import Citation, EntryView, Span
 from citelens.sources.records import PaperRecord
 
 #: Finished results that were not cached (errors), per checker: key -> result.
@@ -61,17 +62,34 @@ def checker_for(ls: Any) -> ClaimChecker:
     return checker
 
 
-def claim_at(text: str, citation: Citation, language: str) -> str:
-    """:func:`extract_claim`, memoised on the text window it reads (cheap to call per publish)."""
-    from citelens.claims.sentences import WINDOW
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
+
+def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
+    """The blank-line paragraph around ``[start, end)``, within extract_claim's window."""
+    a, b = max(0, start - WINDOW), min(len(text), end + WINDOW)
+    blanks = list(_BLANK_LINE.finditer(text, a, start))
+    after = _BLANK_LINE.search(text, end, b)
+    return (blanks[-1].end() if blanks else a), (after.start() if after else b)
+
+
+def claim_at(text: str, citation: Citation, language: str, *,
+             compute: bool = True) -> str | None:
+    """:func:`extract_claim` on the paragraph of the citation, memoised on that paragraph.
+
+    extract_claim never looks past a blank line, so the paragraph gives the same claim
+    (checked on every citation of the shared corpus) and an edit re-extracts only the
+    claims of the paragraph it touched. ``compute=False``: ``None`` unless memoised.
+    """
     start = max(0, min(citation.span.start, len(text)))
     end = max(start, min(citation.span.end, len(text)))
-    a = max(0, start - WINDOW)
-    k = (language, text[a:end + WINDOW], start - a, end - a)
+    a, b = _paragraph(text, start, end)
+    k = (language, text[a:b], start - a, end - a)
     hit = _claim_memo.get(k)
     if hit is None:
-        hit = extract_claim(text, citation.span, language)
+        if not compute:
+            return None
+        hit = extract_claim(k[1], Span(k[2], k[3]), language)
         if len(_claim_memo) >= _CLAIM_MEMO_MAX:
             _claim_memo.clear()
         _claim_memo[k] = hit
