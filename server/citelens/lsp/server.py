@@ -153,6 +153,10 @@ class CiteLensServer(LanguageServer):
         for a in self.analyses.values():
             out.extend(a.findings)
             out.extend(self.verifier.findings(a))
+        if self.settings.claim_diagnostics:
+            from ..claims.diagnostics import claim_findings
+
+            out.extend(claim_findings(self))
         return out
 
     def publish(self) -> None:
