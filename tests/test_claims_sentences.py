@@ -167,3 +167,13 @@ def test_extraction_is_fast_on_a_large_document() -> None:
 
 def test_corpus_is_where_the_tests_expect_it() -> None:
     assert isinstance(PAPERS, Path)
+
+
+@pytest.mark.parametrize("text", [
+    "\\begin{document}\nX is large \\cite{k}.",
+    "\\section{Intro}\nX is large \\cite{k}. Next sentence.",
+    "\\begin{itemize}[leftmargin=*]\n\\item X is large \\cite{k}.",
+])
+def test_environment_and_heading_names_are_not_claim_text(text: str) -> None:
+    i = text.index("{k}") + 1
+    assert extract_claim(text, Span(i, i + 1), "latex") == "X is large."

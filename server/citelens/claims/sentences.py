@@ -82,7 +82,9 @@ _FOOTNOTE = re.compile(r"\\footnote(?:text)?\b")
 _COMMENT = re.compile(r"(?<!\\)%.*")
 _LATEX_BREAK = re.compile(
     r"\n[ \t]*\n|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|item|begin|end|caption"
-    r"|maketitle|newpage|clearpage|bibliography|printbibliography)\b\*?|(?<!\\)&|\\\\"
+    r"|maketitle|newpage|clearpage|bibliography|printbibliography)\b\*?"
+    # the command's own arguments (\begin{document}, \section{Intro}) are not claim text
+    r"(?:\s*\[[^\]\n]*\])?(?:\s*\{[^{}\n]*\})*|(?<!\\)&|\\\\"
 )
 _CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
