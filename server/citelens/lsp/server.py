@@ -255,6 +255,21 @@ class CiteLensServer(LanguageServer):
             return None
         return c.key, self.analysis_for(path)
 
+    def key_at_position(self, uri: str, pos: lsp.Position) -> tuple[str, Analysis | None] | None:
+        path = path_of(uri)
+        offset = self.offset(path, pos) if path else None
+        if path is None or offset is None:
+            return None
+        return self.key_at(path, offset)
+
+    def definition_locations(self, key: str, analysis: Analysis | None) -> list[lsp.Location]:
+        if analysis is None:
+            return []
+        return [
+            lsp.Location(uri_of(e.path), span_range(self.store, e.path, e.key_span, self.encoding))
+            for e in analysis.definitions.get(key, [])
+        ]
+
     def offset(self, path: str, pos: lsp.Position) -> int | None:
         index = self.store.line_index(path)
         if index is None:
@@ -469,29 +484,15 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @_guard
     def definition(ls: CiteLensServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
-        path = path_of(params.text_document.uri)
-        offset = ls.offset(path, params.position) if path else None
-        if path is None or offset is None:
+        found = ls.key_at_position(params.text_document.uri, params.position)
+        if found is None or found[1] is None:
             return None
-        found = ls.key_at(path, offset)
-        if found is None:
-            return None
-        key, analysis = found
-        if analysis is None:
-            return None
-        return [
-            lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding))
-            for e in analysis.definitions.get(key, [])
-        ] or None
+        return ls.definition_locations(*found) or None
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_guard
     def references(ls: CiteLensServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
-        path = path_of(params.text_document.uri)
-        offset = ls.offset(path, params.position) if path else None
-        if path is None or offset is None:
-            return None
-        found = ls.key_at(path, offset)
+        found = ls.key_at_position(params.text_document.uri, params.position)
         if found is None:
             return None
         key, analysis = found
@@ -499,11 +500,8 @@ def create_server() -> CiteLensServer:
             lsp.Location(uri_of(p), span_range(ls.store, p, c.span, ls.encoding))
             for p, c in ls.all_citations(key)
         ]
-        if params.context.include_declaration and analysis is not None:
-            out.extend(
-                lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding))
-                for e in analysis.definitions.get(key, [])
-            )
+        if params.context.include_declaration:
+            out.extend(ls.definition_locations(key, analysis))
         return out
 
     @server.feature(
