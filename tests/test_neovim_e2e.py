@@ -217,14 +217,12 @@ def test_doi_mismatch_at_the_citation_and_the_doi_field(session: Session) -> Non
         assert WRONG_DOI in d["message"] and d["severity"] == 1, d
 
 
-# --- The quick fix. Kept apart: it needs the server's DOI_MISMATCH code action.
-@pytest.mark.xfail(
-    reason="server/citelens/lsp/actions.py offers no quick fixes yet (code_actions returns [])",
-    strict=False,
-)
+# --- The quick fix: the first code action at the DOI_MISMATCH, applied by Neovim.
 def test_quick_fix_corrects_the_doi(session: Session) -> None:
     assert session.result.get("applied"), session.context()
-    assert session.result["applied"].get("kind", "quickfix").startswith("quickfix")
+    applied = session.result["applied"]
+    assert applied.get("kind", "quickfix").startswith("quickfix")
+    assert RIGHT_DOI in applied["title"], [a["title"] for a in session.result["code_actions"]]
     text = session.fixed_bib.read_text(encoding="utf-8")
     lines = text.splitlines()
     entry = "\n".join(lines[i] for i in session.paper.entry_lines(MISMATCH_KEY))
