@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from ..model import BibEntry, EntryView
@@ -21,10 +22,13 @@ _STATUS_MARK = {
 }
 
 
+_SPECIAL = re.compile(r"[\\`*\[\]<>|]|(?<!\w)_|_(?!\w)")
+
+
 def _escape(text: str) -> str:
-    for ch in "\\`*_[]<>|":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Escape Markdown syntax; an underscore inside a word (s2_batch) is left alone, as
+    CommonMark reads it literally and some clients (Neovim) show the backslash."""
+    return _SPECIAL.sub(lambda m: "\\" + m.group(0), text)
 
 
 def _people(names: list[str], limit: int = 6) -> str:
@@ -109,7 +113,7 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
         lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[:3])
     if v.audit:
         tiers = ", ".join(
-            f"{a.method}: {a.outcome}" + (" (cached)" if a.cached else "") for a in v.audit
+            f"`{a.method}: {a.outcome}`" + (" (cached)" if a.cached else "") for a in v.audit
         )
-        lines.append(f"Tiers tried: {_escape(tiers)}")
+        lines.append(f"Tiers tried: {tiers}")
     return "  \n".join(lines)
