@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.fakes.scholarly import ScholarlyFake, running  # noqa: E402
 from tests.lsp_session import open_doc, session, uri  # noqa: E402
+
+VERIFICATION_CODES = {"NOT_FOUND", "DOI_MISMATCH", "METADATA_MISMATCH", "UNVERIFIED",
+                      "DUPLICATE_ENTRY"}
 
 
 def make_paper(folder: Path, fake: ScholarlyFake, n: int) -> Path:
@@ -97,6 +101,20 @@ async def run_session(folder: Path, tex: Path, text: str, env: dict[str, str], s
         last_publish = [t0]
         published = client.diagnostics
 
+        def watch() -> None:  # the last change of the verification diagnostics
+            while not stop:
+                cur = {k: sum(1 for d in v if d.code in VERIFICATION_CODES)
+                       for k, v in published.items()}
+                if cur != seen[0]:
+                    seen[0] = cur
+                    last_publish[0] = time.monotonic()
+                time.sleep(0.005)
+
+        seen: list[dict[str, int]] = [{}]
+        stop = False
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+
         # keystrokes while verification runs: type a key into the empty \cite{}
         latencies = []
         anchor = "Typing here: \\cite{"
@@ -123,18 +141,15 @@ async def run_session(folder: Path, tex: Path, text: str, env: dict[str, str], s
             latencies.append(time.monotonic() - ts)
             await asyncio.sleep(0.05)
 
-        # until the verification ended and diagnostics stopped changing
-        snapshot: dict[str, int] = {}
+        # until the verification ended and its diagnostics stopped changing
         while True:
-            cur = {k: len(v) for k, v in published.items()}
-            if cur != snapshot:
-                snapshot = cur
-                last_publish[0] = time.monotonic()
             if _ended(client) and time.monotonic() - last_publish[0] > 1.0:
                 break
             if time.monotonic() - t0 > 1800:
                 break
             await asyncio.sleep(0.02)
+        stop = True
+        watcher.join()
         out["open_to_last_diagnostic_s"] = last_publish[0] - t0
         out["diagnostics"] = sum(len(v) for v in published.values())
         out["keystroke_p50_ms"] = 1000 * statistics.median(latencies) if latencies else None
