@@ -90,8 +90,6 @@ def test_no_fix_for_a_stale_diagnostic_or_another_kind(tmp_path: Path) -> None:
     assert _ask(ls, path, stale) == []
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: entry views/hashes are cached by (path, key, "
-                   "start offset), so an edited entry keeps its old verification")
 def test_no_fix_once_the_entry_changed(tmp_path: Path) -> None:
     ls, path, d = _server(tmp_path)
     # the entry changed since it was verified: its verification is gone, so is the fix

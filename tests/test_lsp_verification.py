@@ -371,11 +371,6 @@ async def test_diagnostics_at_exact_ranges_and_quick_fixes_that_verify(
         assert new_bib[merged.span.end:] == bib[kept.span.end:gone.span.start].rstrip() + "\n"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server bug: CiteLensServer.views and Verifier._hashes are keyed by (path, key, "
-    "entry start offset), so an edit inside an entry that keeps its start (Fix DOI) reuses "
-    "the old EntryView and content hash: the entry is never re-verified and the old "
-    "DOI_MISMATCH is republished with the new version"))
 async def test_fix_doi_then_save_reverifies(preset: str, paper: Path, fake: ScholarlyFake
                                             ) -> None:
     tex_path, bib_path = paper / "Paper.tex", paper / "Biblio.bib"

@@ -44,7 +44,7 @@ class CiteLensServer(LanguageServer):
         self.roots: dict[str, str] = {}  # file -> project root
         self.published: dict[str, list[lsp.Diagnostic]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
-        self.views: dict[tuple[str, str, int], EntryView] = {}  # (path, key, start) -> view
+        self.views: dict[tuple[str, str, str], EntryView] = {}  # entry_key -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
         self._logged: set[str] = set()
@@ -78,10 +78,15 @@ class CiteLensServer(LanguageServer):
             self.store.invalidate(path)
         self.verifier.settings_changed()
 
+    def entry_key(self, entry: BibEntry) -> tuple[str, str, str]:
+        """Identifies an entry by its text: an edit inside it (a fixed DOI) is a new entry."""
+        text = self.store.text(entry.path) or ""
+        return (entry.path, entry.key, text[entry.span.start : entry.span.end])
+
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
         from ..parsing.entry_view import entry_view
 
-        k = (entry.path, entry.key, entry.span.start)
+        k = self.entry_key(entry)
         view = self.views.get(k)
         if view is None:
             lookup = {key: defs[0] for key, defs in analysis.definitions.items()} if analysis else {}

@@ -43,12 +43,12 @@ class Verifier:
     def __init__(self, server: CiteLensServer) -> None:
         self.server = server
         self.results: dict[str, Verification] = {}  # content hash -> verification
-        self._hashes: dict[tuple[str, str, int], str] = {}
+        self._hashes: dict[tuple[str, str, str], str] = {}
         self._task: asyncio.Task[None] | None = None
         self._wanted: frozenset[str] = frozenset()
         self._sources: Any = None
         self._cache: Any = None
-        self._findings: dict[int, tuple[int, list[Finding]]] = {}
+        self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
         self._closing: asyncio.Future[None] | None = None
         self._generation = 0  # bumps when results change
         self.runs = 0
@@ -86,7 +86,7 @@ class Verifier:
         return str(getattr(cache, "directory", "") or "cache")
 
     def _hash(self, entry: BibEntry, analysis: Analysis | None) -> str | None:
-        k = (entry.path, entry.key, entry.span.start)
+        k = self.server.entry_key(entry)
         h = self._hashes.get(k)
         if h is None:
             view = self.server.entry_view(entry, analysis)
@@ -103,32 +103,38 @@ class Verifier:
         return self.results.get(h) if h else None
 
     def pending(self, entry: BibEntry) -> bool:
-        h = self._hashes.get((entry.path, entry.key, entry.span.start))
+        h = self._hashes.get(self.server.entry_key(entry))
         return bool(h and h in self._wanted and self._task and not self._task.done())
 
     def findings(self, analysis: Analysis) -> list[Finding]:
+        """Verification findings of one project. The .bib part (entries, duplicates) is
+        cached while the bibliographies and the results are unchanged; the part at the
+        citations is cheap and follows every keystroke."""
         if not self.results or not self.server.settings.verification_enabled:
             return []
-        cached = self._findings.get(id(analysis))
-        if cached is not None and cached[0] == self._generation:
-            return cached[1]
-        from ..verify.findings import verification_findings
+        from ..verify.findings import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
         for key, defs in analysis.definitions.items():
             v = self.result(defs[0], analysis)
             if v is not None:
                 by_key[key] = v
+        settings = self.server.settings
+        bibs = tuple(analysis.bibs)
+        sig = (self._generation, settings, tuple(id(b) for b in bibs))
+        cached = self._findings.get(analysis.project.root)
         try:
-            found = list(verification_findings(
-                analysis.bibs, analysis.citations, by_key, self.server.settings))
+            if cached is not None and cached[0] == sig:
+                entry_level = cached[2]
+            else:
+                entry_level = entry_level_findings(bibs, by_key, settings)
+                # keep the BibFiles alive with the signature, so their ids stay theirs
+                self._findings[analysis.project.root] = (sig, bibs, entry_level)
+            return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,
+                                                   settings)
         except Exception:
             log.exception("placing verification findings failed")
-            found = []
-        if len(self._findings) > 64:
-            self._findings.clear()
-        self._findings[id(analysis)] = (self._generation, found)
-        return found
+            return []
 
     # ------------------------------------------------------------------ work
     def _needed(self) -> list[EntryView]:

@@ -195,6 +195,32 @@ def duplicate_findings(
     return out
 
 
+def entry_level_findings(
+    bib_files: Sequence[BibFile], results: Mapping[str, Verification], settings: Settings,
+) -> list[Finding]:
+    """The findings in the .bib files: on the wrong field of each entry, and duplicates."""
+    defs = _first_definitions(bib_files)
+    out: list[Finding] = []
+    for key, entry in defs.items():
+        v = results.get(key)
+        if v is None:
+            continue
+        try:
+            out += _entry_findings(entry, v, settings)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            continue
+    out += duplicate_findings(defs, results, settings)
+    return out
+
+
+def citation_findings(
+    citations: Mapping[str, Sequence[Citation]], bib_files: Sequence[BibFile],
+    results: Mapping[str, Verification], settings: Settings,
+) -> list[Finding]:
+    """The findings at every citation of a key whose entry is wrong."""
+    return _citation_findings(citations, _first_definitions(bib_files), results, settings)
+
+
 def verification_findings(
     bib_files: Sequence[BibFile],
     citations: Mapping[str, Sequence[Citation]],
@@ -206,16 +232,5 @@ def verification_findings(
     ``citations`` maps a source file's path to the citations in it. Never raises
     for odd input: an entry that cannot be placed is skipped.
     """
-    defs = _first_definitions(bib_files)
-    out: list[Finding] = []
-    for key, entry in defs.items():
-        v = results.get(key)
-        if v is None:
-            continue
-        try:
-            out += _entry_findings(entry, v, settings)
-        except (AttributeError, KeyError, TypeError, ValueError):
-            continue
-    out += _citation_findings(citations, defs, results, settings)
-    out += duplicate_findings(defs, results, settings)
-    return out
+    return (entry_level_findings(bib_files, results, settings)
+            + citation_findings(citations, bib_files, results, settings))
