@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from lsprotocol import types as lsp
 
 from citelens.lsp.actions import code_actions
