@@ -34,6 +34,7 @@ class Analysis:
     sources: dict[str, SourceDocument] = field(default_factory=dict)
     bibs: list[BibFile] = field(default_factory=list)
     definitions: dict[str, list[BibEntry]] = field(default_factory=dict)
+    first: dict[str, BibEntry] = field(default_factory=dict)  # the definition BibTeX uses
     bibitems: set[str] = field(default_factory=set)
     nocite_all: bool = False
     findings: list[Finding] = field(default_factory=list)
@@ -53,8 +54,7 @@ class Analysis:
         return list(seen)
 
     def entry(self, key: str) -> BibEntry | None:
-        defs = self.definitions.get(key)
-        return defs[0] if defs else None
+        return self.first.get(key)
 
 
 def make_finding(
@@ -93,6 +93,7 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
         out.bibs.append(bib)
         for entry in bib.entries:
             out.definitions.setdefault(entry.key, []).append(entry)
+            out.first.setdefault(entry.key, entry)
     findings: list[Finding | None] = []
     add = findings.append
 

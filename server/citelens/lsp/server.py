@@ -29,7 +29,6 @@ from .verification import Verifier
 
 log = logging.getLogger("citelens")
 
-COMMANDS = ("citelens.verifyNow", "citelens.clearCache", "citelens.report")
 
 
 class CiteLensServer(LanguageServer):
@@ -89,9 +88,8 @@ class CiteLensServer(LanguageServer):
         k = self.entry_key(entry)
         view = self.views.get(k)
         if view is None:
-            lookup = {key: defs[0] for key, defs in analysis.definitions.items()} if analysis else {}
             try:
-                view = entry_view(entry, lookup)
+                view = entry_view(entry, analysis.first if analysis else {})
             except Exception as exc:  # an entry we cannot read is not worth a crash
                 self.log_once(f"could not read entry {entry.key}: {exc}")
                 return None
@@ -566,23 +564,26 @@ def create_server() -> CiteLensServer:
 
         return code_actions(ls, params)
 
-    @server.feature(
-        lsp.WORKSPACE_EXECUTE_COMMAND, lsp.ExecuteCommandOptions(commands=list(COMMANDS))
-    )
+    # pygls announces these in executeCommandProvider and dispatches them.
+    @server.command("citelens.verifyNow")
     @_guard
-    async def execute_command(ls: CiteLensServer, params: lsp.ExecuteCommandParams) -> Any:
-        if params.command == "citelens.verifyNow":
-            ls.verifier.reset()
-            reanalyse_all(ls)
-            ls.verifier.schedule(delay=0.0, force=True)
-            return {"scheduled": True}
-        if params.command == "citelens.clearCache":
-            where = ls.verifier.clear_cache()
-            ls.log_line(f"cache cleared ({where})")
-            return {"cleared": True}
-        if params.command == "citelens.report":
-            return await report(ls)
-        return None
+    async def verify_now(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        ls.verifier.reset()
+        reanalyse_all(ls)
+        ls.verifier.schedule(delay=0.0, force=True)
+        return {"scheduled": True}
+
+    @server.command("citelens.clearCache")
+    @_guard
+    async def clear_cache(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        where = ls.verifier.clear_cache()
+        ls.log_line(f"cache cleared ({where})")
+        return {"cleared": True}
+
+    @server.command("citelens.report")
+    @_guard
+    async def report_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        return await report(ls)
 
     return server
 
