@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -18,6 +20,7 @@ _SEVERITY = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
 def uri_of(path: str) -> str:
     return from_fs_path(path) or f"file://{path}"
 
@@ -38,18 +41,32 @@ def span_range(store: DocumentStore, path: str, span: Span, encoding: str) -> ls
     return to_range(index, span, encoding)
 
 
+RelatedMemo = dict[tuple[object, ...], lsp.DiagnosticRelatedInformation]
+
+
 def to_diagnostic(
-    store: DocumentStore, f: Finding, encoding: str, related_support: bool = True
+    store: DocumentStore, f: Finding, encoding: str, related_support: bool = True,
+    memo: RelatedMemo | None = None,
 ) -> lsp.Diagnostic:
+    """``memo`` keeps related locations between calls: every citation of a key points at
+    the same .bib entry, whose position only changes with the .bib's text."""
     related = None
     if related_support and f.related:
-        related = [
-            lsp.DiagnosticRelatedInformation(
-                location=lsp.Location(uri_of(r.path), span_range(store, r.path, r.span, encoding)),
-                message=r.message,
-            )
-            for r in f.related
-        ]
+        related = []
+        for r in f.related:
+            k = (r.path, r.span, r.message, encoding, store.stamp(r.path))
+            info = memo.get(k) if memo is not None else None
+            if info is None:
+                info = lsp.DiagnosticRelatedInformation(
+                    location=lsp.Location(uri_of(r.path),
+                                          span_range(store, r.path, r.span, encoding)),
+                    message=r.message,
+                )
+                if memo is not None:
+                    if len(memo) > 50_000:
+                        memo.clear()
+                    memo[k] = info
+            related.append(info)
     data: dict[str, object] = dict(f.data)
     data.setdefault("code", f.code)
     if f.key is not None:

@@ -23,7 +23,7 @@ from ..project import build_project, find_root
 from ..settings import Settings, from_sources
 from ..store import DocumentStore, kind_of
 from . import completion
-from .convert import path_of, span_range, to_diagnostic, uri_of
+from .convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
 from .hover import entry_section, verification_section
 from .verification import Verifier
 
@@ -43,6 +43,7 @@ class CiteLensServer(LanguageServer):
         self.roots: dict[str, str] = {}  # file -> project root
         self.published: dict[str, list[lsp.Diagnostic]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
+        self._related: RelatedMemo = {}
         self.views: dict[tuple[str, str, str], EntryView] = {}  # entry_key -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
@@ -185,7 +186,8 @@ class CiteLensServer(LanguageServer):
             if uri in self.published and self._signatures.get(uri) == sig:
                 continue
             self._signatures[uri] = sig
-            diags = [to_diagnostic(self.store, f, self.encoding, related) for f in fs]
+            diags = [to_diagnostic(self.store, f, self.encoding, related, self._related)
+                     for f in fs]
             diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
             if uri not in self.published or self.published[uri] != diags:
                 self.published[uri] = diags
