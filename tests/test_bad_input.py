@@ -149,13 +149,6 @@ async def test_fifty_megabyte_bib(tmp_path: Path) -> None:
     assert {f.code for f in result.findings} <= {"DUPLICATE_KEY", "BIB_SYNTAX"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "citelens check returns its whole CheckResult through asyncio.run; on CPython 3.11 "
-    "asyncio.runners.run calls signal.getsignal(SIGINT), whose enum lookup formats "
-    "repr(functools.partial(..., main_task=task)) and so repr()s the finished result: every "
-    "BibEntry, twice. On ml_conferences.bib (50 MB) that is ~26 of the ~30 s of "
-    "`citelens check --no-verify` (the parse is 0.7 s). Fix: CheckResult(repr=False) or a "
-    "short __repr__, or do not return the result from the coroutine given to asyncio.run."))
 def test_check_never_reprs_its_whole_result(tmp_path: Path) -> None:
     # A real process: asyncio.run installs its SIGINT handler only in the main thread with
     # the default handler, which pytest's process may not have.

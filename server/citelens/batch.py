@@ -21,7 +21,7 @@ from .store import DocumentStore, kind_of
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class CheckResult:
     store: DocumentStore
     analyses: list[Analysis] = field(default_factory=list)
@@ -29,6 +29,9 @@ class CheckResult:
     entries: list[BibEntry] = field(default_factory=list)  # every entry, each (path, key) once
     verifications: dict[str, Any] = field(default_factory=dict)  # key -> Verification
     log: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:  # asyncio may repr the result: keep it short
+        return f"CheckResult({len(self.entries)} entries, {len(self.findings)} findings)"
 
 
 class UsageError(Exception):

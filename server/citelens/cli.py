@@ -52,21 +52,26 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
             print(f"citelens: {msg}", file=sys.stderr)
 
     progress = _progress_bar()
-    try:
-        result = asyncio.run(run_check(
+
+    async def check_and_write() -> int:
+        # Only an int leaves asyncio.run: on exit it may repr() the task's result.
+        result = await run_check(
             args.paths, settings, verify=not args.no_verify, log=log,
             progress=progress,  # type: ignore[arg-type]
-        ))
+        )
+        out = render(result, args.format)
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(out)
+        else:
+            sys.stdout.write(out)
+        return 1 if has_errors(result) else 0
+
+    try:
+        return asyncio.run(check_and_write())
     except UsageError as exc:
         print(f"citelens: {exc}", file=sys.stderr)
         return 2
-    out = render(result, args.format)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(out)
-    else:
-        sys.stdout.write(out)
-    return 1 if has_errors(result) else 0
 
 
 def _serve(args: argparse.Namespace) -> int:
