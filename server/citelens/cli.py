@@ -53,25 +53,28 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
     progress = _progress_bar()
 
-    async def check_and_write() -> int:
+    rendered: list[str] = []
+
+    async def check() -> int:
         # Only an int leaves asyncio.run: on exit it may repr() the task's result.
         result = await run_check(
             args.paths, settings, verify=not args.no_verify, log=log,
             progress=progress,  # type: ignore[arg-type]
         )
-        out = render(result, args.format)
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(out)
-        else:
-            sys.stdout.write(out)
+        rendered.append(render(result, args.format))
         return 1 if has_errors(result) else 0
 
     try:
-        return asyncio.run(check_and_write())
+        status = asyncio.run(check())
     except UsageError as exc:
         print(f"citelens: {exc}", file=sys.stderr)
         return 2
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(rendered[0])
+    else:
+        sys.stdout.write(rendered[0])
+    return status
 
 
 def _serve(args: argparse.Namespace) -> int:
