@@ -44,6 +44,8 @@ class CiteLensServer(LanguageServer):
         self.published: dict[str, list[lsp.Diagnostic]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
         self._related: RelatedMemo = {}
+        self._dirty: set[str] = set()
+        self._flush_handle: asyncio.Handle | None = None
         self.views: dict[tuple[str, str, str], EntryView] = {}  # entry_key -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
@@ -115,8 +117,36 @@ class CiteLensServer(LanguageServer):
             if path in a.project.bib_paths or path in a.project.files
         ]
 
+    def mark_dirty(self, path: str) -> None:
+        """Note a changed document; one refresh follows a burst of changes (queued edits
+        are not analysed one by one). Request handlers call :meth:`flush` first."""
+        self._dirty.add(path)
+        if self._flush_handle is None:
+            try:
+                self._flush_handle = asyncio.get_running_loop().call_soon(self.flush)
+            except RuntimeError:  # no loop (tests of the engine): do it now
+                self.flush()
+
+    def flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if not self._dirty:
+            return
+        paths, self._dirty = self._dirty, set()
+        for path in paths:
+            self.reanalyse(path)
+        self.publish()
+        self.verifier.schedule()
+
     def refresh(self, path: str) -> None:
         """Re-analyse every project ``path`` belongs to and publish what changed."""
+        self._dirty.discard(path)
+        self.reanalyse(path)
+        self.publish()
+        self.verifier.schedule()
+
+    def reanalyse(self, path: str) -> None:
         kind = kind_of(path)
         roots = set(self.projects_using(path))
         if kind in {"latex", "markdown"}:
@@ -127,8 +157,6 @@ class CiteLensServer(LanguageServer):
             roots.add(path)
         for root in roots:
             self.analyse(root)
-        self.publish()
-        self.verifier.schedule()
 
     def analyse(self, root: str) -> Analysis:
         if kind_of(root) == "bib":
@@ -382,7 +410,7 @@ def create_server() -> CiteLensServer:
         sync(ls, params.text_document.uri)
         path = path_of(params.text_document.uri)
         if path:
-            ls.refresh(path)
+            ls.mark_dirty(path)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_guard
@@ -448,6 +476,7 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     @_guard
     def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        ls.flush()  # answer from the latest text, not a queued one
         path = path_of(params.text_document.uri)
         if not path:
             return None
@@ -489,6 +518,7 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @_guard
     def definition(ls: CiteLensServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:
+        ls.flush()  # answer from the latest text, not a queued one
         found = ls.key_at_position(params.text_document.uri, params.position)
         if found is None or found[1] is None:
             return None
@@ -497,6 +527,7 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @_guard
     def references(ls: CiteLensServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
+        ls.flush()  # answer from the latest text, not a queued one
         found = ls.key_at_position(params.text_document.uri, params.position)
         if found is None:
             return None
@@ -515,6 +546,7 @@ def create_server() -> CiteLensServer:
     )
     @_guard
     def complete(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+        ls.flush()  # answer from the latest text, not a queued one
         path = path_of(params.text_document.uri)
         if not path or kind_of(path) not in {"latex", "markdown"}:
             return None
@@ -538,6 +570,7 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @_guard
     def symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+        ls.flush()  # answer from the latest text, not a queued one
         path = path_of(params.text_document.uri)
         if not path or kind_of(path) != "bib":
             return []
@@ -562,6 +595,7 @@ def create_server() -> CiteLensServer:
     )
     @_guard
     def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        ls.flush()  # answer from the latest text, not a queued one
         from .actions import code_actions
 
         return code_actions(ls, params)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from citelens.model import BibEntry, BibField, BibFile, Citation, Finding, Related, Severity, Span
 from citelens.parsing.entry_view import entry_view
 from citelens.settings import DEFAULT_SEVERITY, Settings
+from citelens.sources.records import PaperRecord
 from citelens.verify.duplicates import find_duplicates
 from citelens.verify.match import Discrepancy
 from citelens.verify.status import Status, Verification
@@ -72,14 +73,26 @@ def _first_definitions(bib_files: Sequence[BibFile]) -> dict[str, BibEntry]:
     return out
 
 
+_BRIEF_FIELDS = ("source", "title", "authors", "year", "venue", "doi", "arxiv_id", "pmid",
+                 "s2_paper_id", "url", "volume", "issue", "pages", "publisher", "is_preprint",
+                 "publication_types")
+
+
+def _brief(record: PaperRecord) -> dict[str, object]:
+    """A record as a quick fix needs it: no abstract, at most 30 authors."""
+    data = {k: getattr(record, k) for k in _BRIEF_FIELDS}
+    data["authors"] = list(record.authors[:30])
+    return data
+
+
 def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object]:
     data: dict[str, object] = {
         "key": entry.key,
         "bib": entry.path,
         "status": v.status.value,
         "summary": v.summary,
-        "match": v.match.to_json() if v.match else None,
-        "candidates": [c.to_json() for c in v.candidates],
+        "match": _brief(v.match) if v.match else None,
+        "candidates": [_brief(c) for c in v.candidates[:3]],
         "informational": v.informational,
     }
     data.update(extra)
@@ -163,8 +176,12 @@ def _citation_findings(
             if sev is None:
                 continue
             related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
+            # Light data at citations (a key may be cited hundreds of times and every
+            # diagnostic is sent on each change): quick fixes read the entry's verdict.
+            data: dict[str, object] = {"key": entry.key, "bib": entry.path,
+                                       "status": v.status.value, "field": None}
             out.append(Finding(path, c.span, code, f"{c.key}: {v.summary}", sev, c.key,
-                               related=related, data=_data(entry, v, field=None)))
+                               related=related, data=data))
     return out
 
 
