@@ -45,6 +45,14 @@ class ClaimChecker:
         self._own_client = client is None
         self._cache: diskcache.Cache | None = claim_cache.open_cache(settings, cache_dir)
         self._tasks: dict[str, asyncio.Task[ClaimResult]] = {}
+        #: The verifier's clients this checker was built with (None: its own).
+        self.shared_sources: object | None = sources
+        #: Finished results that were not cached (errors), until one hover showed them.
+        self.uncached: dict[str, ClaimResult] = {}
+        #: Claim texts by paragraph (see claims.hover.claim_at), bounded.
+        self.claim_memo: dict[tuple[str, str, int, int], str] = {}
+        #: State of claims.diagnostics for this checker (its queue and results).
+        self.diagnostics_state: object | None = None
 
     # ------------------------------------------------------------------ keys
 

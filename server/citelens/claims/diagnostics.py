@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,13 +67,11 @@ class _State:
     republish: asyncio.TimerHandle | None = None
 
 
-_STATES: weakref.WeakKeyDictionary[ClaimChecker, _State] = weakref.WeakKeyDictionary()
-
-
 def state_of(checker: ClaimChecker) -> _State:
-    state = _STATES.get(checker)
-    if state is None:
-        state = _STATES[checker] = _State()
+    """The diagnostics' state, kept on the checker (a new checker starts afresh)."""
+    state = checker.diagnostics_state
+    if not isinstance(state, _State):
+        state = checker.diagnostics_state = _State()
     return state
 
 
@@ -111,14 +108,14 @@ def claim_findings(ls: Any) -> list[Finding]:
             view = ls.entry_view(entry, analysis)
             if view is None:
                 continue
-            claim = claim_at(text, citation, language, compute=False)
+            claim = claim_at(text, citation, language, memo=checker.claim_memo, compute=False)
             if claim is None:  # not extracted yet: within this publish's budget, or next time
                 if deadline is None:
                     deadline = time.monotonic() + EXTRACT_BUDGET_S  # at least one per publish
                 elif time.monotonic() >= deadline:
                     incomplete = True
                     continue
-                claim = claim_at(text, citation, language)
+                claim = claim_at(text, citation, language, memo=checker.claim_memo)
             if not claim:
                 continue
             verification = ls.verifier.result(entry, analysis)

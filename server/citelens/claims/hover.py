@@ -28,14 +28,8 @@ from citelens.claims.sentences import WINDOW, extract_claim
 from citelens.model import Citation, EntryView, Span
 from citelens.sources.records import PaperRecord
 
-#: Finished results that were not cached (errors), per checker: key -> result.
-_UNCACHED: weakref.WeakKeyDictionary[ClaimChecker, dict[str, ClaimResult]] = (
-    weakref.WeakKeyDictionary())
-#: The verifier's clients a checker was built with (the checker must not outlive them).
-_SHARED: weakref.WeakKeyDictionary[ClaimChecker, object] = weakref.WeakKeyDictionary()
-#: Bound on the claim texts remembered by :func:`claim_at`.
+#: Bound on the claim texts a checker remembers (see :func:`claim_at`).
 _CLAIM_MEMO_MAX = 4096
-_claim_memo: dict[tuple[str, str, int, int], str] = {}
 
 
 def checker_for(ls: Any) -> ClaimChecker:
@@ -47,12 +41,10 @@ def checker_for(ls: Any) -> ClaimChecker:
     current = getattr(ls, "claims", None)
     verifier_sources = getattr(getattr(ls, "verifier", None), "_sources", None)
     if isinstance(current, ClaimChecker) and current.settings == ls.settings:
-        used = _SHARED.get(current)
+        used = current.shared_sources
         if used is None or used is verifier_sources:
             return current
     checker = ClaimChecker(ls.settings, sources=verifier_sources)
-    if verifier_sources is not None:
-        _SHARED[checker] = verifier_sources
     if isinstance(current, ClaimChecker):
         try:
             asyncio.get_running_loop().create_task(current.aclose())
@@ -74,7 +66,7 @@ def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def claim_at(text: str, citation: Citation, language: str, *,
-             compute: bool = True) -> str | None:
+             memo: dict[tuple[str, str, int, int], str], compute: bool = True) -> str | None:
     """:func:`extract_claim` on the paragraph of the citation, memoised on that paragraph.
 
     extract_claim never looks past a blank line, so the paragraph gives the same claim
@@ -85,14 +77,14 @@ def claim_at(text: str, citation: Citation, language: str, *,
     end = max(start, min(citation.span.end, len(text)))
     a, b = _paragraph(text, start, end)
     k = (language, text[a:b], start - a, end - a)
-    hit = _claim_memo.get(k)
+    hit = memo.get(k)
     if hit is None:
         if not compute:
             return None
         hit = extract_claim(k[1], Span(k[2], k[3]), language)
-        if len(_claim_memo) >= _CLAIM_MEMO_MAX:
-            _claim_memo.clear()
-        _claim_memo[k] = hit
+        if len(memo) >= _CLAIM_MEMO_MAX:
+            memo.clear()
+        memo[k] = hit
     return hit
 
 
@@ -121,7 +113,7 @@ def known_result(checker: ClaimChecker, claim: str, view: EntryView,
     if hit is not None:
         return hit
     keys = _keys(checker, claim, view, record)
-    uncached = _UNCACHED.get(checker)
+    uncached = checker.uncached
     if uncached:
         for k in keys:
             if k in uncached:
@@ -148,7 +140,7 @@ def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecor
                 return
             result = t.result()
             if result.transient:
-                store = _UNCACHED.setdefault(owner, {})
+                store = owner.uncached
                 if len(store) > 1000:
                     store.clear()
                 store[key] = result
@@ -165,10 +157,10 @@ def claim_markdown(
     record: PaperRecord | None,
 ) -> str:
     """Hover Markdown for the claim around ``citation`` ("" when there is no claim text)."""
-    claim = claim_at(text, citation, language)
+    checker = checker_for(ls)
+    claim = claim_at(text, citation, language, memo=checker.claim_memo)
     if not claim:
         return ""
-    checker = checker_for(ls)
     hit = known_result(checker, claim, view, record, consume=True)
     if hit is not None:
         return render_markdown(hit)

@@ -45,7 +45,7 @@ class CiteLensServer(LanguageServer):
         self._signatures: dict[str, tuple[object, ...]] = {}
         self._related: RelatedMemo = {}
         self._dirty: set[str] = set()
-        self._flush_handle: asyncio.Handle | None = None
+        self._flush_handle: asyncio.TimerHandle | None = None
         self.views: dict[tuple[str, str, str], EntryView] = {}  # entry_key -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
@@ -123,7 +123,8 @@ class CiteLensServer(LanguageServer):
         self._dirty.add(path)
         if self._flush_handle is None:
             try:
-                self._flush_handle = asyncio.get_running_loop().call_soon(self.flush)
+                # A few milliseconds gather the edits a client sends in one burst.
+                self._flush_handle = asyncio.get_running_loop().call_later(0.004, self.flush)
             except RuntimeError:  # no loop (tests of the engine): do it now
                 self.flush()
 
