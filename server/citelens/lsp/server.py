@@ -25,6 +25,7 @@ from ..store import DocumentStore, kind_of
 from . import completion
 from .convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
 from .hover import entry_section, verification_section
+from .protocol import CiteLensProtocol
 from .verification import Verifier
 
 log = logging.getLogger("citelens")
@@ -35,7 +36,7 @@ class CiteLensServer(LanguageServer):
     """Holds the state of one editor session; everything else is functions."""
 
     def __init__(self) -> None:
-        super().__init__("citelens", __version__)
+        super().__init__("citelens", __version__, protocol_cls=CiteLensProtocol)
         self.settings: Settings = from_sources()
         self.store = DocumentStore(self.settings.extra_cite_commands)
         self.workspace_roots: list[str] = []
