@@ -96,7 +96,10 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
         source = _SOURCE_NAMES.get(v.match.source, v.match.source)
-        lines.append(f"Matched in {source}: " + _record_line(v.match))
+        if status == "DOI_MISMATCH":
+            lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
+        else:
+            lines.append(f"Matched in {source}: " + _record_line(v.match))
     details = []
     if v.score:
         details.append(f"title match {v.score:.2f}")
