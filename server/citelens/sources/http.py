@@ -179,6 +179,18 @@ class HostClient:
         return self.lookup(method, result.outcome or Outcome.FAILED, [], result.detail,
                            result.elapsed_ms)
 
+    def batch_answer(self, method: str, result: HostResult, why: str,
+                     found: Mapping[str, PaperRecord], key: str, missing: str) -> Lookup:
+        """The Lookup for one id of a batch request: failed exchange, unreadable body
+        (``why``), found, or answered without it (``missing`` says so)."""
+        if not result.ok:
+            return self.failed(method, result)
+        if why:
+            return self.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
+        if key in found:
+            return self.lookup(method, Outcome.FOUND, [found[key]], "", result.elapsed_ms)
+        return self.lookup(method, Outcome.NOT_FOUND, [], missing, result.elapsed_ms)
+
     # ------------------------------------------------------------------ requests
 
     async def _wait_for_slot(self) -> None:

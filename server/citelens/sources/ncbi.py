@@ -126,17 +126,10 @@ async def get_pubmed(host: HostClient, pmids: list[str]) -> dict[str, Lookup]:
     for start in range(0, len(keys), BATCH_SIZE):
         chunk = keys[start:start + BATCH_SIZE]
         result, records, why = await _efetch(host, chunk)
-        by_id = {r.pmid: r for r in records or []}
+        by_id = {r.pmid: r for r in records or [] if r.pmid}
         for p in chunk:
-            if not result.ok:
-                lookup = host.failed(method, result)
-            elif records is None:
-                lookup = host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
-            elif p in by_id:
-                lookup = host.lookup(method, Outcome.FOUND, [by_id[p]], "", result.elapsed_ms)
-            else:
-                lookup = host.lookup(method, Outcome.NOT_FOUND, [], f"PMID {p} not in PubMed",
-                                     result.elapsed_ms)
+            lookup = host.batch_answer(method, result, why if records is None else "", by_id,
+                                       p, f"PMID {p} not in PubMed")
             for given in wanted[p]:
                 out[given] = lookup
     return out

@@ -150,15 +150,8 @@ async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
             if rec is not None and rec.doi:
                 found[rec.doi] = rec
         for bare in chunk:
-            if not result.ok:
-                lookup = host.failed(method, result)
-            elif why:
-                lookup = host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
-            elif bare in found:
-                lookup = host.lookup(method, Outcome.FOUND, [found[bare]], "", result.elapsed_ms)
-            else:
-                lookup = host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in OpenAlex",
-                                     result.elapsed_ms)
+            lookup = host.batch_answer(method, result, why, found, bare,
+                                       f"{bare} not in OpenAlex")
             for given in wanted[bare]:
                 out[given] = lookup
     return out
