@@ -75,7 +75,10 @@ class CiteLensServer(LanguageServer):
             pass
 
     def apply_settings(self, values: dict[str, Any] | None) -> None:
-        self.settings = from_sources(editor=values or {})
+        new = from_sources(editor=values or {})
+        if new == self.settings:
+            return  # clients send the same settings again: nothing to redo
+        self.settings = new
         self.store.extra_cite_commands = self.settings.extra_cite_commands
         for path in list(self.roots):
             self.store.invalidate(path)
@@ -400,11 +403,7 @@ def create_server() -> CiteLensServer:
     @_guard
     def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
         sync(ls, params.text_document.uri)
-        path = path_of(params.text_document.uri)
-        if path:
-            ls.roots.pop(path, None)
-            ls.refresh(path)
-            ls.verifier.schedule(delay=0.0)
+        check_now(ls, params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     @_guard
@@ -417,11 +416,7 @@ def create_server() -> CiteLensServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     @_guard
     def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        path = path_of(params.text_document.uri)
-        if path:
-            ls.roots.pop(path, None)
-            ls.refresh(path)
-            ls.verifier.schedule(delay=0.0)
+        check_now(ls, params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     @_guard
@@ -647,6 +642,17 @@ def claim_section(
     except Exception as exc:
         log.exception("claim check failed")
         return f"_Claim check failed: {type(exc).__name__}_"
+
+
+def check_now(ls: CiteLensServer, uri: str) -> None:
+    """On open and save: find the project again, analyse, verify without the debounce."""
+    path = path_of(uri)
+    if path:
+        ls.roots.pop(path, None)
+        ls._dirty.discard(path)
+        ls.reanalyse(path)
+        ls.publish()
+        ls.verifier.schedule(delay=0.0)
 
 
 def sync(ls: CiteLensServer, uri: str) -> None:

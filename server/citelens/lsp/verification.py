@@ -28,6 +28,9 @@ log = logging.getLogger("citelens")
 _tokens = itertools.count(1)
 #: Bibliographies larger than this have only their cited entries verified in the editor.
 MAX_UNCITED = 2000
+#: Entries left UNVERIFIED by an outage are retried after this, doubling up to the maximum.
+RETRY_FIRST_S = 60.0
+RETRY_MAX_S = 960.0
 
 
 def view_hash(view: EntryView) -> str:
@@ -46,6 +49,9 @@ class Verifier:
         self._hashes: dict[tuple[str, str, str], str] = {}
         self._task: asyncio.Task[None] | None = None
         self._wanted: frozenset[str] = frozenset()
+        self._sleeping = False  # the current task is still in its debounce
+        self._retry: asyncio.TimerHandle | None = None
+        self._retry_delay = RETRY_FIRST_S
         self._sources: Any = None
         self._cache: Any = None
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
@@ -55,11 +61,19 @@ class Verifier:
 
     # ------------------------------------------------------------------ state
     def settings_changed(self) -> None:
+        """Stop the running check (it uses the old settings' clients), close those clients
+        once it has stopped, and forget verdicts: the next check runs with the new
+        settings (answers come from the cache)."""
+        task = self._task
+        if task is not None and not task.done():
+            task.cancel()
         if self._sources is not None:
             sources, self._sources = self._sources, None
-            self._closing = asyncio.ensure_future(_close(sources))
+            self._closing = asyncio.ensure_future(_close(sources, task))
         self._cache = None
         self._findings.clear()
+        self.results.clear()
+        self._generation += 1
 
     def reset(self) -> None:
         """Forget results (``citelens.verifyNow``): everything is checked again."""
@@ -174,7 +188,8 @@ class Verifier:
             return
         wanted = frozenset(view_hash(v) for v in views)
         running = self._task is not None and not self._task.done()
-        if running and not force and wanted <= self._wanted:
+        hurry = delay == 0.0 and self._sleeping  # open/save while a debounce is waiting
+        if running and not force and not hurry and wanted <= self._wanted:
             return  # the running check already covers these
         if running and self._task is not None:
             self._task.cancel()  # superseded: its entries changed
@@ -186,6 +201,36 @@ class Verifier:
         except RuntimeError:  # no loop (not serving)
             self._task = None
 
+    def _retry_later(self, results: Any) -> None:
+        """Entries left UNVERIFIED because a source failed are checked again later (1, 2, 4…
+        up to 16 minutes while the outage lasts); one timer, nothing polls."""
+        from ..verify.status import Status
+
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        failed = [v for v in results if v.status is Status.UNVERIFIED
+                  and not self.server.settings.offline and "no title" not in v.summary.lower()]
+        if not failed:
+            self._retry_delay = RETRY_FIRST_S
+            return
+        hashes = {v.content_hash for v in failed}
+
+        def retry() -> None:
+            self._retry = None
+            for h, v in list(self.results.items()):
+                if v.content_hash in hashes and v.status is Status.UNVERIFIED:
+                    del self.results[h]
+            if self._sources is not None:
+                self._sources.reset_availability()
+            self.schedule(delay=0.0)
+
+        try:
+            self._retry = asyncio.get_running_loop().call_later(self._retry_delay, retry)
+        except RuntimeError:
+            return
+        self._retry_delay = min(self._retry_delay * 2, RETRY_MAX_S)
+
     async def wait(self) -> None:
         """For tests and benchmarks: until the current check has finished."""
         while self._task is not None and not self._task.done():
@@ -193,7 +238,11 @@ class Verifier:
 
     async def _run(self, views: list[EntryView], delay: float) -> None:
         if delay > 0:
-            await asyncio.sleep(delay)
+            self._sleeping = True
+            try:
+                await asyncio.sleep(delay)
+            finally:
+                self._sleeping = False
         server = self.server
         progress = _Progress(server, len(views))
         await progress.begin()
@@ -218,6 +267,7 @@ class Verifier:
                     self.results[view_hash(view)] = ver
             self._generation += 1
             server.publish()
+            self._retry_later(results.values())
         except asyncio.CancelledError:
             progress.end("superseded by an edit")
             raise
@@ -233,8 +283,10 @@ class Verifier:
             self.schedule()
 
 
-async def _close(sources: Any) -> None:
+async def _close(sources: Any, task: asyncio.Task[None] | None) -> None:
     try:
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=30)
         await sources.aclose()
     except Exception:  # pragma: no cover
         pass
