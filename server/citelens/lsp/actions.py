@@ -124,6 +124,8 @@ def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeActio
         return _metadata_actions(ls, d, ctx, v)
     if code == "DOI_MISMATCH":
         return _doi_actions(ls, d, ctx, v)
+    if v.informational:
+        return []  # a book or thesis is often just not indexed: never swap in another paper
     return _not_found_actions(ls, d, ctx, _records(data.get("candidates")) or v.candidates)
 
 
