@@ -12,9 +12,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import select
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types as lsp
@@ -22,7 +29,7 @@ from lsprotocol import types as lsp
 from citelens.parsing.bibtex import parse_bib
 from tests.conftest import CORPUS
 from tests.fakes.scholarly import ScholarlyFake
-from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri, wait_for
+from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
 from tests.test_lsp_verification import apply_text_edits, edits_for
 
 ASTROPY_BIB = CORPUS / "papers" / "astropy-v5.0" / "refs.bib"
@@ -194,27 +201,18 @@ async def test_out_of_range_positions_get_an_answer(preset: str, tmp_path: Path)
                     text_document=doc, range=rng, context=lsp.CodeActionContext(diagnostics=[]))),
                 return_exceptions=True), 10)
             for a in answers:
-                assert a is None or a == [] or isinstance(a, Exception) or (
-                    isinstance(a, lsp.CompletionList) and not a.items), (pos, answers)
-        # negative numbers are not even valid LSP: the raw message still gets a reply
-        for method in ("textDocument/hover", "textDocument/definition",
-                       "textDocument/references", "textDocument/completion"):
-            params = {"textDocument": {"uri": u}, "position": {"line": -1, "character": -1},
-                      "context": {"includeDeclaration": True}}
-            reply = await asyncio.wait_for(_raw_request(client, method, params), 10)
-            assert reply is None or reply == [] or isinstance(reply, Exception), (method, reply)
-        params = {"textDocument": {"uri": u},
-                  "range": {"start": {"line": -1, "character": 0},
-                            "end": {"line": 2**31, "character": 0}},
-                  "context": {"diagnostics": []}}
-        reply = await asyncio.wait_for(_raw_request(client, "textDocument/codeAction",
-                                                    params), 10)
-        assert reply is None or reply == [] or isinstance(reply, Exception), reply
+                assert _empty(a) or (isinstance(a, lsp.CompletionList) and not a.items), \
+                    (pos, answers)
         # and the server still answers a normal request afterwards
         hover = await client.text_document_hover_async(lsp.HoverParams(
             doc, lsp.Position(*_pos_of(a_tex.read_text(encoding="utf-8"), "\\cite{keep}", 7))))
         assert hover is not None and "keep" in str(hover.contents)
-        await wait_for(lambda: True)
+
+
+def _empty(answer: object) -> bool:
+    """No result, or an error reply: either way the client is not left waiting."""
+    return answer is None or isinstance(answer, Exception) or (
+        isinstance(answer, list | tuple) and not answer)
 
 
 def _pos_of(text: str, needle: str, delta: int) -> tuple[int, int]:
@@ -223,10 +221,103 @@ def _pos_of(text: str, needle: str, delta: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1)
 
 
-async def _raw_request(client: object, method: str, params: dict[str, object]) -> object:
-    """Send a request whose params are not valid LSP (the typed client would refuse)."""
-    protocol = client.protocol  # type: ignore[attr-defined]
-    try:
-        return await asyncio.wrap_future(protocol.send_request(method, params))
-    except Exception as exc:  # an error reply is an answer
-        return exc
+def test_positions_lsp_cannot_express_get_an_error_reply(tmp_path: Path) -> None:
+    """Line -1, character -5, line 2**31: not valid LSP (unsigned integers < 2**31), so
+    the server cannot read the request; it still answers each one with an error."""
+    ws = _two_papers(tmp_path)
+    main = ws / "paperA" / "main.tex"
+    u = uri(main)
+    requests: list[tuple[str, dict[str, object]]] = []
+    for line, char in ((-1, 0), (0, -5), (2**31, 0), (2**40, 2**40)):
+        pos = {"line": line, "character": char}
+        for method in ("textDocument/hover", "textDocument/definition",
+                       "textDocument/references", "textDocument/completion"):
+            requests.append((method, {"textDocument": {"uri": u}, "position": pos,
+                                      "context": {"includeDeclaration": True}}))
+        requests.append(("textDocument/codeAction", {
+            "textDocument": {"uri": u}, "range": {"start": pos, "end": pos},
+            "context": {"diagnostics": []}}))
+    with _RawClient(ws) as client:
+        client.send("textDocument/didOpen", {"textDocument": {
+            "uri": u, "languageId": "latex", "version": 1,
+            "text": main.read_text(encoding="utf-8")}})
+        ids = [client.request(method, params) for method, params in requests]
+        # a valid request after them: answered too, so the server is still serving
+        ok = client.request("textDocument/hover", {
+            "textDocument": {"uri": u}, "position": {"line": 2, "character": 30}})
+        replies = client.replies([*ids, ok], timeout=20)
+    for i, (method, _) in zip(ids, requests, strict=True):
+        error = replies[i].get("error")
+        assert isinstance(error, dict) and error.get("code") == -32602, (method, replies[i])
+        assert method in str(error.get("message")), error
+    assert "keep" in json.dumps(replies[ok].get("result")), replies[ok]
+
+
+class _RawClient:
+    """A JSON-RPC client on the real server's stdio that sends what pytest-lsp would
+    refuse to send (its typed client validates positions)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.next_id = 0
+        self.buffer = b""
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> _RawClient:
+        self.proc = subprocess.Popen([sys.executable, "-m", "citelens", "serve"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        init = self.request("initialize", {
+            "processId": None, "capabilities": {}, "rootUri": uri(self.folder),
+            "initializationOptions": {"citelens": {"verificationEnabled": False}}})
+        self.replies([init], timeout=20)
+        self.send("initialized", {})
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def send(self, method: str, params: object, msg_id: int | None = None) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        msg: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if msg_id is not None:
+            msg["id"] = msg_id
+        body = json.dumps(msg).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: object) -> int:
+        self.next_id += 1
+        self.send(method, params, self.next_id)
+        return self.next_id
+
+    def replies(self, ids: Sequence[int], timeout: float) -> dict[int, dict[str, object]]:
+        assert self.proc is not None and self.proc.stdout is not None
+        got: dict[int, dict[str, object]] = {}
+        deadline = time.monotonic() + timeout
+        while not set(ids) <= set(got):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no reply to {sorted(set(ids) - set(got))}"
+            ready, _, _ = select.select([self.proc.stdout], [], [], min(left, 0.2))
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                assert chunk, "the server exited"
+                self.buffer += chunk
+            for msg in self._messages():
+                if isinstance(msg.get("id"), int) and "method" not in msg:
+                    got[int(msg["id"])] = msg  # type: ignore[call-overload]
+        return got
+
+    def _messages(self) -> list[dict[str, Any]]:
+        out = []
+        while b"\r\n\r\n" in self.buffer:
+            head, rest = self.buffer.split(b"\r\n\r\n", 1)
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length"))
+            if len(rest) < length:
+                break
+            out.append(json.loads(rest[:length]))
+            self.buffer = rest[length:]
+        return out
