@@ -46,6 +46,7 @@ from citelens.verify.match import (
     compare,
     identifier_conflict,
     is_confident_match,
+    normalize_title,
     title_similarity,
 )
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
@@ -270,7 +271,7 @@ def decide(
             and any(a.field == f for a in asked)]
     closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""
     if all_records:  # the searches answered, with other papers: say so, not just "not found"
-        n = len(all_records)
+        n = len({normalize_title(r.title or "") for r in all_records})  # papers, not records
         closest = (f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper"
                    + closest)
     if dead:
