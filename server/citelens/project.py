@@ -9,6 +9,7 @@ document is one file whose YAML front matter names its bibliographies.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,3 +148,16 @@ def build_project(
             bib_seen.add(bib)
             project.bib_paths.append(bib)
     return project
+
+
+def documents_using_bib(bib_path: str, projects: Iterable[Project]) -> list[str]:
+    """The source files of the projects whose bibliography includes ``bib_path``: the only
+    documents an edit of that .bib may touch when it renames a cite key (merging a
+    duplicate, renaming a key). Another project citing the same key with its own .bib
+    cites another paper and is left alone."""
+    target = os.path.normpath(bib_path)
+    out: dict[str, None] = {}
+    for project in projects:
+        if any(os.path.normpath(b) == target for b in project.bib_paths):
+            out.update(dict.fromkeys(project.files))
+    return list(out)

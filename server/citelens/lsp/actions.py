@@ -124,6 +124,8 @@ def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeActio
         return _metadata_actions(ls, d, ctx, v)
     if code == "DOI_MISMATCH":
         return _doi_actions(ls, d, ctx, v)
+    if v.informational:
+        return []  # a book or thesis is often just not indexed: never swap in another paper
     return _not_found_actions(ls, d, ctx, _records(data.get("candidates")) or v.candidates)
 
 
@@ -271,7 +273,7 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
     edits.setdefault(drop.path, []).append(bibedit.delete_entry(drop.text, drop.entry))
     new_key, old_key = keep.entry.key, drop.entry.key
     if new_key != old_key:
-        for path, c in ls.all_citations(old_key):
+        for path, c in ls.all_citations(old_key, drop.path):  # this .bib's projects only
             doc = ls.store.source(path)
             text = ls.store.text(path)
             if doc is None or text is None:

@@ -112,11 +112,16 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
     for d in v.discrepancies:
         lines.append(f"- {_escape(d.message)}")
     if v.candidates and status == "NOT_FOUND":
-        lines.append("Close real papers:")
-        lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[:3])
+        lines.append("Closest candidate (not this paper): " + _record_line(v.candidates[0]))
+        if len(v.candidates) > 1:
+            lines.append("Other close papers:")
+            lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
     if v.audit:
+        # a search that answered with other papers did not find this one
+        other = "other papers" if status == "NOT_FOUND" else "found"
         tiers = ", ".join(
-            f"`{a.method}: {a.outcome}`" + (" (cached)" if a.cached else "") for a in v.audit
+            f"`{a.method}: {other if a.outcome == 'found' else a.outcome}`"
+            + (" (cached)" if a.cached else "") for a in v.audit
         )
         lines.append(f"Tiers tried: {tiers}")
     return "  \n".join(lines)

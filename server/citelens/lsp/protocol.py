@@ -1,5 +1,9 @@
 """pygls's protocol with one leak closed.
 
+Also: a request whose parameters pygls cannot read (a position with line -1 or
+2**31, beyond LSP's unsigned integers) was dropped without a reply, and a client
+waiting for it hung. It now gets an "Invalid Params" error reply.
+
 pygls 2.1 keeps a future per notification handled by a generator handler (its
 built-in didOpen/didChange/didSave handlers are generators) in
 ``_request_futures`` and never removes it: entries are popped only when a
@@ -13,10 +17,33 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
+
+#: What :meth:`CiteLensProtocol.structure_message` gives for a request already answered
+#: with an error: :meth:`CiteLensProtocol.handle_message` drops it.
+_ANSWERED = object()
 
 
 class CiteLensProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if not (isinstance(data, dict) and "method" in data and "id" in data):
+                raise
+            error = exc.to_response_error()
+            error.message = (f"{error.message}: cannot read the parameters of "
+                             f"{str(data.get('method'))[:80]} (a line or character outside "
+                             f"0..2^31-1?)")
+            self._send_response(data["id"], error=error)
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is _ANSWERED:
+            return
+        super().handle_message(message)
+
     def _execute_handler(
         self,
         msg_id: Any,

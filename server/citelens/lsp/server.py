@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..analysis import Analysis, analyze
 from ..model import BibEntry, Citation, EntryView, Finding
-from ..project import build_project, find_root
+from ..project import build_project, documents_using_bib, find_root
 from ..settings import Settings, from_sources
 from ..store import DocumentStore, kind_of
 from . import completion
@@ -169,13 +169,33 @@ class CiteLensServer(LanguageServer):
 
             project = Project(root=root, files=[], bib_paths=[root])
         else:
-            ws = next((r for r in self.workspace_roots if root.startswith(r + os.sep)), None)
-            project = build_project(self.store, root, self.settings.extra_bibliographies, ws)
+            project = build_project(self.store, root, self.settings.extra_bibliographies,
+                                    self._workspace_root(root))
         analysis = analyze(self.store, project, self.settings)
         self.analyses[root] = analysis
         for f in project.files:
             self.roots[f] = root
         return analysis
+
+    def _workspace_root(self, path: str) -> str | None:
+        return next((r for r in self.workspace_roots if path.startswith(r + os.sep)), None)
+
+    def documents_using_bib(self, bib_path: str) -> list[str]:
+        """Source files of every project whose bibliography is ``bib_path``: the analysed
+        projects and those of the workspace's other documents (built, not analysed). The
+        scope of any cite-key rename caused by editing that .bib."""
+        projects = {root: a.project for root, a in self.analyses.items()}
+        known = {f for p in projects.values() for f in p.files}
+        for path in workspace_sources(self.workspace_roots):
+            if path in known:
+                continue
+            root = self.root_of(path)
+            if root not in projects:
+                projects[root] = build_project(self.store, root,
+                                               self.settings.extra_bibliographies,
+                                               self._workspace_root(root))
+                known.update(projects[root].files)
+        return documents_using_bib(bib_path, projects.values())
 
     def forget_unused(self) -> None:
         """Drop analyses no open document needs any more."""
@@ -314,15 +334,19 @@ class CiteLensServer(LanguageServer):
             return None
         return index.offset(pos.line, pos.character, self.encoding)
 
-    def all_citations(self, key: str) -> list[tuple[str, Citation]]:
-        """Every citation of ``key`` in the analysed projects and the workspace folders."""
+    def all_citations(self, key: str, bib_path: str | None = None) -> list[tuple[str, Citation]]:
+        """Every citation of ``key`` in the analysed projects and the workspace folders;
+        with ``bib_path``, only in the documents of the projects using that .bib."""
         out: list[tuple[str, Citation]] = []
         paths: dict[str, None] = {}
-        for a in self.analyses.values():
-            for p in a.project.files:
+        if bib_path is not None:
+            paths = dict.fromkeys(self.documents_using_bib(bib_path))
+        else:
+            for a in self.analyses.values():
+                for p in a.project.files:
+                    paths.setdefault(p, None)
+            for p in workspace_sources(self.workspace_roots):
                 paths.setdefault(p, None)
-        for p in workspace_sources(self.workspace_roots):
-            paths.setdefault(p, None)
         for p in paths:
             doc = self.store.source(p)
             if doc is not None:

@@ -45,6 +45,8 @@ from citelens.verify.match import (
     Discrepancy,
     compare,
     identifier_conflict,
+    is_confident_match,
+    normalize_title,
     title_similarity,
 )
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
@@ -53,7 +55,7 @@ Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
 
 #: Changes when verdict rules change, so content hashes of old results no longer match.
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: books no longer match a marginal title by another author
 #: Title similarity for a search hit to be offered as a "Replace with" candidate.
 CANDIDATE_FLOOR = 0.5
 MAX_CANDIDATES = 5
@@ -104,22 +106,11 @@ def _src_name(source: str) -> str:
 
 def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
     """A title-search hit is the entry's paper: a verified-level title, or a close title
-    with the same authors and year (then the title itself is the discrepancy)."""
-    score = title_similarity(view.title, rec.title or "")
-    if score >= settings.title_verified_threshold:
-        return True
-    if score < settings.title_candidate_threshold:
-        return False
-    ids = plan.identifiers(view)
-    if (ids.doi and rec.doi and ids.doi == rec.doi.lower()) or (
-            ids.arxiv and rec.arxiv_id and ids.arxiv == rec.arxiv_id.lower()):
-        return True
-    if not view.authors or not rec.authors or view.year is None or rec.year is None:
-        return False
-    cmp = compare(view, [rec], verified_threshold=settings.title_verified_threshold,
-                  candidate_threshold=settings.title_candidate_threshold)
-    return not any(d.field in ("authors", "year") and d.severity is Severity.WARNING
-                   for d in cmp.discrepancies)
+    with a shared identifier or the same authors and year (then the title itself is the
+    discrepancy). A marginal title by other authors in another year is another paper,
+    for books too (their disagreements are reported leniently, not ignored)."""
+    return is_confident_match(view, rec, settings.title_verified_threshold,
+                              settings.title_candidate_threshold)
 
 
 def _record_id(rec: PaperRecord) -> tuple[str, str]:
@@ -278,7 +269,11 @@ def decide(
         return make(Status.UNVERIFIED, "Not verified: no source was asked")
     dead = [f for f in _FIELD_ORDER if getattr(ids, f)
             and any(a.field == f for a in asked)]
-    closest = f"; closest: {_describe(cands[0])}" if cands else ""
+    closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""
+    if all_records:  # the searches answered, with other papers: say so, not just "not found"
+        n = len({normalize_title(r.title or "") for r in all_records})  # papers, not records
+        closest = (f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper"
+                   + closest)
     if dead:
         f = dead[0]
         value = getattr(ids, f) or ""

@@ -452,6 +452,38 @@ def is_same_paper(
     return score >= candidate and _shares_identifier(view, record)
 
 
+def contradicted_fields(
+    view: EntryView, record: PaperRecord, current_year: int | None = None
+) -> set[str]:
+    """``"authors"`` / ``"year"`` where ``record`` contradicts the entry (warning level),
+    for every entry type alike: a book's lenient *reporting* does not make another
+    paper's record the book's."""
+    year_now = current_year if current_year is not None else datetime.date.today().year
+    found = _compare_authors(view, [record]) + _compare_year(view, [record], year_now)
+    return {d.field for d in found if d.severity is Severity.WARNING}
+
+
+def is_confident_match(
+    view: EntryView,
+    record: PaperRecord,
+    verified: float = VERIFIED_THRESHOLD,
+    candidate: float = CANDIDATE_THRESHOLD,
+) -> bool:
+    """``record`` is the entry's paper, safe to copy metadata from: a verified-level title;
+    or a candidate-level title with a shared identifier, or with authors and year present
+    on both sides and neither contradicting the entry."""
+    score = title_similarity(view.title, record.title or "")
+    if score >= verified:
+        return True
+    if score < candidate:
+        return False
+    if _shares_identifier(view, record):
+        return True
+    if not view.authors or not record.authors or view.year is None or record.year is None:
+        return False
+    return not contradicted_fields(view, record)
+
+
 def identifier_conflict(
     view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD
 ) -> bool:
