@@ -126,7 +126,7 @@ def test_coverage_and_latency_per_phase(fake: FakeLLM, scholarly_server: Scholar
     assert {k: v[0] for k, v in rows.items()} == {
         "abstract retrieval": 6, "phase 1 (abstract)": 5, "full-text retrieval": 3,
         "passage selection": 1, "phase 2 (passages)": 1}
-    for n, p50, p95 in rows.values():
+    for _n, p50, p95 in rows.values():
         assert 0 <= p50 <= p95
     assert "passage scores: no passages were ranked with embeddings" in text  # BM25 here
     # the scores as before: 4 right (2 given, 2 retrieved), NEI kept, the unknown DOI wrong
