@@ -177,7 +177,11 @@ def claim_markdown(
         start(checker, claim, view, record, on_done=lambda _r: _republish(ls))
     except RuntimeError:  # no running event loop (called outside the server)
         return ""
-    return render_looking_up(claim, SETUP_HINT) if no_model else render_pending(claim)
+    if no_model:
+        return render_looking_up(claim, SETUP_HINT)
+    live = next((checker.live[k] for k in _keys(checker, claim, view, record)
+                 if k in checker.live), None)
+    return render_pending(claim, live)
 
 
 def _republish(ls: Any) -> None:

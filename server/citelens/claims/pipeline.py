@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -71,17 +71,22 @@ async def check_claim(
     abstract: str | None = None,
     full_text: str | None = None,
     abstract_only: bool = False,
+    live: Callable[[ClaimResult], None] | None = None,
 ) -> ClaimResult:
     """Check ``claim`` against the paper of ``view``/``record``; see the module docstring.
 
     ``sources`` is a :class:`citelens.sources.http.Sources` (``None``: no scholarly
     lookups). ``abstract``/``full_text`` bypass retrieval (evaluation datasets).
+    ``live`` is called once with the result being filled in, so that a hover can show
+    the evidence found so far while the model is still judging.
     """
     own = client is None
     http = client or httpx.AsyncClient(timeout=settings.request_timeout_s)
     ctx = Context(settings, http, sources)  # type: ignore[arg-type]
     result = ClaimResult(claim=claim, paper=paper_identity(view, record),
                          prompt_version=prompts.PROMPT_VERSION)
+    if live is not None:
+        live(result)
     before = ctx.source_requests()
     try:
         await _run(result, ctx, view, record, abstract, full_text, abstract_only)

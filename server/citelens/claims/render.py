@@ -52,9 +52,13 @@ def _link(label: str, url: str) -> str:
     return f"[{label}]({safe})"
 
 
-def render_pending(claim: str = "") -> str:
-    """What the hover shows while the check runs."""
-    return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
+def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
+    """What the hover shows while the check runs: the evidence found so far, if any."""
+    evidence = _evidence(live) if live is not None else []
+    if not evidence:
+        return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
+    return "\n".join([PENDING, "", "Waiting for the model; the evidence so far:", *evidence,
+                       "", f"*Claim:* {_quote(claim, 300)}"])
 
 
 def render_looking_up(claim: str, note: str) -> str:
