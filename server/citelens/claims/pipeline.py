@@ -113,8 +113,7 @@ class Budget:
         self.left = self.seconds
 
     def message(self) -> str:
-        return (f"the model did not answer within {self.seconds:g} s "
-                "(claimTimeoutS); the evidence is shown without a verdict")
+        return f"the model did not answer within {self.seconds:g} s (claimTimeoutS)"
 
 
 def _ms_since(started: float) -> float:
