@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from citelens.claims.eval import Outcome, escalation, main, read_items, score
 from citelens.claims.result import Verdict
 from citelens.settings import Settings
-from tests.fakes.llm import FakeLLM
+from tests.fakes.llm import MODEL, FakeLLM
+from tests.fakes.scholarly import ScholarlyFake
 
 DATA = Path(__file__).parent / "data" / "claims" / "pairs.jsonl"
 S, C, N = Verdict.SUPPORTS, Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO
@@ -80,3 +83,96 @@ def test_scores_by_hand() -> None:
     e = escalation(outcomes)
     assert (e.resolved_phase1, e.escalated, e.flipped_wrong, e.correctly_left_nei,
             e.wrongly_left_nei) == (1, 3, 1, 1, 1)
+
+
+# ---------------------------------------------------------------------------- retrieval side
+
+RETRIEVAL = Path(__file__).parent / "data" / "claims" / "retrieval.jsonl"
+
+
+def run_retrieval(fake: FakeLLM, scholarly: ScholarlyFake, *args: str,
+                  **settings: Any) -> str:
+    from tests.test_lsp_claims import LATTICES, MONOTONE
+
+    scholarly.add_paper(LATTICES)
+    scholarly.add_paper(MONOTONE)
+    out = io.StringIO()
+    s = scholarly.settings(llm_base_url=fake.url, llm_model=MODEL, allow_private_urls=True,
+                           **settings)
+    assert main([str(RETRIEVAL), *args], settings=s, out=out) == 0
+    return out.getvalue()
+
+
+def latency_rows(text: str) -> dict[str, tuple[int, float, float]]:
+    rows = {}
+    for m in re.finditer(r"^  (\S.*?)\s+(\d+)\s+(\d+)\s+(\d+)$", text.split("latency (ms)")[1],
+                         re.MULTILINE):
+        rows[m.group(1)] = (int(m.group(2)), float(m.group(3)), float(m.group(4)))
+    return rows
+
+
+def test_coverage_and_latency_per_phase(fake: FakeLLM, scholarly_server: ScholarlyFake) -> None:
+    text = run_retrieval(fake, scholarly_server)
+    assert "claims: 6" in text
+    # 3 abstracts given, one found by DOI (Semantic Scholar), one by arXiv id (arXiv API);
+    # nobody knows the last DOI. Full texts: 3 claims needed one (phase 1 undecided or no
+    # abstract), only the arXiv paper has one (arXiv HTML).
+    assert re.search(r"abstract found\s+5/6 \(83\.3%\)\s+sources: given 3, s2 1, arxiv 1",
+                     text), text
+    assert re.search(r"full text found\s+1/3 \(33\.3%\)\s+of the claims that needed one; "
+                     r"sources: arxiv_html 1", text), text
+    assert re.search(r"neither\s+1/6 \(16\.7%\)", text), text
+    rows = latency_rows(text)
+    assert {k: v[0] for k, v in rows.items()} == {
+        "abstract retrieval": 6, "phase 1 (abstract)": 5, "full-text retrieval": 3,
+        "passage selection": 1, "phase 2 (passages)": 1}
+    for _n, p50, p95 in rows.values():
+        assert 0 <= p50 <= p95
+    assert "passage scores: no passages were ranked with embeddings" in text  # BM25 here
+    # the scores as before: 4 right (2 given, 2 retrieved), NEI kept, the unknown DOI wrong
+    assert "micro-F1        83.3" in text
+    assert "support vs not  100.0  (binary accuracy" in text
+
+
+def test_two_class_setting(fake: FakeLLM, scholarly_server: ScholarlyFake) -> None:
+    text = run_retrieval(fake, scholarly_server, "--two-class")
+    assert "claims: 5" in text and "2-class: 1 NOT_ENOUGH_INFO items removed" in text
+    # gold SUP 3 (all right), CON 2 (one right, one left NEI: no abstract, no full text)
+    assert "accuracy        80.0" in text
+    assert "  SUP        3     0     0" in text and "  CON        0     1     1" in text
+    assert "  NEI " not in text.split("escalation")[0]  # no NEI row in the 2-class matrix
+    assert "predicted NEI: 1 (counted as wrong)" in text
+    # F1: SUP 2*3/(6+0+0) = 1.0, CON 2*1/(2+0+1) = 0.667; micro 2*4/(8+0+1) = 0.889
+    assert "macro-F1        83.3  (SUPPORTS, CONTRADICTS)" in text
+    assert "micro-F1        88.9" in text
+    assert "coverage" in text and "abstract found           4/5" in text
+    assert fake.chat_calls() == 5  # 4 phase-1 calls + 1 phase 2: the NEI item was never run
+
+
+def kept_line(text: str) -> tuple[str, list[float]]:
+    line = next(t for t in text.splitlines() if t.startswith("  kept "))
+    return line, [float(x) for x in re.findall(r"(?:min|p\d+|max) (\d\.\d\d)", line)]
+
+
+def test_passage_scores_for_calibration(scholarly_server: ScholarlyFake) -> None:
+    """The cosines of the kept passages, as the cutoff is moved (the calibration recipe)."""
+    with FakeLLM() as fake:
+        text = run_retrieval(fake, scholarly_server, embedding_model="fake-embed")
+    line, scores = kept_line(text)
+    assert "passage scores (embeddings, cutoff 0.50)" in text
+    assert line.startswith("  kept 1 passages of 1 claims") and len(scores) == 7
+    assert scores[0] == scores[-1] >= 0.50  # one passage: min = max, above the cutoff
+    # Cutoff 0 (calibration): the top 2 chunks are kept whatever their score.
+    with FakeLLM() as fake:
+        loose = run_retrieval(fake, scholarly_server, "--cosine-min", "0",
+                              embedding_model="fake-embed")
+    line, scores = kept_line(loose)
+    assert "cutoff 0.00" in loose and line.startswith("  kept 2 passages of 1 claims")
+    assert scores == sorted(scores) and scores[0] < 0.50 <= scores[-1]
+    # A cutoff above every chunk keeps nothing and says how close the best chunk came.
+    with FakeLLM() as fake:
+        strict = run_retrieval(fake, scholarly_server, "--cosine-min", "0.99",
+                               embedding_model="fake-embed")
+    assert "cutoff 0.99" in strict and "kept no passage" in strict
+    assert re.search(r"claims with no chunk at or above the cutoff: 1 \(their best chunk: "
+                     r"0\.\d\d\)", strict), strict

@@ -380,3 +380,59 @@ async def test_hover_entry_point_pending_then_result(fake: FakeLLM) -> None:
     second = claim_markdown(ls, text, cit, "latex", view(), record())
     assert "✅ SUPPORTS" in second and fake.chat_calls() == 1
     await checker.aclose()
+
+
+# ---------------------------------------------------------------------------- issue 16
+
+
+async def test_phase2_model_failure_keeps_the_abstract_evidence_and_the_full_text_link(
+    fake: FakeLLM
+) -> None:
+    fake.page("/arxiv/html/1706.03762", html_page(full_text()))
+    fake.reply({"verdict": "NOT_ENOUGH_INFO", "rationale": "not in the abstract",
+                "evidence": ""}, "garbage", "garbage again")
+    result = await check_claim(CLAIM_P2, view(), record(), settings=settings_for(fake))
+    assert result.status is Status.ERROR and result.phase == "full_text"
+    assert result.best_sentences and result.abstract == ABSTRACT
+    text = render_markdown(result)
+    assert "Claim check failed" in text and "> We introduce the Transformer" in text
+    assert "Full text: [arxiv_html](" in text and "/arxiv/html/1706.03762" in text
+    assert set(result.timings_ms) == {"abstract", "phase1", "fulltext", "passages", "phase2"}
+
+
+async def test_the_model_budget_covers_all_calls_of_one_check(fake: FakeLLM) -> None:
+    """Phase 1 spends most of the budget; phase 2 gets only what is left, then gives up."""
+    fake.page("/arxiv/html/1706.03762", html_page(full_text()))
+    fake.delay_s = 0.6  # every model call; the full-text page is served by the same fake
+    s = settings_for(fake, claim_timeout_s=1.0)
+    started = asyncio.get_running_loop().time()
+    result = await check_claim(CLAIM_P2, view(), record(), settings=s)
+    waited = asyncio.get_running_loop().time() - started
+    assert result.phase1_verdict is Verdict.NOT_ENOUGH_INFO  # phase 1 answered in 0.6 s
+    assert result.status is Status.ERROR and "did not answer within 1 s" in result.error
+    assert result.best_sentences  # the evidence stays
+    assert waited < 0.6 + 0.6 + 1.0  # page fetch + phase 1 + what was left of the budget
+
+
+async def test_cosine_cutoff_is_a_setting_and_part_of_the_cache_key(fake: FakeLLM) -> None:
+    from citelens.claims.cache import cache_key
+
+    fake.page("/arxiv/html/1706.03762", html_page(full_text()))
+    fake.embedder = lambda t: [1.0, 0.0] if "P100" in t else [0.6, 0.8]  # others: cosine 0.6
+    base = settings_for(fake, embedding_model="fake-embed")
+    result = await check_claim(CLAIM_P2, view(), record(), settings=base)
+    assert result.passage_scores == [1.0, 0.6] and result.best_chunk_score == 1.0
+    strict = replace(base, embedding_cosine_min=0.7)
+    result = await check_claim(CLAIM_P2, view(), record(), settings=strict)
+    assert result.passage_scores == [1.0] and len(result.passages) == 1
+    assert cache_key("c", "p", base) != cache_key("c", "p", strict)
+    assert cache_key("c", "p", base) == cache_key("c", "p", replace(base, claim_timeout_s=5))
+
+
+def test_hover_text_needs_no_backslash_escapes() -> None:
+    result = ClaimResult(claim="The *x_1* `code` claim", paper="p", status=Status.ERROR,
+                         error="HTTP 401: Bearer *** <b>", abstract="A [link](http://x) _a_.",
+                         abstract_source="s2", best_sentences=["A [link](http://x) _a_."])
+    text = render_markdown(result)
+    assert "\\" not in text
+    assert "Bearer ∗∗∗ ‹b>" in text and "x_1" in text and "] (http://x)" in text

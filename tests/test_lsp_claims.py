@@ -23,7 +23,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from citelens.claims.render import PENDING
+from citelens.claims.render import LOOKING_UP, PENDING
 from citelens.model import Severity
 from tests.fakes.llm import MODEL, FakeLLM, Request, rule_based
 from tests.fakes.scholarly import ScholarlyFake
@@ -262,23 +262,40 @@ async def test_c_no_full_text_leaves_not_enough_info(
         h.assert_no_secret()
 
 
+NO_MODEL_SETTINGS = {"allowPrivateUrls": True, "verifyDebounceMs": 50,
+                     "s2RequestsPerSecond": 100, "requestTimeoutS": 5}
+
+
+def assert_evidence(text: str) -> None:
+    """The abstract's sentences that share words with the claim (BM25), with the source."""
+    quoted = [line for line in text.splitlines() if line.startswith("> ")]
+    assert any(q.startswith("> We show that gated residual lattices reduce") for q in quoted), text
+    assert "> Code is available." not in quoted
+    assert "Abstract ([" in text  # the source, as a link to the paper
+
+
 async def test_d_no_model_shows_the_abstract_and_how_to_turn_checks_on(
     preset: str, tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
     env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
-    settings = {"allowPrivateUrls": True, "verifyDebounceMs": 50, "s2RequestsPerSecond": 100,
-                "requestTimeoutS": 5}
-    async with session(preset, tmp_path, env=env, settings=settings) as client:
+    async with session(preset, tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "lovelace23"))
-        final = await start_check(h)
+        # The verification record (S2 batch) carries no abstract: it is looked up, and the
+        # hover says so; there is no check to wait for, so never "Checking claim".
+        first = await h.hover()
+        assert PENDING not in first and "no model configured" in first
+        assert LOOKING_UP in first and "citelens.llmBaseUrl" in first
+        deadline = time.monotonic() + 15
+        final = first
+        while LOOKING_UP in final and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            final = await h.hover()
+        assert PENDING not in final and LOOKING_UP not in final
         assert "no model configured" in final and "(no verdict)" in final
-        # the abstract's sentences that share words with the claim (BM25), in text order
-        quoted = [line for line in final.splitlines() if line.startswith("> ")]
-        assert any(q.startswith("> We show that gated residual lattices reduce") for q in quoted)
-        assert "> Code is available." not in quoted
+        assert_evidence(final)
         assert "citelens.llmBaseUrl" in final and "citelens.llmModel" in final
         assert "docs/claims.md" in final
         for verdict in ("SUPPORTS", "CONTRADICTS", "NOT ENOUGH INFO"):
@@ -286,6 +303,27 @@ async def test_d_no_model_shows_the_abstract_and_how_to_turn_checks_on(
         assert llm.requests == []  # the model server was never contacted
         await assert_instant_and_same(h, final)
         h.assert_no_secret()
+
+
+async def test_d_no_model_shows_the_evidence_of_the_record_at_once(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    """A record that carries the abstract (OpenAlex's does): the first hover shows it."""
+    scholarly_server.add_paper({**LATTICES, "sources": ["crossref", "doi", "openalex"]})
+    doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    async with session("neovim", tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
+        u = await open_and_wait(client, doc, text)
+        scholarly_server.clear_log()
+        h = Hovering(client, u, position_of(text, "lovelace23"))
+        first = await h.hover()
+        assert PENDING not in first and LOOKING_UP not in first
+        assert "no model configured" in first
+        assert_evidence(first)
+        assert "abstract · record:openalex: accepted" in first
+        await asyncio.sleep(0.2)
+        assert scholarly_server.count() == 0  # nothing was fetched for it
+        assert "\\" not in first[first.index("no model configured"):]  # no escapes
 
 
 async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
@@ -300,6 +338,7 @@ async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
         h = Hovering(client, u, position_of(text, "lovelace23"))
         final = await start_check(h)
         assert "⚠️ **Claim check failed**" in final and "malformed twice" in final
+        assert_evidence(final)  # the evidence stays, under the error
         for marker in ("✅ SUPPORTS", "❌ CONTRADICTS", "❔ NOT ENOUGH INFO"):
             assert marker not in final
         bodies = chat_bodies(llm)
@@ -312,9 +351,66 @@ async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
         assert PENDING in await h.hover()
         final = await h.until_done()
         assert "⚠️ **Claim check failed**" in final and "HTTP 401" in final
-        assert "Bearer \\*\\*\\*" in final  # scrubbed (and Markdown-escaped)
+        assert "Bearer ∗∗∗" in final  # scrubbed (and inert as Markdown, without escapes)
+        assert_evidence(final)
         assert llm.chat_calls() == 3
         assert llm.calls()[-1]["headers"]["Authorization"] == f"Bearer {KEY}"
+        h.assert_no_secret()
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (a fake that was started and stopped)."""
+    with FakeLLM() as gone:
+        port = gone.port
+    return port
+
+
+async def test_g_unreachable_model_still_shows_the_evidence(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
+) -> None:
+    scholarly_server.add_paper(LATTICES)
+    doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    settings = llm_settings(llm, llmBaseUrl=f"http://127.0.0.1:{closed_port()}/v1")
+    async with session("neovim", tmp_path, env=env, settings=settings) as client:
+        u = await open_and_wait(client, doc, text)
+        h = Hovering(client, u, position_of(text, "lovelace23"))
+        final = await start_check(h)
+        assert "⚠️ **Claim check failed**" in final
+        assert "cannot reach the model endpoint" in final
+        assert_evidence(final)
+        assert "/doi/10.5555/jmlr.2023.0101" in final  # the source link of the abstract
+        for marker in ("✅ SUPPORTS", "❌ CONTRADICTS", "❔ NOT ENOUGH INFO"):
+            assert marker not in final
+        assert "\\" not in final[final.index("Claim check failed"):]  # no escapes
+        h.assert_no_secret()
+
+
+async def test_h_hung_model_gives_up_after_the_claim_timeout_with_the_evidence(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
+) -> None:
+    """An endpoint that accepts the request and never answers (within 30 s): the hover
+    stops waiting after claimTimeoutS, not after the 120 s model timeout."""
+    scholarly_server.add_paper(LATTICES)
+    doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    llm.delay_s = 30.0
+    settings = llm_settings(llm, claimTimeoutS=2, requestTimeoutS=60)
+    async with session("neovim", tmp_path, env=env, settings=settings) as client:
+        u = await open_and_wait(client, doc, text)
+        h = Hovering(client, u, position_of(text, "lovelace23"))
+        started = time.monotonic()
+        final = await start_check(h)
+        waited = time.monotonic() - started
+        # while the model was silent, the hovers already showed the evidence found so far
+        waiting = [t for t in h.texts if PENDING in t and "the evidence so far" in t]
+        assert waiting, h.texts
+        assert_evidence(waiting[-1])
+        assert "⚠️ **Claim check failed**" in final
+        assert "the model did not answer within 2 s (claimTimeoutS)" in final
+        assert_evidence(final)
+        assert llm.chat_calls() == 1  # asked once, then gave up (no retry of a timeout)
+        assert waited < 10, f"the hover waited {waited:.1f} s for a hung model"
         h.assert_no_secret()
 
 

@@ -65,6 +65,8 @@ class Settings:
     llm_model: str | None = None
     llm_model_phase2: str | None = None
     embedding_model: str | None = None
+    claim_timeout_s: float = 30.0
+    embedding_cosine_min: float = 0.50
     claim_diagnostics: bool = False
     allow_private_urls: bool = False
     fetch_max_bytes: int = 20_000_000
@@ -110,6 +112,8 @@ _ENV: dict[str, str] = {
     "llm_model": "CITELENS_LLM_MODEL",
     "llm_model_phase2": "CITELENS_LLM_MODEL_PHASE2",
     "embedding_model": "CITELENS_EMBEDDING_MODEL",
+    "claim_timeout_s": "CITELENS_CLAIM_TIMEOUT",
+    "embedding_cosine_min": "CITELENS_EMBEDDING_COSINE_MIN",
     "allow_private_urls": "CITELENS_ALLOW_PRIVATE_URLS",
 }
 
@@ -147,6 +151,10 @@ _DESCRIPTIONS: dict[str, str] = {
     "llm_model_phase2": "Model for phase 2 (full-text passages); defaults to llmModel.",
     "embedding_model": "Embedding model for passage retrieval (/v1/embeddings); "
     "without it passages are ranked with BM25.",
+    "claim_timeout_s": "Seconds one claim check waits for the model, all its calls together; "
+    "then the hover shows the evidence without a verdict.",
+    "embedding_cosine_min": "Cosine similarity (0-1) a full-text passage needs to be kept as "
+    "evidence; calibrate it for your embedding model with citelens eval claims.",
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
     "allow_private_urls": "Allow fetching full texts from private and loopback addresses.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",

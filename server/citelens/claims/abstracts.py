@@ -22,6 +22,7 @@ from citelens.claims.context import Context
 from citelens.claims.extract import decode, html_abstract, html_title
 from citelens.claims.signals import Signals
 from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
+from citelens.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 
@@ -44,8 +45,8 @@ def gate(text: str | None, found_title: str, cited_title: str) -> str | None:
     return None
 
 
-def _reader_url(record: PaperRecord, ctx: Context) -> str:
-    s = ctx.settings
+def reader_url(record: PaperRecord, s: Settings) -> str:
+    """A page of ``record`` a reader can open (abstract page, DOI, arXiv, URL, S2)."""
     if record.source == "arxiv" and record.arxiv_id:
         return f"{s.arxiv_url}/abs/{record.arxiv_id}"
     if record.source == "pubmed" and record.pmid:
@@ -136,8 +137,8 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
         why = gate(rec.abstract, rec.title, sig.title)
         source = f"record:{rec.source}"
         if why is None:
-            ctx.stage("abstract", source, "accepted", _reader_url(rec, ctx))
-            return Abstract(rec.abstract.strip(), rec.source, _reader_url(rec, ctx), rec.title)
+            ctx.stage("abstract", source, "accepted", reader_url(rec, ctx.settings))
+            return Abstract(rec.abstract.strip(), rec.source, reader_url(rec, ctx.settings), rec.title)
         ctx.stage("abstract", source, "rejected", detail=why)
     for source, call in _stages(sig, ctx):
         started = time.monotonic()
@@ -152,7 +153,7 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
             sig.learn(record)
             why = gate(record.abstract, record.title, sig.title)
             if why is None and record.abstract:
-                url = _reader_url(record, ctx)
+                url = reader_url(record, ctx.settings)
                 ctx.stage("abstract", source, "accepted", url, elapsed, lookup.method)
                 return Abstract(record.abstract.strip(), source, url, record.title)
             reasons.append(why or "")

@@ -2,8 +2,8 @@
 
 Directory: ``Settings.cache_dir`` or ``CITELENS_CACHE_DIR`` or the platform user
 cache, subfolder ``claims``, created with mode 0o700. The key is a hash of the
-claim text, the paper's identity, the models and the prompt version, never of an
-API key or endpoint credential.
+claim text, the paper's identity, the models, the prompt version and a
+non-default embedding cutoff, never of an API key or endpoint credential.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import diskcache
 import platformdirs
 
 from citelens.claims.prompts import PROMPT_VERSION
+from citelens.claims.ranking import COSINE_MIN
 from citelens.claims.result import ClaimResult
 from citelens.settings import Settings
 
@@ -52,6 +53,8 @@ def cache_key(claim: str, paper: str, settings: Settings, abstract_only: bool = 
         "prompt": PROMPT_VERSION,
         "abstract_only": abstract_only,
     }
+    if settings.embedding_model and settings.embedding_cosine_min != COSINE_MIN:
+        parts["cosine_min"] = settings.embedding_cosine_min  # other passages, other verdict
     return "claim:" + hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 

@@ -47,6 +47,8 @@ class ClaimChecker:
         self._tasks: dict[str, asyncio.Task[ClaimResult]] = {}
         #: The verifier's clients this checker was built with (None: its own).
         self.shared_sources: object | None = sources
+        #: Results of running checks as they are filled in (the evidence found so far).
+        self.live: dict[str, ClaimResult] = {}
         #: Finished results that were not cached (errors), until one hover showed them.
         self.uncached: dict[str, ClaimResult] = {}
         #: Claim texts by paragraph (see claims.hover.claim_at), bounded.
@@ -95,6 +97,7 @@ class ClaimChecker:
     def _forget(self, key: str, task: asyncio.Task[ClaimResult]) -> None:
         if self._tasks.get(key) is task:
             del self._tasks[key]
+            self.live.pop(key, None)
 
     def _sources_for_run(self) -> Sources | None:
         if self._sources is None and not self.settings.offline:
@@ -115,7 +118,8 @@ class ClaimChecker:
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.settings.request_timeout_s)
         result = await check_claim(claim, view, record, settings=self.settings,
-                                   client=self._client, sources=self._sources_for_run())
+                                   client=self._client, sources=self._sources_for_run(),
+                                   live=functools.partial(self.live.__setitem__, key))
         claim_cache.store(self._cache, key, result)
         return result
 

@@ -8,8 +8,11 @@ Each line is one labelled pair (SCITANCE-like)::
 ``abstract``/``full_text`` are used as given; with ``paper`` (doi, arxiv_id, pmid,
 title, url) they are retrieved by the cascades. The model comes from the usual
 settings (``CITELENS_LLM_BASE_URL``, ``CITELENS_LLM_MODEL``...). Prints micro-F1,
-macro-F1, support-vs-not accuracy, the confusion matrix and the escalation table.
-``--abstract-only`` is the ablation without phase 2.
+macro-F1, support-vs-not (binary accuracy: SUPPORTS against the other two labels),
+the confusion matrix, the escalation table, the retrieval coverage, the latency of
+each phase and the cosine scores of the kept passages (:mod:`citelens.claims.eval_stats`).
+``--abstract-only`` is the ablation without phase 2; ``--two-class`` the paper's
+2-class setting (NOT_ENOUGH_INFO items removed, SUPPORTS vs CONTRADICTS).
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import argparse
 import asyncio
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import httpx
 
-from citelens.claims.llm import LLMConfig
+from citelens.claims.eval_stats import coverage_report, latency_report, passage_score_report
+from citelens.claims.llm import LLM_TIMEOUT_S, LLMConfig
 from citelens.claims.pipeline import check_claim
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.model import EntryView
@@ -32,6 +36,7 @@ from citelens.settings import Settings, from_sources
 
 LABELS = (Verdict.SUPPORTS, Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO)
 SHORT = {Verdict.SUPPORTS: "SUP", Verdict.CONTRADICTS: "CON", Verdict.NOT_ENOUGH_INFO: "NEI"}
+TWO = (Verdict.SUPPORTS, Verdict.CONTRADICTS)
 CONCURRENCY = 4
 
 
@@ -159,6 +164,28 @@ def score(outcomes: list[Outcome]) -> Scores:
     )
 
 
+def score_two_class(outcomes: list[Outcome]) -> Scores:
+    """The paper's 2-class setting: items labelled NOT_ENOUGH_INFO are left out, F1 is
+    over SUPPORTS and CONTRADICTS. A NOT_ENOUGH_INFO prediction stays a wrong answer
+    (a miss of its gold class). ``support_vs_not`` holds the accuracy here."""
+    kept = [o for o in outcomes if o.gold is not Verdict.NOT_ENOUGH_INFO]
+    s = score(kept)
+    tp = {v: s.confusion[v][v] for v in TWO}
+    fp = {v: sum(s.confusion[g][v] for g in TWO) - tp[v] for v in TWO}
+    fn = {v: sum(s.confusion[v].values()) - tp[v] for v in TWO}
+    f1s = {v: 2 * tp[v] / (2 * tp[v] + fp[v] + fn[v]) for v in TWO
+           if tp[v] + fp[v] + fn[v]}
+    t, f = sum(tp.values()), sum(fp.values()) + sum(fn.values())
+    return Scores(
+        n=s.n,
+        micro_f1=2 * t / (2 * t + f) if t + f else 0.0,
+        macro_f1=sum(f1s.values()) / len(f1s) if f1s else 0.0,
+        support_vs_not=s.micro_f1,  # the accuracy over the kept items
+        confusion=s.confusion,
+        per_class_f1=f1s,
+    )
+
+
 @dataclass(slots=True)
 class Escalation:
     resolved_phase1: int = 0
@@ -198,21 +225,29 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
-def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
-    s, e = score(outcomes), escalation(outcomes)
-    mode = "abstract only (phase 1)" if abstract_only else "two-stage (abstract, then passages)"
-    print(f"claims: {s.n}   mode: {mode}", file=out)
+def _scores(s: Scores, two_class: bool, out: TextIO) -> None:
+    if two_class:
+        print(f"accuracy        {pct(s.support_vs_not)}", file=out)
     print(f"micro-F1        {pct(s.micro_f1)}", file=out)
-    print(f"macro-F1        {pct(s.macro_f1)}", file=out)
-    print(f"support vs not  {pct(s.support_vs_not)}", file=out)
+    print(f"macro-F1        {pct(s.macro_f1)}" + ("  (SUPPORTS, CONTRADICTS)" if two_class
+                                                  else ""), file=out)
+    if not two_class:
+        print(f"support vs not  {pct(s.support_vs_not)}  "
+              "(binary accuracy: SUPPORTS against CONTRADICTS + NOT_ENOUGH_INFO)", file=out)
     print("per-class F1    " + "  ".join(f"{SHORT[v]} {pct(f)}" for v, f in s.per_class_f1.items()),
           file=out)
     print("", file=out)
     print("confusion (rows: gold, columns: predicted)", file=out)
     print("        " + "".join(f"{SHORT[v]:>6}" for v in LABELS), file=out)
-    for g in LABELS:
+    for g in TWO if two_class else LABELS:
         print(f"  {SHORT[g]:<6}" + "".join(f"{s.confusion[g][p]:>6}" for p in LABELS), file=out)
-    print("", file=out)
+    if two_class:
+        nei = sum(s.confusion[g][Verdict.NOT_ENOUGH_INFO] for g in TWO)
+        print(f"  predicted NEI: {nei} (counted as wrong)", file=out)
+
+
+def _escalation(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
+    e = escalation(outcomes)
     print("escalation", file=out)
     print(f"  resolved at phase 1      {e.resolved_phase1:>4}  "
           f"({e.resolved_phase1_correct} correct)", file=out)
@@ -227,6 +262,28 @@ def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
         print(f"    flipped to wrong       {e.flipped_wrong:>4}", file=out)
     if e.errors:
         print(f"  model errors (counted as NEI) {e.errors}", file=out)
+
+
+def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO, *,
+           two_class: bool = False, removed: int = 0) -> None:
+    """The scores, the confusion matrix and the escalation table."""
+    s = score_two_class(outcomes) if two_class else score(outcomes)
+    mode = "abstract only (phase 1)" if abstract_only else "two-stage (abstract, then passages)"
+    setting = f"   2-class: {removed} NOT_ENOUGH_INFO items removed" if two_class else ""
+    print(f"claims: {s.n}   mode: {mode}{setting}", file=out)
+    _scores(s, two_class, out)
+    print("", file=out)
+    _escalation(outcomes, abstract_only, out)
+
+
+def retrieval_report(results: list[ClaimResult], cutoff: float, out: TextIO) -> None:
+    """Coverage, latency per phase and the scores of the kept passages."""
+    print("", file=out)
+    coverage_report(results, out)
+    print("", file=out)
+    latency_report(results, out)
+    print("", file=out)
+    passage_score_report(results, cutoff, out)
 
 
 # ---------------------------------------------------------------------------- running
@@ -265,11 +322,22 @@ def main(argv: list[str], settings: Settings | None = None,
     parser.add_argument("file", help="JSONL file: claim, abstract|paper, full_text?, label")
     parser.add_argument("--abstract-only", action="store_true",
                         help="ablation: phase 1 only (no full-text escalation)")
+    parser.add_argument("--two-class", action="store_true",
+                        help="the paper's 2-class setting: drop NOT_ENOUGH_INFO items, "
+                        "score SUPPORTS vs CONTRADICTS")
+    parser.add_argument("--cosine-min", type=float, default=None, metavar="X",
+                        help="passage cutoff for this run (default: embeddingCosineMin); "
+                        "0 keeps the top 2 chunks whatever their score, for calibration")
+    parser.add_argument("--timeout", type=float, default=LLM_TIMEOUT_S, metavar="S",
+                        help="model time per claim, all calls together (default "
+                        f"{LLM_TIMEOUT_S:g} s; the editor uses claimTimeoutS)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
-    settings = settings or from_sources()
+    settings = replace(settings or from_sources(), claim_timeout_s=args.timeout)
+    if args.cosine_min is not None:
+        settings = replace(settings, embedding_cosine_min=args.cosine_min)
     if LLMConfig.from_settings(settings) is None:
         print("citelens eval claims needs a model: set CITELENS_LLM_BASE_URL and "
               "CITELENS_LLM_MODEL (see docs/claims.md).", file=sys.stderr)
@@ -282,12 +350,17 @@ def main(argv: list[str], settings: Settings | None = None,
     items, problems = read_items(lines)
     for p in problems:
         print(f"skipped {p}", file=sys.stderr)
+    removed = 0
+    if args.two_class:
+        kept = [i for i in items if i.label is not Verdict.NOT_ENOUGH_INFO]
+        removed, items = len(items) - len(kept), kept
     if not items:
         print("no usable items", file=sys.stderr)
         return 1
     pairs = asyncio.run(run_items(items, settings, args.abstract_only))
     outcomes = [to_outcome(item, result, args.abstract_only) for item, result in pairs]
-    report(outcomes, args.abstract_only, out)
+    report(outcomes, args.abstract_only, out, two_class=args.two_class, removed=removed)
+    retrieval_report([result for _, result in pairs], settings.embedding_cosine_min, out)
     return 0
 
 

@@ -3,7 +3,9 @@
 :func:`claim_markdown` is synchronous and instant: it extracts the claim, returns
 the cached result if there is one, and otherwise starts the check in the background
 (once per claim and paper) and returns "Checking claim…". The next hover shows the
-result.
+result. Without a model there is no check to wait for: the hover shows the closest
+sentences of the abstract the verification record holds, or says that the abstract is
+being looked up.
 
 A result that is not cached (an error, or a retrieval that failed) is kept in
 memory until one hover has shown it; the hover after that tries again, so a broken
@@ -22,7 +24,9 @@ import weakref
 from typing import Any
 
 from citelens.claims.checker import ClaimChecker
-from citelens.claims.render import render_markdown, render_pending
+from citelens.claims.llm import LLMConfig
+from citelens.claims.pipeline import SETUP_HINT, evidence_at_once
+from citelens.claims.render import render_looking_up, render_markdown, render_pending
 from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import WINDOW, extract_claim
 from citelens.model import Citation, EntryView, Span
@@ -164,11 +168,20 @@ def claim_markdown(
     hit = known_result(checker, claim, view, record, consume=True)
     if hit is not None:
         return render_markdown(hit)
+    no_model = LLMConfig.from_settings(checker.settings) is None
+    if no_model:  # nothing to wait for: the evidence at once when the record has it
+        quick = evidence_at_once(claim, view, record, checker.settings)
+        if quick is not None:
+            return render_markdown(quick)
     try:
         start(checker, claim, view, record, on_done=lambda _r: _republish(ls))
     except RuntimeError:  # no running event loop (called outside the server)
         return ""
-    return render_pending(claim)
+    if no_model:
+        return render_looking_up(claim, SETUP_HINT)
+    live = next((checker.live[k] for k in _keys(checker, claim, view, record)
+                 if k in checker.live), None)
+    return render_pending(claim, live)
 
 
 def _republish(ls: Any) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from citelens.claims.sentences import split_sentences
 from citelens.claims.words import STOP_WORDS, tokens
 
+#: Default passage cutoff (``embeddingCosineMin``), calibrated for text-embedding-3-small.
 COSINE_MIN = 0.50
 TOP_K = 2
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from citelens.claims.result import ClaimResult, Status, Verdict
 
 MARKERS = {
@@ -12,13 +14,35 @@ MARKERS = {
 PHASES = {"abstract": "abstract", "full_text": "full text"}
 MAX_LOG_LINES = 8
 PENDING = "⏳ Checking claim…"
+#: No model: the abstract is being looked up (there is no check to wait for).
+LOOKING_UP = "Looking up the abstract of the cited paper…"
+NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
+
+#: Markdown that text from papers and models could trigger, made inert with look-alike
+#: characters: hover text needs no backslash escapes (Neovim shows them literally). An
+#: underscore inside a word (s2_batch) is literal in CommonMark and stays; so do "<" and
+#: ">" in "p < 0.05", "[1]" and a lone "~".
+_INERT = (
+    (re.compile(r"`"), "'"),
+    (re.compile(r"\*"), "∗"),
+    (re.compile(r"~~"), "∼∼"),
+    (re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])"), "＿"),
+    (re.compile(r"\\(?=[!-/:-@\[-`{-~])"), "∖"),  # a backslash before punctuation escapes it
+    (re.compile(r"<(?=[A-Za-z/!?])"), "‹"),  # an HTML tag
+    (re.compile(r"\]\("), "] ("),  # a link
+    (re.compile(r"&(?=#?[0-9A-Za-z]+;)"), "＆"),  # an entity
+    (re.compile(r"^(?=[>#+=-])"), "\u00a0"),  # block syntax at the start
+)
 
 
 def _quote(text: str, limit: int = 400) -> str:
+    """``text`` on one line, at most ``limit`` characters, inert as Markdown."""
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    return text.replace("\\", "\\\\").replace("`", "\\`").replace("*", "\\*").replace("_", "\\_")
+    for pattern, replacement in _INERT:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _link(label: str, url: str) -> str:
@@ -28,9 +52,31 @@ def _link(label: str, url: str) -> str:
     return f"[{label}]({safe})"
 
 
-def render_pending(claim: str = "") -> str:
-    """What the hover shows while the check runs."""
-    return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
+def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
+    """What the hover shows while the check runs: the evidence found so far, if any."""
+    evidence = _evidence(live) if live is not None else []
+    if not evidence:
+        return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
+    return "\n".join([PENDING, "", "Waiting for the model; the evidence so far:", *evidence,
+                       "", f"*Claim:* {_quote(claim, 300)}"])
+
+
+def render_looking_up(claim: str, note: str) -> str:
+    """No model, no abstract known yet: say what happens, never "Checking claim"."""
+    return "\n".join([NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "",
+                       f"*Claim:* {_quote(claim, 300)}"])
+
+
+def _evidence(result: ClaimResult) -> list[str]:
+    """The closest sentences of the abstract, with its source link ([] without abstract)."""
+    if not result.abstract:
+        return []
+    out = ["", f"Abstract ({_link(result.abstract_source, result.abstract_url)}):"]
+    if result.best_sentences:
+        out += [f"> {_quote(s, 300)}" for s in result.best_sentences]
+    else:
+        out.append(f"> {_quote(result.abstract)}")
+    return out
 
 
 def _log(result: ClaimResult) -> list[str]:
@@ -53,14 +99,12 @@ def render_markdown(result: ClaimResult) -> str:
         out.append("⚠️ **Claim check failed**")
         out.append("")
         out.append(_quote(result.error or "unknown error", 300))
+        out += _evidence(result)
+        if result.fulltext_url:
+            out += ["", f"Full text: {_link(result.fulltext_source, result.fulltext_url)}"]
     elif result.status is Status.NO_LLM:
-        out.append("ℹ️ **Claim check: no model configured** (no verdict)")
-        if result.abstract:
-            out += ["", f"Abstract ({_link(result.abstract_source, result.abstract_url)}):"]
-            if result.best_sentences:
-                out += [f"> {_quote(s, 300)}" for s in result.best_sentences]
-            else:
-                out.append(f"> {_quote(result.abstract)}")
+        out.append(NO_MODEL)
+        out += _evidence(result)
         out += ["", _quote(result.note, 400)]
     else:
         verdict = result.verdict or Verdict.NOT_ENOUGH_INFO

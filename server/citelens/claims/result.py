@@ -55,12 +55,15 @@ class ClaimResult:
     fulltext_source: str = ""
     fulltext_url: str = ""
     passages: list[str] = field(default_factory=list)
+    passage_scores: list[float] = field(default_factory=list)  # cosine of each kept passage
+    best_chunk_score: float | None = None  # best cosine of any chunk, kept or not
     best_sentences: list[str] = field(default_factory=list)  # no-LLM evidence (BM25)
     note: str = ""
     error: str = ""
     prompt_version: str = ""
     llm_calls: int = 0
     http_calls: int = 0
+    timings_ms: dict[str, float] = field(default_factory=dict)  # "abstract", "phase1", ...
     log: list[Stage] = field(default_factory=list)
 
     @property
