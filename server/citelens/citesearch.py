@@ -177,9 +177,9 @@ def first_sentences(text: str, n: int = 2, limit: int = 400) -> str:
     return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
 
 
-def documentation(record: PaperRecord, existing: str | None, bib_name: str) -> str:
+def documentation(record: PaperRecord, existing: str | None, bib_name: str, key: str = "") -> str:
     """Markdown: authors, venue and year, DOI / arXiv id, the abstract's first sentences,
-    and where the paper already is in the bibliography."""
+    and what accepting does (the key it inserts; whether the paper is already there)."""
     lines = [f"**{record.title}**"]
     if record.authors:
         shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
@@ -189,9 +189,9 @@ def documentation(record: PaperRecord, existing: str | None, bib_name: str) -> s
         lines.append(f"_{where}_")
     ids = []
     if record.doi:
-        ids.append(f"DOI [{record.doi}](https://doi.org/{record.doi})")
+        ids.append(f"DOI {record.doi}")
     if record.arxiv_id:
-        ids.append(f"arXiv [{record.arxiv_id}](https://arxiv.org/abs/{record.arxiv_id})")
+        ids.append(f"arXiv:{record.arxiv_id}")
     if ids:
         lines.append(" · ".join(ids))
     if record.abstract:
@@ -199,5 +199,6 @@ def documentation(record: PaperRecord, existing: str | None, bib_name: str) -> s
     if existing:
         lines.append(f"✓ already in {bib_name} as `{existing}`")
     else:
-        lines.append(f"Accepting adds this entry to {bib_name}.")
+        inserts = f"inserts `{key}` and " if key else ""
+        lines.append(f"Accepting {inserts}adds this entry to {bib_name}.")
     return "\n\n".join(lines)

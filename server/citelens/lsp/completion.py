@@ -226,7 +226,7 @@ def paper_items(ls: CiteLensServer, analysis: Analysis, path: str, records: list
             kind=lsp.CompletionItemKind.Reference,
             detail=citesearch.detail(record),
             documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, citesearch.documentation(
-                record, existing, os.path.basename(bib_path))),
+                record, existing, os.path.basename(bib_path), key)),
             filter_text=typed,
             sort_text=f"1{i:05d}",
             text_edit=lsp.TextEdit(range=rng, new_text=key),
