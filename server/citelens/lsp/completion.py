@@ -171,8 +171,12 @@ class PaperSearch:
             fut = self._waiting.pop(norm, None)
             if fut is not None and not fut.done():
                 fut.set_result(records)
-            for other in [n for n, f in self._waiting.items() if f.done()]:
-                del self._waiting[other]
+            # queries typed over before their window came: their requests get keys only
+            wanted = {normalise_title(q) for q in self._wanted.values()}
+            for other in [n for n in self._waiting if n not in wanted]:
+                waiter = self._waiting.pop(other)
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def _search(self, query: str) -> list[PaperRecord] | None:
         self.searches += 1
