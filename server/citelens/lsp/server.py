@@ -548,7 +548,10 @@ def create_server() -> CiteLensServer:
     async def complete(
         ls: CiteLensServer, params: lsp.CompletionParams
     ) -> lsp.CompletionList | None:
-        ls.flush()  # answer from the latest text, not a queued one
+        # Keys come from the bibliographies: an edit of a .tex/.md need not be analysed
+        # first (the line before the cursor is read from the latest text).
+        if any(kind_of(p) == "bib" for p in ls._dirty):
+            ls.flush()
         path = path_of(params.text_document.uri)
         if not path or kind_of(path) not in {"latex", "markdown"}:
             return None
