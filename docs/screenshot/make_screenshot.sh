@@ -11,11 +11,15 @@
 #   python3 -m venv .venv && .venv/bin/pip install -e '.[test]'
 #
 # Usage: docs/screenshot/make_screenshot.sh [OUTPUT.png]     (PYTHON=... to choose the Python)
+#        CITELENS_SHOT=cite docs/screenshot/make_screenshot.sh   (cite while writing: types a
+#        title inside \cite{ and asks for completion; writes citelens-cite.png)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-OUT="${1:-$HERE/citelens-neovim.png}"
+SHOT="${CITELENS_SHOT:-hover}"
+if [[ "$SHOT" == cite ]]; then OUT="${1:-$HERE/citelens-cite.png}"; INIT="$HERE/init_cite.lua"
+else OUT="${1:-$HERE/citelens-neovim.png}"; INIT="$HERE/init.lua"; fi
 PYTHON="${PYTHON:-}"
 if [[ -z "$PYTHON" ]]; then
   if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
@@ -58,7 +62,7 @@ wait_for() {  # wait_for FILE SECONDS
 }
 
 # 1. the fake scholarly APIs and the seeded paper
-(cd "$ROOT" && exec "$PYTHON" "$HERE/fake_scholarly.py" "$WORK") &
+(cd "$ROOT" && exec "$PYTHON" "$HERE/fake_scholarly.py" "$WORK" $([[ "$SHOT" == cite ]] && echo cite)) &
 PIDS+=($!)
 wait_for "$WORK/env.json" 30
 eval "$("$PYTHON" -c 'import json,shlex,sys; [print(f"export {k}={shlex.quote(v)}") for k,v in json.load(open(sys.argv[1])).items()]' "$WORK/env.json")"
@@ -80,7 +84,7 @@ export XDG_STATE_HOME="$WORK/xdg/state" XDG_DATA_HOME="$WORK/xdg/data" XDG_CONFI
 cd "$WORK/paper"
 xterm -title citelens-shot -geometry 132x40+0+0 -fa 'DejaVu Sans Mono,Symbola' -fs 11 \
   -bg '#14161b' -fg '#e0e2ea' -xrm 'XTerm*termName: xterm-256color' \
-  -e "$NVIM" --clean -u "$HERE/init.lua" Paper.tex &
+  -e "$NVIM" --clean -u "$INIT" Paper.tex &
 PIDS+=($!)
 wait_for "$WORK/ready" 90
 [[ "$(cat "$WORK/ready")" == ok ]] || { echo "CiteLens diagnostics did not arrive" >&2; exit 1; }
@@ -89,7 +93,16 @@ wait_for "$WORK/ready" 90
 WIN="$(xdotool search --sync --name citelens-shot | head -1)"
 xdotool windowactivate --sync "$WIN" 2>/dev/null || xdotool windowfocus --sync "$WIN"
 sleep 0.3
-xdotool key --window "$WIN" K
-sleep 2
+if [[ "$SHOT" == cite ]]; then
+  # type a title where a key belongs, then ask for completion like a user
+  xdotool key --window "$WIN" A
+  xdotool type --window "$WIN" --delay 60 "generalised lomb scargle"
+  sleep 0.5
+  xdotool key --window "$WIN" ctrl+x ctrl+o
+  sleep 4
+else
+  xdotool key --window "$WIN" K
+  sleep 2
+fi
 import -window "$WIN" "$OUT"
 echo "wrote $OUT"

@@ -25,9 +25,10 @@ from citelens.parsing.names import split_names
 from citelens.sources.records import PaperRecord
 
 __all__ = [
-    "Style", "TextEdit", "apply_edits", "bibtex_name", "delete_entry", "detect_style",
-    "entry_type_for", "merge_entries", "record_fields", "remove_field", "rename_citation",
-    "render_value", "replace_entry", "replace_field",
+    "Style", "TextEdit", "append_entry", "apply_edits", "bibtex_name", "delete_entry",
+    "detect_field_order", "detect_style", "entry_type_for", "merge_entries", "new_entry_type",
+    "record_fields", "remove_field", "rename_citation", "render_entry", "render_value",
+    "replace_entry", "replace_field",
 ]
 
 
@@ -590,3 +591,74 @@ def rename_citation(text: str, key_span: Span, new_key: str,
         if after and re.fullmatch(r"\s*,\s*", text[key_span.end: after[0].start]):
             return TextEdit(key_span.start, after[0].start, "")
     return TextEdit(key_span.start, key_span.end, new_key)
+
+
+# --------------------------------------------------------------------------- new entries
+
+
+def detect_field_order(entries: Sequence[BibEntry]) -> list[str]:
+    """Field names in the order the file's entries write them (mean relative position;
+    ties and unseen names keep :data:`RECORD_FIELDS` order)."""
+    ranks: dict[str, list[float]] = {}
+    for entry in entries:
+        names = [f.name for f in _fields_of(entry)]
+        for i, name in enumerate(names):
+            ranks.setdefault(name, []).append(i / max(len(names) - 1, 1))
+    base = {n: i for i, n in enumerate(RECORD_FIELDS)}
+    return sorted(ranks, key=lambda n: (sum(ranks[n]) / len(ranks[n]), base.get(n, 99)))
+
+
+def new_entry_type(record: PaperRecord) -> str:
+    """``article`` / ``inproceedings`` / ``incollection`` for a published record, ``misc``
+    for a preprint or a record without a venue."""
+    return entry_type_for(record, "misc" if record.is_preprint or not record.venue
+                          else "article")
+
+
+def render_entry(record: PaperRecord, key: str, style: Style | None = None,
+                 order: Sequence[str] = (), type_like: str = "article") -> str:
+    """A whole new entry for ``record`` (the fields of :func:`record_fields`, as
+    :func:`replace_entry` writes them) in ``style``, fields in ``order`` where it names
+    them, the entry type in the case of ``type_like`` (``Article`` -> ``@Inproceedings``)."""
+    style = style or Style()
+    entry_type = new_entry_type(record)
+    values = record_fields(record, entry_type)
+    names = _in_order(list(values), order)
+    rendered = [_field_text(n, render_value(values[n], style, n), style) for n in names]
+    head = f"@{_same_case(entry_type, type_like or 'article')}{{{key},"
+    if style.one_line:
+        return head + " " + ", ".join(rendered) + ("," if style.trailing_comma else "") + "}"
+    nl = style.newline
+    body = nl.join(style.indent + r + ("," if k < len(rendered) - 1 or style.trailing_comma
+                                       else "") for k, r in enumerate(rendered))
+    return head + nl + body + nl + "}"
+
+
+def _in_order(names: list[str], order: Sequence[str]) -> list[str]:
+    """``names`` in ``order``; a name it lacks goes after the ordered names that precede
+    it in :data:`RECORD_FIELDS` (volume, pages after year when the file has no volume)."""
+    pos = {n: float(i) for i, n in enumerate(order)}
+    rank: dict[str, float] = {}
+    last = -1.0
+    for k, name in enumerate([*RECORD_FIELDS, *(n for n in names if n not in RECORD_FIELDS)]):
+        if name in pos:
+            last = max(last, pos[name])
+            rank[name] = pos[name]
+        else:
+            rank[name] = last + 0.001 * (k + 1)
+    return sorted(names, key=lambda n: rank.get(n, 1e9))
+
+
+def append_entry(text: str, entry_text: str) -> TextEdit:
+    """Insert ``entry_text`` at the end of ``text`` after one blank line; nothing else
+    of the file changes."""
+    nl = "\r\n" if "\r\n" in text else "\n"
+    if not text.strip():
+        return TextEdit(len(text), len(text), entry_text + nl)
+    if text.endswith(nl + nl) or text.endswith("\n\n"):
+        lead = ""
+    elif text.endswith("\n"):
+        lead = nl
+    else:
+        lead = nl + nl
+    return TextEdit(len(text), len(text), lead + entry_text + nl)

@@ -70,6 +70,9 @@ class Settings:
     claim_diagnostics: bool = False
     allow_private_urls: bool = False
     fetch_max_bytes: int = 20_000_000
+    # --- cite while writing
+    paper_search: bool = True
+    paper_search_debounce_ms: int = 300
 
     def severity(self, code: str) -> str:
         """The configured severity for a code: a map entry, else its ``default`` key, else ours."""
@@ -158,6 +161,10 @@ _DESCRIPTIONS: dict[str, str] = {
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
     "allow_private_urls": "Allow fetching full texts from private and loopback addresses.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
+    "paper_search": "In a citation, when the typed text matches no key, also offer papers "
+    "found by Semantic Scholar (OpenAlex, Crossref as fallbacks); accepting one adds its entry.",
+    "paper_search_debounce_ms": "Milliseconds between two paper searches of one document "
+    "while typing in a citation.",
 }
 
 SETTINGS: tuple[SettingDoc, ...] = tuple(

@@ -894,6 +894,8 @@ class ScholarlyFake:
             hits = self.db.search(q.get("query", ""), "s2", limit=offset + limit, cutoff=55)
             page = hits[offset:offset + limit]
             out: dict[str, Any] = {"total": len(hits), "offset": offset}
+            if offset + limit < len(hits):  # S2 sends "next" except on the last page
+                out["next"] = offset + limit
             if page:
                 out["data"] = [s2_json(p, fields) for _, p in page]
             return _json(200, out)

@@ -50,6 +50,9 @@ class CiteLensServer(LanguageServer):
         self.views: dict[tuple[str, str, str], EntryView] = {}  # entry_key -> view
         self.verifier = Verifier(self)
         self.claims: Any = None  # claims.checker.ClaimChecker, created on first use
+        self.paper_search = completion.PaperSearch(self)
+        self.recent_keys: list[str] = []  # keys added from completion, newest last
+        self.last_paper_wait_s = 0.0
         self._logged: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
@@ -566,27 +569,17 @@ def create_server() -> CiteLensServer:
         lsp.CompletionOptions(trigger_characters=["{", ",", "@"]),
     )
     @_guard
-    def complete(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-        ls.flush()  # answer from the latest text, not a queued one
+    async def complete(
+        ls: CiteLensServer, params: lsp.CompletionParams
+    ) -> lsp.CompletionList | None:
+        # Keys come from the bibliographies: an edit of a .tex/.md need not be analysed
+        # first (the line before the cursor is read from the latest text).
+        if any(kind_of(p) == "bib" for p in ls._dirty):
+            ls.flush()
         path = path_of(params.text_document.uri)
         if not path or kind_of(path) not in {"latex", "markdown"}:
             return None
-        index = ls.store.line_index(path)
-        if index is None:
-            return None
-        start = index.line_start(params.position.line)
-        offset = index.offset(params.position.line, params.position.character, ls.encoding)
-        before = index.text[max(start - 1000, 0) : offset] if kind_of(path) == "latex" \
-            else index.text[start:offset]
-        prefix = completion.key_prefix(before, kind_of(path) or "latex")
-        if prefix is None:
-            return None
-        analysis = ls.analysis_for(path)
-        if analysis is None:
-            return None
-        pairs = [(defs[0], ls.entry_view(defs[0], analysis))
-                 for defs in analysis.definitions.values()]
-        return lsp.CompletionList(is_incomplete=False, items=completion.items(pairs, prefix))
+        return await completion.complete(ls, path, kind_of(path) or "latex", params.position)
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @_guard
@@ -636,6 +629,13 @@ def create_server() -> CiteLensServer:
         where = ls.verifier.clear_cache()
         ls.log_line(f"cache cleared ({where})")
         return {"cleared": True}
+
+    @server.command(completion.ADD_PAPER)
+    @_guard
+    async def add_paper(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        from .papers import add_paper
+
+        return await add_paper(ls, args[0] if args else None)
 
     @server.command("citelens.report")
     @_guard

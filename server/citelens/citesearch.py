@@ -1,0 +1,204 @@
+"""Cite while writing: find papers for the text typed in a citation, and add one to a .bib.
+
+No LSP here. :func:`search_papers` asks Semantic Scholar's paper search first and
+OpenAlex, then Crossref only when the one before it failed (rate-limited, down): a
+source that *answered* "nothing" ends the search. Every call goes through the
+rate-limited :class:`~citelens.sources.http.HostClient` s and the verification cache.
+:func:`entry_edit` renders the chosen paper as a new entry in the file's own style and
+appends it; the rest of the file stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from citelens import bibedit, keys
+from citelens.model import BibEntry, BibFile, EntryView
+from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.verify.cache import lookup_key, normalise_title
+
+if TYPE_CHECKING:
+    from citelens.sources.http import Sources
+    from citelens.verify.cache import VerificationCache
+
+#: Fewer typed characters than this never start a search.
+MIN_QUERY = 3
+#: Papers offered per search.
+LIMIT = 8
+#: Where a new bibliography goes when the document has none.
+DEFAULT_BIB = "references.bib"
+
+
+async def _ask(sources: Sources, source: str, query: str) -> Lookup:
+    from citelens.sources import crossref, openalex, s2
+
+    if source == "s2":
+        return await s2.search(sources.s2, query, LIMIT, abstract=True)
+    if source == "openalex":
+        return await openalex.search_title(sources.openalex, query, LIMIT)
+    return await crossref.search(sources.crossref, query, rows=LIMIT)
+
+
+async def search_papers(
+    sources: Sources, query: str, cache: VerificationCache | None = None
+) -> list[PaperRecord] | None:
+    """Papers for ``query``, best first; ``[]`` when a source answered that it has none,
+    ``None`` when every source failed (offline, down, rate-limited)."""
+    query = " ".join(query.split())
+    if len(query) < MIN_QUERY:
+        return []
+    for source in ("s2", "openalex", "crossref"):
+        ckey = lookup_key(source, "cite_title_search", query)
+        answer = cache.get(ckey) if cache is not None else None
+        if answer is None:
+            answer = await _ask(sources, source, query)
+            if cache is not None and answer.outcome in (Outcome.FOUND, Outcome.NOT_FOUND):
+                cache.put(ckey, answer)
+        if answer.outcome is Outcome.FOUND:
+            return _dedupe(answer.records)[:LIMIT]
+        if answer.outcome is Outcome.NOT_FOUND:
+            return []
+    return None
+
+
+def _dedupe(records: Sequence[PaperRecord]) -> list[PaperRecord]:
+    seen: set[str] = set()
+    out = []
+    for r in records:
+        ident = r.doi or r.arxiv_id or normalise_title(r.title)
+        if r.title and ident not in seen:
+            seen.add(ident)
+            out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------------- the bibliography
+
+
+def bib_index(entries: Iterable[BibEntry]) -> dict[str, str]:
+    """``doi:…``, ``arxiv:…`` and ``title:…`` (normalised) of each entry -> its key (the
+    first entry wins), read from the raw fields: cheap on a 68k-entry file."""
+    out: dict[str, str] = {}
+    for e in entries:
+        doi = normalize_doi(e.get("doi"))
+        if doi:
+            out.setdefault("doi:" + doi, e.key)
+        eprint = e.get("eprint") or e.get("arxiv") or ""
+        arxiv = normalize_arxiv(eprint) if eprint else None
+        if arxiv:
+            out.setdefault("arxiv:" + arxiv, e.key)
+        title = normalise_title(e.get("title") or "")
+        if title:
+            out.setdefault("title:" + title, e.key)
+    return out
+
+
+def existing_key(record: PaperRecord, index: Mapping[str, str]) -> str | None:
+    """The key of an entry that already is ``record`` (same DOI, arXiv id, or title)."""
+    doi = normalize_doi(record.doi)
+    arxiv = normalize_arxiv(record.arxiv_id)
+    title = normalise_title(record.title)
+    for probe in (doi and "doi:" + doi, arxiv and "arxiv:" + arxiv, title and "title:" + title):
+        if probe and probe in index:
+            return index[probe]
+    return None
+
+
+def spread(entries: Sequence[BibEntry], limit: int = 400) -> list[BibEntry]:
+    """At most ``limit`` entries spread over the file (to read its key style)."""
+    return keys.sample(entries, limit)
+
+
+def target_bib(doc_path: str, bib_paths: Sequence[str]) -> tuple[str, bool]:
+    """The .bib a new entry goes to: the document's first bibliography, else
+    ``references.bib`` beside it. The flag says the file is to be created."""
+    if bib_paths:
+        return bib_paths[0], False
+    path = os.path.join(os.path.dirname(doc_path), DEFAULT_BIB)
+    return path, not os.path.exists(path)
+
+
+def key_parts(record: PaperRecord) -> keys.KeyParts:
+    last = keys.last_name_of(record.authors[0]) if record.authors else ""
+    return keys.parts(last, record.year, record.title)
+
+
+def view_parts(view: EntryView) -> keys.KeyParts:
+    last = view.authors[0].last if view.authors else ""
+    return keys.parts(last, view.year, view.title)
+
+
+def new_key(record: PaperRecord, samples: Sequence[tuple[str, keys.KeyParts]], taken: Iterable[str]) -> str:
+    """A key for ``record`` in the style ``samples`` (key, parts) show, unique in ``taken``."""
+    style = keys.infer_style(keys.sample(samples))
+    return keys.new_key(key_parts(record), style, taken)
+
+
+def entry_edit(text: str, bib: BibFile | None, record: PaperRecord, key: str) -> bibedit.TextEdit:
+    """The edit appending ``record`` as entry ``key`` to the file ``text`` (parsed: ``bib``)
+    in that file's style: the last entry's layout, the field order of its entries."""
+    entries: list[BibEntry] = [e for e in (bib.entries if bib else []) if e.fields]
+    style = bibedit.detect_style(text, entries[-1]) if entries else None
+    order = bibedit.detect_field_order(entries[-200:])
+    type_like = _type_as_written(text, entries[-1]) if entries else "article"
+    return bibedit.append_entry(text, bibedit.render_entry(record, key, style, order, type_like))
+
+
+def _type_as_written(text: str, entry: BibEntry) -> str:
+    m = re.compile(r"@[ \t]*([A-Za-z]\w*)").match(text, entry.span.start)
+    return m.group(1) if m else "article"
+
+
+# --------------------------------------------------------------------------- describing a paper
+
+
+def detail(record: PaperRecord) -> str:
+    """``Vaswani, 2017, NeurIPS``: first author, year, venue."""
+    first = ""
+    if record.authors:
+        name = record.authors[0]
+        first = name.split(",")[0].strip() if "," in name else (name.split() or [""])[-1]
+        if len(record.authors) > 1:
+            first += " et al."
+    venue = record.venue or ("arXiv" if record.arxiv_id else "")
+    return ", ".join(x for x in (first, str(record.year or ""), venue) if x)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def first_sentences(text: str, n: int = 2, limit: int = 400) -> str:
+    parts = _SENTENCE.split(" ".join(text.split()))
+    out = " ".join(parts[:n])
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
+def documentation(record: PaperRecord, existing: str | None, bib_name: str, key: str = "") -> str:
+    """Markdown: authors, venue and year, DOI / arXiv id, the abstract's first sentences,
+    and what accepting does (the key it inserts; whether the paper is already there)."""
+    lines = [f"**{record.title}**"]
+    if record.authors:
+        shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
+        lines.append(shown)
+    where = ", ".join(x for x in (record.venue or "", str(record.year or "")) if x)
+    if where:
+        lines.append(f"_{where}_")
+    ids = []
+    if record.doi:
+        ids.append(f"DOI {record.doi}")
+    if record.arxiv_id:
+        ids.append(f"arXiv:{record.arxiv_id}")
+    if ids:
+        lines.append(" · ".join(ids))
+    if record.abstract:
+        lines.append(first_sentences(record.abstract))
+    if existing:
+        lines.append(f"✓ already in {bib_name} as `{existing}`")
+    else:
+        inserts = f"inserts `{key}` and " if key else ""
+        lines.append(f"Accepting {inserts}adds this entry to {bib_name}.")
+    return "\n\n".join(lines)

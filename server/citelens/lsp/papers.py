@@ -1,0 +1,121 @@
+"""``citelens.addPaper``: append the entry of a paper chosen in completion to the .bib.
+
+The completion item already replaced the typed text with the key; this command adds the
+entry through ``workspace/applyEdit`` (one insertion at the end of the file, so the rest
+of it stays byte-identical). A document without a bibliography gets ``references.bib``
+beside it, and a message saying so.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+
+from .. import citesearch
+from ..bibedit import TextEdit
+from ..sources.records import PaperRecord
+from .convert import uri_of
+
+if TYPE_CHECKING:
+    from .server import CiteLensServer
+
+
+def _payload(raw: Any) -> tuple[str, str, bool, PaperRecord] | None:
+    if not isinstance(raw, dict):
+        return None
+    bib, key, record = raw.get("bib"), raw.get("key"), raw.get("record")
+    if not (
+        isinstance(bib, str)
+        and bib.endswith(".bib")
+        and isinstance(key, str)
+        and key
+        and isinstance(record, dict)
+    ):
+        return None
+    try:
+        return bib, key, bool(raw.get("create")), PaperRecord.from_json(record)
+    except (TypeError, ValueError):
+        return None
+
+
+def _exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
+def _write_new(path: str, text: str) -> None:
+    with open(path, "x", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _can_create(ls: CiteLensServer) -> bool:
+    ops = ls._client_flag("workspace.workspace_edit.resource_operations") or []
+    return lsp.ResourceOperationKind.Create in ops or "create" in ops
+
+
+def _workspace_edit(
+    ls: CiteLensServer, path: str, text: str, edit: TextEdit, create: bool
+) -> lsp.WorkspaceEdit | None:
+    uri = uri_of(path)
+    if create:
+        if not _can_create(ls):
+            return None
+        return lsp.WorkspaceEdit(
+            document_changes=[
+                lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(ignore_if_exists=True)),
+                lsp.TextDocumentEdit(
+                    text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                    edits=[lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), edit.new)],
+                ),
+            ]
+        )
+    index = ls.store.line_index(path)
+    if index is None:
+        return None
+    pos = index.position(edit.start, ls.encoding)
+    at = lsp.Position(pos.line, pos.character)
+    return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(lsp.Range(at, at), edit.new)]})
+
+
+async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
+    """Append the paper's entry unless the .bib already has it (same key, DOI, arXiv id
+    or title): a second accept adds nothing."""
+    payload = _payload(raw)
+    if payload is None:
+        return {"added": False, "why": "bad arguments"}
+    path, key, create, record = payload
+    create = create and not _exists(path)
+    text = "" if create else (ls.store.text(path) or "")
+    bib = None if create else ls.store.bib(path)
+    if bib is not None and (
+        any(e.key.lower() == key.lower() for e in bib.entries)
+        or citesearch.existing_key(record, citesearch.bib_index(bib.entries))
+    ):
+        return {"added": False, "why": "already in the bibliography"}
+    edit = citesearch.entry_edit(text, bib, record, key)
+    wedit = _workspace_edit(ls, path, text, edit, create)
+    name = os.path.basename(path)
+    if wedit is None and create:  # the client cannot create files: write it ourselves
+        _write_new(path, edit.new)
+    elif wedit is not None:
+        result = await ls.workspace_apply_edit_async(
+            lsp.ApplyWorkspaceEditParams(edit=wedit, label=f"Add {key} to {name}")
+        )
+        if not result.applied:
+            ls.log_line(f"the editor did not add {key} to {name}: {result.failure_reason}")
+            return {"added": False, "why": "edit refused"}
+    else:
+        return {"added": False, "why": "bibliography not readable"}
+    ls.recent_keys = [*[k for k in ls.recent_keys if k != key][-49:], key]
+    if create:
+        ls.window_show_message(
+            lsp.ShowMessageParams(
+                type=lsp.MessageType.Info,
+                message=f"CiteLens: this document has no bibliography yet; {key} was added to a "
+                f"new {name} beside it. Use it with \\bibliography{{references}} (LaTeX) "
+                f"or `bibliography: {name}` in the front matter (Markdown).",
+            )
+        )
+    ls.store.invalidate(path)
+    return {"added": True, "key": key, "bib": path}
