@@ -148,7 +148,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "embedding_model": "Embedding model for passage retrieval (/v1/embeddings); "
     "without it passages are ranked with BM25.",
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
-    "allow_private_urls": "Allow fetching full texts from private and loopback addresses.",
+    "allow_private_urls": "Allow fetching full texts from private and loopback addresses found in "
+    "data (entry URLs, open-access links); configured base URLs are always trusted.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
 }
 
