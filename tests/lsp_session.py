@@ -32,11 +32,13 @@ async def session(
     env: dict[str, str] | None = None,
     settings: dict[str, Any] | None = None,
     encodings: Sequence[str] | None = None,
+    server_command: Sequence[str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """A started and initialised client; shut down cleanly at the end."""
     server_env = {**os.environ, **(env or {})}
     config = ClientServerConfig(
-        server_command=[sys.executable, "-m", "citelens", "serve"], server_env=server_env
+        server_command=list(server_command or [sys.executable, "-m", "citelens", "serve"]),
+        server_env=server_env,
     )
     client = await config.start()
     assert isinstance(client, LanguageClient)

@@ -159,7 +159,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "embedding_cosine_min": "Cosine similarity (0-1) a full-text passage needs to be kept as "
     "evidence; calibrate it for your embedding model with citelens eval claims.",
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
-    "allow_private_urls": "Allow fetching full texts from private and loopback addresses.",
+    "allow_private_urls": "Allow fetching full texts from private and loopback addresses found in "
+    "data (entry URLs, open-access links); configured base URLs are always trusted.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
     "paper_search": "In a citation, when the typed text matches no key, also offer papers "
     "found by Semantic Scholar (OpenAlex, Crossref as fallbacks); accepting one adds its entry.",

@@ -9,7 +9,7 @@ s2            ``/s2/graph/v1``               paper/{id}, paper/batch, paper/sear
 crossref      ``/crossref``                  works/{doi}, works?query.*, works/{doi}/transform
 openalex      ``/openalex``                  works/doi:{doi}, works/W.., works?filter=|search=
 arxiv         ``/arxiv/api``                 query?id_list=|search_query= (Atom)
-arxiv_site    ``/arxiv``                     abs/{id}, html/{id}, pdf/{id}
+arxiv_site    ``/arxiv``                     abs/{id}, html/{id} (301 if ``html_redirect``), pdf/{id}
 doi           ``/doi``                       {doi} with content negotiation (302 to the agency)
 ncbi          ``/eutils``                    esearch.fcgi, efetch.fcgi (PubMed XML)
 unpaywall     ``/unpaywall``                 {doi}?email=
@@ -1007,6 +1007,11 @@ class ScholarlyFake:
             return _text(404, NOT_FOUND_HTML, "text/html; charset=utf-8")
         kind = m.group(1)
         x = html.escape
+        if kind == "html" and p.get("html_redirect") and not re.search(r"v\d+$", m.group(2)):
+            # arxiv.org answers an unversioned HTML URL with a redirect to a version
+            r = _text(301, f'<a href="{x(p["html_redirect"])}">Moved</a>', "text/html")
+            r.headers["Location"] = p["html_redirect"]
+            return r
         if kind == "pdf":
             lines = [p["title"], ", ".join(p["authors"]), "", "Abstract", p.get("abstract") or ""]
             lines += (p.get("full_text") or "").split("\n")

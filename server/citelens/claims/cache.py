@@ -3,7 +3,10 @@
 Directory: ``Settings.cache_dir`` or ``CITELENS_CACHE_DIR`` or the platform user
 cache, subfolder ``claims``, created with mode 0o700. The key is a hash of the
 claim text, the paper's identity, the models, the prompt version and a
-non-default embedding cutoff, never of an API key or endpoint credential.
+non-default embedding cutoff, never of an API key or endpoint credential. Values are
+JSON text (:mod:`citelens.datacache`): nothing read back is ever unpickled, and an
+unreadable or malformed row is a miss (the claim is checked again and the row
+overwritten).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 import diskcache
 import platformdirs
 
+from citelens import datacache
 from citelens.claims.prompts import PROMPT_VERSION
 from citelens.claims.ranking import COSINE_MIN
 from citelens.claims.result import ClaimResult
@@ -36,10 +40,8 @@ def open_cache(settings: Settings, directory: str | Path | None = None) -> diskc
     """The claim cache, or ``None`` when the directory cannot be used (then nothing is cached)."""
     path = Path(directory) if directory else cache_dir(settings)
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(path, 0o700)
-        return diskcache.Cache(str(path))
-    except (OSError, ValueError):
+        return datacache.open_cache(path)
+    except Exception:  # an unusable cache means: no cache
         return None
 
 
@@ -62,16 +64,17 @@ def load(cache: diskcache.Cache | None, key: str) -> ClaimResult | None:
     if cache is None:
         return None
     try:
-        data = cache.get(key)
-        return ClaimResult.from_json(data) if isinstance(data, dict) else None
+        data = datacache.get_json(cache, key)
+        result = ClaimResult.from_json(data) if isinstance(data, dict) else None
     except Exception:  # a damaged cache entry is a miss, never a crash
         return None
+    return result if result is not None and datacache.valid_fields(result) else None
 
 
 def store(cache: diskcache.Cache | None, key: str, result: ClaimResult) -> None:
     if cache is None or result.transient:
         return
     try:
-        cache.set(key, result.to_json(), expire=TTL_S)
+        datacache.set_json(cache, key, result.to_json(), TTL_S)
     except Exception:  # a full disk must not break the check
         pass

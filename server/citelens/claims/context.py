@@ -35,13 +35,19 @@ class Context:
                 text = text.replace(secret, "***")
         return text
 
-    async def fetch(self, url: str, *, timeout_s: float | None = None) -> Fetched:
-        """A safe GET of an untrusted URL (see :mod:`citelens.claims.urlsafety`)."""
+    async def fetch(self, url: str, *, timeout_s: float | None = None,
+                    trusted_base: str | None = None) -> Fetched:
+        """A safe GET of ``url`` (see :mod:`citelens.claims.urlsafety`).
+
+        ``trusted_base``: the configured base URL (a setting, never data) ``url`` was
+        built from; its origin is trusted even on a private address.
+        """
         got = await safe_fetch(
             self.client, url,
             allow_private=self.settings.allow_private_urls,
             max_bytes=self.settings.fetch_max_bytes,
             timeout_s=timeout_s or self.settings.request_timeout_s * 3,
+            trusted_base=trusted_base,
         )
         self.fetches += got.requests
         return got

@@ -4,13 +4,17 @@ Order (each stage only when its signal exists): the entry's URL (HTML or PDF);
 arXiv HTML, then arXiv PDF; the Semantic Scholar open-access PDF; PubMed Central
 JATS XML (``efetch db=pmc``). Gate: at least 1,500 characters and not a
 correction/erratum/retraction notice (:func:`citelens.claims.extract.fulltext_problem`).
-Every fetch goes through :mod:`citelens.claims.urlsafety`.
+Every fetch goes through :mod:`citelens.claims.urlsafety`; the arXiv and PMC URLs are
+built from base URLs the user configured (``arxivUrl``, ``ncbiEutilsUrl``) and are
+trusted on those origins, so a mirror on a private address works; the entry's URL
+and the open-access link come from data and are checked.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from citelens.claims.context import Context
 from citelens.claims.extract import (
@@ -40,30 +44,33 @@ async def _to_text(got: Fetched, kind: str) -> str:
     return html_to_text(decode(got.body, got.content_type))
 
 
-def _candidates(sig: Signals, ctx: Context) -> list[tuple[str, str]]:
+def _candidates(sig: Signals, ctx: Context) -> list[tuple[str, str, str | None]]:
+    """(source, URL, the configured base URL it was built from, or None for data)."""
     s = ctx.settings
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str | None]] = []
     if sig.url:
-        out.append(("entry_url", sig.url))
+        out.append(("entry_url", sig.url, None))
     if sig.arxiv_id:
-        out.append(("arxiv_html", f"{s.arxiv_url.rstrip('/')}/html/{sig.arxiv_id}"))
-        out.append(("arxiv_pdf", f"{s.arxiv_url.rstrip('/')}/pdf/{sig.arxiv_id}"))
+        arxiv = s.arxiv_url.rstrip("/")
+        out.append(("arxiv_html", f"{arxiv}/html/{quote(sig.arxiv_id, safe='/.')}", arxiv))
+        out.append(("arxiv_pdf", f"{arxiv}/pdf/{quote(sig.arxiv_id, safe='/.')}", arxiv))
     if sig.open_access_pdf:
-        out.append(("s2_open_access", sig.open_access_pdf))
+        out.append(("s2_open_access", sig.open_access_pdf, None))
     if sig.pmcid:
-        number = sig.pmcid.upper().removeprefix("PMC")
-        out.append(("pmc", f"{s.ncbi_eutils_url.rstrip('/')}/efetch.fcgi?db=pmc&id={number}"))
+        number = quote(sig.pmcid.upper().removeprefix("PMC"), safe="")
+        eutils = s.ncbi_eutils_url.rstrip("/")
+        out.append(("pmc", f"{eutils}/efetch.fcgi?db=pmc&id={number}", eutils))
     return out
 
 
 async def find_fulltext(sig: Signals, ctx: Context) -> FullText | None:
     """The first full text that passes the gate, logging every attempt; ``None`` if none."""
     seen: set[str] = set()
-    for source, url in _candidates(sig, ctx):
+    for source, url, base in _candidates(sig, ctx):
         if url in seen:
             continue
         seen.add(url)
-        got = await ctx.fetch(url)
+        got = await ctx.fetch(url, trusted_base=base)
         if not got.ok:
             outcome = "not_found" if got.status == 404 else "failed"
             ctx.stage("fulltext", source, outcome, got.url, got.elapsed_ms, got.error)

@@ -18,6 +18,13 @@ Semantics follow BibTeX, with the recovery rules of bibtexparser 2:
 * ``@string`` macros are case-insensitive and usable before their definition
   (the whole file's macros apply, as in bibtexparser); ``jan``..``dec`` are
   predefined; an undefined macro stands for its own name;
+* ``@string`` expansion is capped (a 1 KB file of ``@string{sI = s(I-1) # s(I-1)}``
+  lines would otherwise need terabytes): a value that uses macros may expand to
+  :data:`MAX_EXPANDED_CHARS` characters, definitions may nest :data:`MAX_MACRO_DEPTH`
+  deep, and a file's expansions together stay within a budget proportional to its size.
+  An ``@string`` over a cap is reported at its own span and left undefined (so are the
+  ``@string`` built on it, quietly); a field that uses such a macro or goes over a cap
+  is reported at its value and keeps its source text; every other entry is parsed;
 * a field that occurs twice keeps its first value (BibTeX) and is reported;
 * text outside entries, ``@comment`` and ``@preamble`` are skipped.
 
@@ -36,6 +43,12 @@ from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
 
 #: Texts up to this many characters have all their fields parsed at once.
 EAGER_LIMIT = 2_000_000
+#: A value that uses @string macros expands to at most this many characters.
+MAX_EXPANDED_CHARS = 100_000
+#: @string definitions built on other @string definitions, at most this deep.
+MAX_MACRO_DEPTH = 16
+#: All macro-using values of a file expand to at most this plus twice the file's length.
+EXPANSION_BUDGET_CHARS = 20_000_000
 
 MONTH_MACROS: dict[str, str] = {
     "jan": "January", "feb": "February", "mar": "March", "apr": "April",
@@ -90,6 +103,24 @@ class _Context:
     text: str
     macros: dict[str, str]
     problems: list[BibProblem] = field(default_factory=list)
+    depth: dict[str, int] = field(default_factory=dict)  # @string name -> nesting depth
+    unexpanded: set[str] = field(default_factory=set)  # @string names over a cap
+    budget: int = EXPANSION_BUDGET_CHARS  # characters macro-using values may still expand to
+
+
+@dataclass(slots=True)
+class _Expansion:
+    """The macros one value used, and how long it got (the caps of the module doc)."""
+
+    macros: list[str] = field(default_factory=list)
+    unexpanded: list[str] = field(default_factory=list)  # used, but over a cap
+    length: int = 0
+    too_long: bool = False
+
+    def add(self, piece: str) -> None:
+        self.length += len(piece)
+        if self.macros and self.length > MAX_EXPANDED_CHARS:
+            self.too_long = True
 
 
 _FIELDS_SLOT = BibEntry.__dict__["fields"]  # the slot that stores parsed fields
@@ -253,7 +284,7 @@ def resolve_crossref(
 def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | None) -> BibFile:
     macros: dict[str, str] = dict(MONTH_MACROS)
     macros.update({k.lower(): v for k, v in extra_macros.items()})
-    ctx = _Context(text, macros)
+    ctx = _Context(text, macros, budget=EXPANSION_BUDGET_CHARS + 2 * len(text))
     problems = ctx.problems
     entries: list[BibEntry] = []
     head_match = _HEAD.match
@@ -407,9 +438,13 @@ def _quoted_end(text: str, start: int, end: int) -> int:
 
 
 def _parse_value(
-    ctx: _Context, pos: int, end: int,
+    ctx: _Context, pos: int, end: int, exp: _Expansion,
 ) -> tuple[str, int] | tuple[None, BibProblem]:
-    """Parse ``piece (# piece)*`` at ``pos``: (value, end) or (None, problem)."""
+    """Parse ``piece (# piece)*`` at ``pos``: (value, end) or (None, problem).
+
+    ``exp`` learns the macros used; once the value is over :data:`MAX_EXPANDED_CHARS`
+    no more pieces are kept and the value is ``""`` (the caller reports it).
+    """
     text = ctx.text
     parts: list[str] = []
     while True:
@@ -420,23 +455,64 @@ def _parse_value(
             stop = _group_end(text, pos, end)
             if stop < 0:
                 return None, BibProblem(Span(pos, end), "unbalanced braces in field value")
-            parts.append(text[pos + 1: stop - 1])
+            piece = text[pos + 1: stop - 1]
         elif c == '"':
             stop = _quoted_end(text, pos, end)
             if stop < 0:
                 return None, BibProblem(Span(pos, end), 'missing closing \'"\' in field value')
-            parts.append(text[pos + 1: stop - 1])
+            piece = text[pos + 1: stop - 1]
         else:
             m = _BARE.match(text, pos, end)
             if m is None:
                 return None, BibProblem(Span(pos, pos + 1), f"unexpected {c!r} in field value")
             stop = m.end()
             word = m.group()
-            parts.append(word if word.isdigit() else ctx.macros.get(word.lower(), word))
+            piece = word if word.isdigit() else _macro(ctx, word, exp)
+        exp.add(piece)
+        if not exp.too_long:
+            parts.append(piece)
         h = _HASH.match(text, stop, end)
         if h is None:
-            return "".join(parts), stop
+            return ("" if exp.too_long else "".join(parts)), stop
         pos = h.end()
+
+
+def _macro(ctx: _Context, word: str, exp: _Expansion) -> str:
+    """The value of the macro ``word`` (recorded in ``exp``); an undefined one is its name."""
+    name = word.lower()
+    value = ctx.macros.get(name)
+    if value is None:
+        if name in ctx.unexpanded:
+            exp.unexpanded.append(name)
+        return word
+    exp.macros.append(name)
+    return value
+
+
+def _expansion_problem(ctx: _Context, exp: _Expansion) -> str | None:
+    """Why a field's value may not be expanded (the caps of the module doc), or ``None``."""
+    if exp.unexpanded:
+        return f"uses @string '{exp.unexpanded[0]}', which is not expanded (see its definition)"
+    if not exp.macros:
+        return None
+    if exp.too_long:
+        return (f"expands to more than {MAX_EXPANDED_CHARS:,} characters through @string "
+                f"'{exp.macros[-1]}': not expanded")
+    if _over_budget(ctx, exp):
+        return f"not expanded: {_BUDGET_SPENT}"
+    return None
+
+
+_BUDGET_SPENT = ("this file's @string macros expand to more characters than CiteLens reads "
+                 "(a crafted or broken .bib?)")
+
+
+def _over_budget(ctx: _Context, exp: _Expansion) -> bool:
+    """Charge a macro-using value to the file's expansion budget; whether it is spent."""
+    if not exp.macros:
+        return False
+    ctx.budget -= exp.length
+    return ctx.budget < 0
 
 
 def _parse_fields(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
@@ -477,13 +553,18 @@ def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibFiel
             continue
         name = nm.group(1).lower()
         value_start = nm.end()
-        value, stop_or_problem = _parse_value(ctx, value_start, end)
+        exp = _Expansion()
+        value, stop_or_problem = _parse_value(ctx, value_start, end, exp)
         if value is None:
             assert isinstance(stop_or_problem, BibProblem)
             ctx.problems.append(stop_or_problem)
             return fields
         assert isinstance(stop_or_problem, int)
         stop = stop_or_problem
+        why = _expansion_problem(ctx, exp)
+        if why is not None:
+            ctx.problems.append(BibProblem(Span(value_start, stop), why))
+            value = text[value_start:stop]
         if name in fields:
             ctx.problems.append(BibProblem(
                 Span(nm.start(1), stop), f"duplicate field '{name}': the first one is used",
@@ -519,14 +600,36 @@ def _next_comma(text: str, pos: int, end: int) -> int:
 
 
 def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
-    """``@string{name = value}``: define the macro (later definitions win)."""
+    """``@string{name = value}``: define the macro (later definitions win).
+
+    A definition over a cap (module doc) is reported at ``span`` and left undefined;
+    one built on such a macro is left undefined without a report of its own.
+    """
     nm = _FIELD_NAME.match(ctx.text, pos, end)
     if nm is None:
         ctx.problems.append(BibProblem(span, "expected 'name = value' in @string"))
         return
-    value, stop = _parse_value(ctx, nm.end(), end)
+    exp = _Expansion()
+    value, stop = _parse_value(ctx, nm.end(), end, exp)
     if value is None:
         assert isinstance(stop, BibProblem)
         ctx.problems.append(stop)
         return
-    ctx.macros[nm.group(1).lower()] = value
+    name = nm.group(1).lower()
+    depth = 1 + max((ctx.depth.get(m, 0) for m in exp.macros), default=0)
+    why = None
+    if exp.too_long:
+        why = f"@string '{name}' expands to more than {MAX_EXPANDED_CHARS:,} characters"
+    elif depth > MAX_MACRO_DEPTH:
+        why = f"@string '{name}' is built on more than {MAX_MACRO_DEPTH} nested @string levels"
+    elif _over_budget(ctx, exp):
+        why = f"@string '{name}': {_BUDGET_SPENT}"
+    if why is not None or exp.unexpanded:
+        ctx.macros.pop(name, None)
+        ctx.unexpanded.add(name)
+        if why is not None:
+            ctx.problems.append(BibProblem(span, why + ": not expanded"))
+        return
+    ctx.macros[name] = value
+    ctx.depth[name] = depth
+    ctx.unexpanded.discard(name)

@@ -8,11 +8,14 @@ UNAVAILABLE never, so a network hiccup is retried on the next check.
 
 A cache that cannot be opened or used (corrupted database, read-only
 directory) turns into no cache, with one log line; verification carries on.
+Values are JSON text (:mod:`citelens.datacache`): nothing read from the cache is
+ever unpickled, and a row that is unreadable, not JSON, or not a well-formed
+FOUND/NOT_FOUND answer is a miss, so the lookup is made again and the row
+overwritten.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import unicodedata
@@ -23,13 +26,15 @@ from typing import Any
 import diskcache
 import platformdirs
 
+from citelens import datacache
 from citelens.settings import Settings
 from citelens.sources.records import Lookup, Outcome
 
 FOUND_TTL_S = 30 * 24 * 3600.0
 NOT_FOUND_TTL_S = 24 * 3600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
-SCHEMA = "v1"
+#: v1 rows were pickles; v2 rows are JSON text.
+SCHEMA = "v2"
 
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^\w\s]")
@@ -72,12 +77,10 @@ class VerificationCache:
         if directory is None:
             return
         try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.chmod(directory, 0o700)
-            self._cache = diskcache.Cache(str(directory), size_limit=2**30)
+            self._cache = datacache.open_cache(directory, size_limit=2**30)
             # Touch the database now, so a corrupted file is found here, not mid-run.
             self._cache.get(f"{SCHEMA}:probe")
-        except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
+        except Exception as exc:  # any failure to open means: no cache
             self._disable(exc)
 
     @property
@@ -100,16 +103,11 @@ class VerificationCache:
         if self._cache is None:
             return None
         try:
-            raw: Any = self._cache.get(f"{SCHEMA}:{key}")
+            raw: Any = datacache.get_json(self._cache, f"{SCHEMA}:{key}")
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
-        if not isinstance(raw, dict):
-            return None
-        try:
-            return Lookup.from_json(raw)
-        except (KeyError, ValueError, TypeError, AssertionError):
-            return None
+        return _valid_lookup(raw)
 
     def put(self, key: str, lookup: Lookup) -> None:
         if self._cache is None:
@@ -121,7 +119,7 @@ class VerificationCache:
         else:
             return  # failures are never cached: the next check asks again
         try:
-            self._cache.set(f"{SCHEMA}:{key}", lookup.to_json(), expire=ttl)
+            datacache.set_json(self._cache, f"{SCHEMA}:{key}", lookup.to_json(), ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
 
@@ -149,6 +147,23 @@ class VerificationCache:
                 self._cache.close()
             except Exception:
                 pass
+
+
+def _valid_lookup(raw: Any) -> Lookup | None:
+    """The cached answer, if ``raw`` is a well-formed FOUND or NOT_FOUND lookup."""
+    if not isinstance(raw, dict):
+        return None
+    try:
+        lookup = Lookup.from_json(raw)
+    except Exception:  # any malformed row is a miss
+        return None
+    if lookup.outcome not in (Outcome.FOUND, Outcome.NOT_FOUND):
+        return None  # failures are never stored: such a row is forged or corrupt
+    if lookup.outcome is Outcome.FOUND and not lookup.records:
+        return None
+    if not all(datacache.valid_fields(r) for r in lookup.records):
+        return None
+    return lookup
 
 
 def open_cache(
