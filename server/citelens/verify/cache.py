@@ -2,9 +2,12 @@
 
 Keys name the *lookup* ("s2:doi:10.1234/abc", "crossref:title:<normalised
 title>"), never a citation key and never an API key, so two papers citing the
-same work share the answer. Only real answers are kept: FOUND for 30 days,
-NOT_FOUND for one day (a paper may appear in an index tomorrow); FAILED and
-UNAVAILABLE never, so a network hiccup is retried on the next check.
+same work share the answer. Only real answers are kept: FOUND for
+``verifiedMaxAgeDays`` (30 days by default: a paper retracted or corrected since
+is seen at the first check after that), NOT_FOUND for one day (a paper may
+appear in an index tomorrow); FAILED and UNAVAILABLE never, so a network hiccup
+is retried on the next check. The age is checked when an answer is read, so a
+shorter setting applies to answers stored before it.
 
 A cache that cannot be opened or used (corrupted database, read-only
 directory) turns into no cache, with one log line; verification carries on.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +33,8 @@ from citelens.sources.records import Lookup, Outcome
 FOUND_TTL_S = 30 * 24 * 3600.0
 NOT_FOUND_TTL_S = 24 * 3600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
-SCHEMA = "v1"
+#: v2: records carry retraction/correction notices (v1 answers lack them).
+SCHEMA = "v2"
 
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[^\w\s]")
@@ -65,8 +70,12 @@ class VerificationCache:
     (well under a millisecond), cheap enough for the server's event loop.
     """
 
-    def __init__(self, directory: Path | None, log: Callable[[str], None] = lambda _m: None):
+    def __init__(self, directory: Path | None, log: Callable[[str], None] = lambda _m: None,
+                 *, found_max_age_s: float = FOUND_TTL_S,
+                 clock: Callable[[], float] = time.time):
         self._log = log
+        self.found_max_age_s = max(0.0, found_max_age_s)
+        self._clock = clock
         self._cache: diskcache.Cache | None = None
         self.directory = directory
         if directory is None:
@@ -107,21 +116,28 @@ class VerificationCache:
         if not isinstance(raw, dict):
             return None
         try:
-            return Lookup.from_json(raw)
+            answer = Lookup.from_json(raw)
         except (KeyError, ValueError, TypeError, AssertionError):
             return None
+        stored = raw.get("stored_at")
+        if answer.outcome is Outcome.FOUND and (
+                not isinstance(stored, int | float)
+                or self._clock() - stored > self.found_max_age_s):
+            return None  # too old: ask again (the paper may have been retracted since)
+        return answer
 
     def put(self, key: str, lookup: Lookup) -> None:
         if self._cache is None:
             return
         if lookup.outcome is Outcome.FOUND:
-            ttl = FOUND_TTL_S
+            ttl = max(self.found_max_age_s, 1.0)
         elif lookup.outcome is Outcome.NOT_FOUND:
             ttl = NOT_FOUND_TTL_S
         else:
             return  # failures are never cached: the next check asks again
         try:
-            self._cache.set(f"{SCHEMA}:{key}", lookup.to_json(), expire=ttl)
+            self._cache.set(f"{SCHEMA}:{key}", {**lookup.to_json(), "stored_at": self._clock()},
+                            expire=ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
 
@@ -155,7 +171,8 @@ def open_cache(
     settings: Settings, log: Callable[[str], None] = lambda _m: None
 ) -> VerificationCache:
     """The cache in ``settings.cache_dir`` (CITELENS_CACHE_DIR) or the user cache directory."""
-    return VerificationCache(default_cache_dir(settings), log)
+    return VerificationCache(default_cache_dir(settings), log,
+                             found_max_age_s=settings.verified_max_age_days * 86400.0)
 
 
 def no_cache() -> VerificationCache:

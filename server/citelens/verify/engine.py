@@ -38,7 +38,7 @@ from citelens.model import BibEntry, EntryView, Severity
 from citelens.settings import Settings
 from citelens.sources.http import Sources
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import plan
+from citelens.verify import plan, retraction
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.match import (
     SOURCE_NAMES,
@@ -354,20 +354,48 @@ class _Run:
         self.pool_open = True
         self.changed = asyncio.Condition()
         self.s2_batch_sent = asyncio.Event()
+        # Verdicts waiting for a retraction signal (papers S2 alone matched): (entry,
+        # verdict, DOI to ask OpenAlex), sent 50 per request by signal_worker.
+        self.awaiting: list[tuple[_Entry, Verification, str]] = []
+        self.signal_wake = asyncio.Event()
+        self.identifiers_done = False  # flush what the identifier tiers left waiting
 
     # ------------------------------------------------------------------ helpers
 
     def finish(self, e: _Entry) -> None:
-        if e.view.key in self.results:
+        if e.view.key in self.results or any(a is e for a, _, _ in self.awaiting):
             return
         e.done = True
+        self.signal_wake.set()
         try:
             v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now)
+            v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = Verification(e.view.key, Status.UNVERIFIED,
                              f"Not verified: internal error ({type(exc).__name__})",
                              checked_at=self.now, content_hash=e.chash,
                              informational=plan.is_informational(e.view))
+        if not self._defer_for_signal(e, v):
+            self._store(e, v)
+
+    def _defer_for_signal(self, e: _Entry, v: Verification) -> bool:
+        """Complete a verdict from cached retraction signals, or queue it for asking."""
+        doi = retraction.signal_doi(v)
+        if doi is None:
+            return False
+        hit = self.cache.get(lookup_key("openalex", "doi", doi))
+        if hit is not None:
+            self._with_signal(v, hit, True)
+            if retraction.needs_details(v.notices):
+                hit = self.cache.get(lookup_key("crossref", "doi", doi))
+                if hit is not None:
+                    self._with_signal(v, hit, True)
+        if self.settings.offline or hit is not None:
+            return False
+        self.awaiting.append((e, v, doi))  # asked with others, 50 at a time
+        return True
+
+    def _store(self, e: _Entry, v: Verification) -> None:
         self.results[e.view.key] = v
         if self.progress is not None:
             try:
@@ -491,6 +519,8 @@ class _Run:
                     await self.add_to_pool(e, candidates_only=bool(conflict))
         finally:
             self.s2_batch_sent.set()
+            self.identifiers_done = True
+            self.signal_wake.set()
             async with self.changed:
                 self.pool_open = False
                 self.changed.notify_all()
@@ -543,6 +573,50 @@ class _Run:
         for e in need:
             lk, cached = got[e.ids.pmid or ""]
             e.asked.append(Asked(lk, "pmid", e.ids.pmid or "", cached))
+
+    # ------------------------------------------------------------------ retraction signal
+
+    def _with_signal(self, v: Verification, answer: Lookup, cached: bool) -> None:
+        """Add OpenAlex's (or Crossref's) record of the matched paper to its notices."""
+        v.audit.append(AuditStep(answer.method, answer.source, answer.outcome.value,
+                                 answer.detail or "retraction check", cached))
+        if answer.outcome is Outcome.FOUND:
+            v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
+
+    async def signal_worker(self) -> None:
+        """Ask OpenAlex about the papers S2 alone matched, 50 DOIs per request: when 50
+        wait, when the identifier tiers are through, and when nothing else can come."""
+        while True:
+            self.signal_wake.clear()
+            more = any(not e.done for e in self.entries)
+            n = len(self.awaiting)
+            if n >= plan.OPENALEX_BATCH or (n and (not more or self.identifiers_done)):
+                self.identifiers_done = False
+                batch = self.awaiting[:plan.OPENALEX_BATCH]
+                del self.awaiting[:plan.OPENALEX_BATCH]
+                await self._signals(batch)
+                continue
+            if not n and not more:
+                return
+            await self.signal_wake.wait()
+
+    async def _signals(self, batch: Sequence[tuple[_Entry, Verification, str]]) -> None:
+        got = await self.many("openalex", "openalex_dois", "doi", [d for _, _, d in batch],
+                              lambda vs: plan.openalex_dois(self.sources, vs),
+                              plan.OPENALEX_BATCH)
+        for _e, v, doi in batch:
+            lk, cached = got[doi]
+            self._with_signal(v, lk, cached)
+        details = [(v, d) for _e, v, d in batch if retraction.needs_details(v.notices)]
+
+        async def crossref(v: Verification, d: str) -> None:
+            lk, cached = await self.one(lookup_key("crossref", "doi", d), "crossref",
+                                        "crossref_doi", lambda: plan.crossref_doi(self.sources, d))
+            self._with_signal(v, lk, cached)
+
+        await asyncio.gather(*(crossref(v, d) for v, d in details))
+        for e, v, _ in batch:
+            self._store(e, v)
 
     # ------------------------------------------------------------------ title tiers
 
@@ -637,9 +711,13 @@ class _Run:
             h = hosts.get(name)
             n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
             workers += [self.title_worker(name) for _ in range(n)]
-        await asyncio.gather(self.identifier_tiers(), *workers)
+        await asyncio.gather(self.identifier_tiers(), self.signal_worker(), *workers)
         for e in self.entries:  # anything left (cannot happen, but never lose an entry)
             self.finish(e)
+        while self.awaiting:
+            batch = self.awaiting[:plan.OPENALEX_BATCH]
+            del self.awaiting[:plan.OPENALEX_BATCH]
+            await self._signals(batch)
         return {e.view.key: self.results[e.view.key] for e in self.entries}
 
 
