@@ -172,3 +172,46 @@ async def search(host: HostClient, title: str, author: str | None = None,
     records = [r for r in map(to_record, items) if r]
     return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
                        "" if records else "no search results", result.elapsed_ms)
+
+
+BATCH_SIZE = 50
+
+
+async def get_works(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
+    """Many works at once: ``/works?filter=doi:a,doi:b`` (the filter repeated is an OR),
+    50 per request; one Lookup per DOI as given. A DOI absent from the answer is
+    ``NOT_FOUND``; a DOI with a comma (which the filter cannot carry) is not asked."""
+    method = "crossref_dois"
+    out: dict[str, Lookup] = {}
+    wanted: dict[str, list[str]] = {}
+    for d in dois:
+        bare = normalize_doi(d)
+        if bare is None or "," in bare:
+            out[d] = host.lookup(method, Outcome.NOT_FOUND, [],
+                                 "not a DOI" if bare is None else "not asked (comma in the DOI)")
+        else:
+            wanted.setdefault(bare, []).append(d)
+    keys = list(wanted)
+    for start in range(0, len(keys), BATCH_SIZE):
+        chunk = keys[start:start + BATCH_SIZE]
+        result = await host.request("GET", "/works", params={
+            "filter": ",".join(f"doi:{d}" for d in chunk), "rows": len(chunk)})
+        items: Any = None
+        if result.ok:
+            data, why = decode_json(result)
+            items = as_dict(as_dict(data).get("message")).get("items")
+            if not why and (status_of(result) != 200 or not isinstance(items, list)):
+                why = f"HTTP {status_of(result)}: unexpected answer"
+        else:
+            why = result.detail
+        found: dict[str, PaperRecord] = {}
+        for item in items if isinstance(items, list) else []:
+            rec = to_record(item)
+            if rec is not None and rec.doi:
+                found[rec.doi] = rec
+        for bare in chunk:
+            lookup = host.batch_answer(method, result, why, found, bare,
+                                       f"{bare} not in Crossref")
+            for given in wanted[bare]:
+                out[given] = lookup
+    return out

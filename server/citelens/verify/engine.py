@@ -293,6 +293,11 @@ def decide(
     return make(Status.NOT_FOUND, summary, candidates=cands)
 
 
+def _signal_host(doi: str) -> str:
+    """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
+    return "openalex" if plan.is_datacite(doi) or "," in doi else "crossref"
+
+
 def _unresolvable_ids(view: EntryView, asked: Sequence[Asked], match: PaperRecord,
                       same_fields: set[str]) -> list[Discrepancy]:
     """Identifiers of a found paper that every source asked answered "no such id" for."""
@@ -355,7 +360,7 @@ class _Run:
         self.changed = asyncio.Condition()
         self.s2_batch_sent = asyncio.Event()
         # Verdicts waiting for a retraction signal (papers S2 alone matched): (entry,
-        # verdict, DOI to ask OpenAlex), sent 50 per request by signal_worker.
+        # verdict, DOI to ask Crossref or OpenAlex), sent 50 per request by signal_worker.
         self.awaiting: list[tuple[_Entry, Verification, str]] = []
         self.signal_wake = asyncio.Event()
         self.identifiers_done = False  # flush what the identifier tiers left waiting
@@ -379,18 +384,17 @@ class _Run:
             self._store(e, v)
 
     def _defer_for_signal(self, e: _Entry, v: Verification) -> bool:
-        """Complete a verdict from cached retraction signals, or queue it for asking."""
+        """Complete a verdict from a cached retraction signal, or queue it for asking."""
         doi = retraction.signal_doi(v)
         if doi is None:
             return False
-        hit = self.cache.get(lookup_key("openalex", "doi", doi))
+        hit = self.cache.get(lookup_key(_signal_host(doi), "doi", doi))
+        if hit is not None and hit.outcome is not Outcome.FOUND:
+            hit = self.cache.get(lookup_key("openalex", "doi", doi))
         if hit is not None:
             self._with_signal(v, hit, True)
-            if retraction.needs_details(v.notices):
-                hit = self.cache.get(lookup_key("crossref", "doi", doi))
-                if hit is not None:
-                    self._with_signal(v, hit, True)
-        if self.settings.offline or hit is not None:
+            return False
+        if self.settings.offline:
             return False
         self.awaiting.append((e, v, doi))  # asked with others, 50 at a time
         return True
@@ -577,15 +581,15 @@ class _Run:
     # ------------------------------------------------------------------ retraction signal
 
     def _with_signal(self, v: Verification, answer: Lookup, cached: bool) -> None:
-        """Add OpenAlex's (or Crossref's) record of the matched paper to its notices."""
+        """Add the notices of Crossref's (or OpenAlex's) record of the matched paper."""
         v.audit.append(AuditStep(answer.method, answer.source, answer.outcome.value,
                                  answer.detail or "retraction check", cached))
         if answer.outcome is Outcome.FOUND:
             v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
 
     async def signal_worker(self) -> None:
-        """Ask OpenAlex about the papers S2 alone matched, 50 DOIs per request: when 50
-        wait, when the identifier tiers are through, and when nothing else can come."""
+        """Ask about the papers S2 alone matched, 50 DOIs per request: when 50 wait, when
+        the identifier tiers are through, and when nothing else can come."""
         while True:
             self.signal_wake.clear()
             more = any(not e.done for e in self.entries)
@@ -601,21 +605,22 @@ class _Run:
             await self.signal_wake.wait()
 
     async def _signals(self, batch: Sequence[tuple[_Entry, Verification, str]]) -> None:
-        got = await self.many("openalex", "openalex_dois", "doi", [d for _, _, d in batch],
-                              lambda vs: plan.openalex_dois(self.sources, vs),
-                              plan.OPENALEX_BATCH)
-        for _e, v, doi in batch:
+        """Crossref for the DOIs it registers (``updated-by`` names every notice, also
+        Retraction Watch's); OpenAlex's ``is_retracted`` for the others (DataCite) and for
+        what Crossref could not answer."""
+        dois = [d for _e, _v, d in batch]
+        got = await self.many("crossref", "crossref_dois", "doi",
+                              [d for d in dois if _signal_host(d) == "crossref"],
+                              lambda vs: plan.crossref_dois(self.sources, vs),
+                              plan.CROSSREF_BATCH)
+        rest = [d for d in dois if d not in got or got[d][0].outcome is not Outcome.FOUND]
+        if rest:
+            got.update(await self.many("openalex", "openalex_dois", "doi", rest,
+                                       lambda vs: plan.openalex_dois(self.sources, vs),
+                                       plan.OPENALEX_BATCH))
+        for e, v, doi in batch:
             lk, cached = got[doi]
             self._with_signal(v, lk, cached)
-        details = [(v, d) for _e, v, d in batch if retraction.needs_details(v.notices)]
-
-        async def crossref(v: Verification, d: str) -> None:
-            lk, cached = await self.one(lookup_key("crossref", "doi", d), "crossref",
-                                        "crossref_doi", lambda: plan.crossref_doi(self.sources, d))
-            self._with_signal(v, lk, cached)
-
-        await asyncio.gather(*(crossref(v, d) for v, d in details))
-        for e, v, _ in batch:
             self._store(e, v)
 
     # ------------------------------------------------------------------ title tiers

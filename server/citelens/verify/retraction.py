@@ -7,10 +7,10 @@ OpenAlex ``is_retracted``, PubMed "Retracted Publication" and its
 them as ``notices``; this module merges the notices of every record of the paper,
 ranks them, and words them.
 
-A paper matched through Semantic Scholar alone (S2 has no retraction field) needs
-one signal more: the engine asks OpenAlex for its DOI, 50 DOIs per request
-(:func:`signal_doi`), and Crossref only for a paper OpenAlex says is retracted
-without naming the notice (:func:`needs_details`).
+A paper matched through Semantic Scholar (or arXiv) alone needs one signal more
+(S2 has no retraction field): the engine asks for its DOI (:func:`signal_doi`), 50
+DOIs per request, from Crossref (``/works?filter=doi:a,doi:b``: every notice, with
+its DOI and date) or, for DataCite DOIs Crossref does not hold, OpenAlex (a flag).
 """
 
 from __future__ import annotations
@@ -116,13 +116,6 @@ def signal_doi(v: Verification) -> str | None:
         arxiv = next((r.arxiv_id for r in records if r.arxiv_id), None)
         doi = f"10.48550/arxiv.{arxiv}" if arxiv else None
     return doi.lower() if doi else None
-
-
-def needs_details(notices: Sequence[dict[str, str]]) -> bool:
-    """A retraction known only as a flag (OpenAlex): Crossref names the notice."""
-    top = worst(notices)
-    return top is not None and code_of(top) == "RETRACTED" and not (
-        top.get("doi") or top.get("pmid"))
 
 
 def notice_url(notice: dict[str, str]) -> str | None:
