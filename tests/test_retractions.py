@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import pytest
+from lsprotocol import types as lsp
 
 from citelens.batch import run_check
 from citelens.model import Severity
@@ -28,6 +29,7 @@ from citelens.verify.engine import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
+from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, wait_for
 
 RECORDED = json.loads((FIXTURES / "apis" / "crossref" / "work_10.1073_pnas.1414271111.json")
                       .read_text(encoding="utf-8"))["message"]
@@ -259,3 +261,77 @@ def test_requests_stay_batched_for_many_s2_only_papers(fake: ScholarlyFake) -> N
     counts = fake.counts()
     # one S2 batch, two Crossref batches by DOI (50 + 10)
     assert (counts["s2"], counts["crossref"], counts["openalex"]) == (1, 2, 0)
+
+
+# --------------------------------------------------------------------------- in the editor
+
+LSP_SETTINGS = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
+                "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+async def test_editor_flags_the_citation_hovers_the_notice_and_opens_it(
+        preset: str, fake: ScholarlyFake, tmp_path: Path) -> None:
+    paper = fake.add_paper(pnas_paper(updated_by=[RECORDED["updated-by"][0], RETRACTION]))
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    bib_text = bib_entry("pnas", paper)
+    tex_text = ("\\documentclass{article}\n\\begin{document}\nAs shown~\\cite{pnas}.\n"
+                "\\bibliography{refs}\n\\end{document}\n")
+    (folder / "refs.bib").write_text(bib_text, encoding="utf-8")
+    (folder / "paper.tex").write_text(tex_text, encoding="utf-8")
+    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    async with session(preset, folder, env=env, settings=LSP_SETTINGS) as client:
+        shown = client.shown_documents  # pytest-lsp records window/showDocument
+        _read_code_actions_like_editors(client)
+        u_tex, u_bib = open_doc(client, folder / "paper.tex"), open_doc(client,
+                                                                         folder / "refs.bib")
+
+        def retracted(ds: Sequence[lsp.Diagnostic]) -> bool:
+            return any(d.code == "RETRACTED" for d in ds)
+
+        tex_diags = await diagnostics(client, u_tex, retracted, timeout=30)
+        bib_diags = await diagnostics(client, u_bib, retracted, timeout=30)
+        (at_cite,) = [d for d in tex_diags if d.code == "RETRACTED"]
+        (at_entry,) = [d for d in bib_diags if d.code == "RETRACTED"]
+        cite = tex_text.index("{pnas}") + 1
+        assert rng(at_cite) == (2, cite - tex_text.index("As"), 2,
+                                cite - tex_text.index("As") + 4)
+        assert rng(at_entry) == (0, 9, 0, 13)
+        for d in (at_cite, at_entry):
+            assert d.severity == lsp.DiagnosticSeverity.Error
+            assert f"retraction notice {NOTICE} (2024-03-18, per Retraction Watch)" in d.message
+        assert not [d for d in bib_diags if d.code == "CORRECTION"]  # the retraction decides
+
+        hover = await client.text_document_hover_async(lsp.HoverParams(
+            lsp.TextDocumentIdentifier(u_tex), at_cite.range.start))
+        assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+        first = hover.contents.value.split("\n")[0]
+        assert first == (f"⛔ **Retracted**: [retraction notice {NOTICE}]"
+                         f"(https://doi.org/{NOTICE}), 2024-03-18, per Retraction Watch  ")
+        assert "\\" not in hover.contents.value.split("---")[0]  # nothing escaped up there
+
+        for d, u in ((at_entry, u_bib), (at_cite, u_tex)):
+            actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+                lsp.TextDocumentIdentifier(u), d.range, lsp.CodeActionContext(diagnostics=[d])))
+            (action,) = [a for a in actions or [] if isinstance(a, lsp.CodeAction)
+                         and a.title == "Open the retraction notice"]
+            assert action.command is not None and action.edit is None
+            await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+                action.command.command, action.command.arguments))
+        await wait_for(lambda: len(shown) == 2, what="window/showDocument")
+        assert [(s.uri, s.external) for s in shown] == [(f"https://doi.org/{NOTICE}", True)] * 2
+
+
+def _read_code_actions_like_editors(client: Any) -> None:
+    """lsprotocol reads any code action with a ``command`` as a ``Command``; editors tell
+    them apart by the type of ``command`` (a string for a Command). Do the same here."""
+    conv = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> lsp.Command | lsp.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return conv.structure(obj, lsp.Command)  # type: ignore[no-any-return]
+        return conv.structure(obj, lsp.CodeAction)  # type: ignore[no-any-return]
+
+    conv.register_structure_hook(lsp.Command | lsp.CodeAction, hook)
+    conv.register_structure_hook(Union[lsp.Command, lsp.CodeAction], hook)  # noqa: UP007
