@@ -362,13 +362,14 @@ class _Run:
         # Verdicts waiting for a retraction signal (papers S2 alone matched): (entry,
         # verdict, DOI to ask Crossref or OpenAlex), sent 50 per request by signal_worker.
         self.awaiting: list[tuple[_Entry, Verification, str]] = []
+        self.deferred: set[str] = set()  # keys waiting or being asked about
         self.signal_wake = asyncio.Event()
         self.identifiers_done = False  # flush what the identifier tiers left waiting
 
     # ------------------------------------------------------------------ helpers
 
     def finish(self, e: _Entry) -> None:
-        if e.view.key in self.results or any(a is e for a, _, _ in self.awaiting):
+        if e.view.key in self.results or e.view.key in self.deferred:
             return
         e.done = True
         self.signal_wake.set()
@@ -397,9 +398,11 @@ class _Run:
         if self.settings.offline:
             return False
         self.awaiting.append((e, v, doi))  # asked with others, 50 at a time
+        self.deferred.add(e.view.key)
         return True
 
     def _store(self, e: _Entry, v: Verification) -> None:
+        self.deferred.discard(e.view.key)
         self.results[e.view.key] = v
         if self.progress is not None:
             try:
@@ -594,11 +597,10 @@ class _Run:
             self.signal_wake.clear()
             more = any(not e.done for e in self.entries)
             n = len(self.awaiting)
-            if n >= plan.OPENALEX_BATCH or (n and (not more or self.identifiers_done)):
+            if n >= plan.CROSSREF_BATCH or (n and (not more or self.identifiers_done)):
                 self.identifiers_done = False
-                batch = self.awaiting[:plan.OPENALEX_BATCH]
-                del self.awaiting[:plan.OPENALEX_BATCH]
-                await self._signals(batch)
+                batch, self.awaiting = self.awaiting, []
+                await self._signals(batch)  # 50 DOIs per request
                 continue
             if not n and not more:
                 return
@@ -719,9 +721,8 @@ class _Run:
         await asyncio.gather(self.identifier_tiers(), self.signal_worker(), *workers)
         for e in self.entries:  # anything left (cannot happen, but never lose an entry)
             self.finish(e)
-        while self.awaiting:
-            batch = self.awaiting[:plan.OPENALEX_BATCH]
-            del self.awaiting[:plan.OPENALEX_BATCH]
+        if self.awaiting:
+            batch, self.awaiting = self.awaiting, []
             await self._signals(batch)
         return {e.view.key: self.results[e.view.key] for e in self.entries}
 
