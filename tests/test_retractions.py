@@ -335,3 +335,35 @@ def _read_code_actions_like_editors(client: Any) -> None:
 
     conv.register_structure_hook(lsp.Command | lsp.CodeAction, hook)
     conv.register_structure_hook(Union[lsp.Command, lsp.CodeAction], hook)  # noqa: UP007
+
+
+# --------------------------------------------------------------------------- the parsers
+
+
+def test_notices_are_read_from_the_recorded_answers() -> None:
+    from citelens.sources import crossref, ncbi, openalex
+
+    assert crossref.to_record(RECORDED).notices == [{  # type: ignore[union-attr]
+        "kind": "correction", "source": "publisher", "doi": "10.1073/pnas.1507001112",
+        "date": "2015-05-04", "label": "Correction"}]
+    work = json.loads((FIXTURES / "apis" / "openalex" / "work_doi_10.1073_pnas.1414271111.json")
+                      .read_text(encoding="utf-8"))
+    assert work["is_retracted"] is False
+    assert openalex.to_record(work).notices == []  # type: ignore[union-attr]
+    assert openalex.to_record({**work, "is_retracted": True}).notices == [  # type: ignore[union-attr]
+        {"kind": "retraction", "source": "openalex"}]
+    xml = (FIXTURES / "apis" / "ncbi" / "efetch_pubmed_20412080.xml").read_text(encoding="utf-8")
+    records, why = ncbi.parse_efetch(xml)
+    assert not why and records and records[0].notices == []
+    retracted = xml.replace(
+        "</PublicationTypeList>",
+        '<PublicationType UI="D016441">Retracted Publication</PublicationType>'
+        "</PublicationTypeList>", 1).replace(
+        "</MedlineCitation>",
+        '<CommentsCorrectionsList><CommentsCorrections RefType="RetractionIn">'
+        "<RefSource>J Example. 2011;1:2</RefSource><PMID Version=\"1\">21000001</PMID>"
+        "</CommentsCorrections></CommentsCorrectionsList></MedlineCitation>", 1)
+    records, why = ncbi.parse_efetch(retracted)
+    assert not why and records
+    assert records[0].notices == [{"kind": "retraction", "source": "pubmed",
+                                   "pmid": "21000001", "label": "J Example. 2011;1:2"}]

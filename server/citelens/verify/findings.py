@@ -250,13 +250,13 @@ def citation_findings(
 _NOTICE_AT_CITATIONS = ("RETRACTED", "EXPRESSION_OF_CONCERN")
 
 
-def _notice(v: Verification) -> tuple[str, dict[str, str], Severity] | None:
-    """(code, deciding notice, default severity) of a verdict's notices, if any."""
+def _notice(v: Verification) -> tuple[str, dict[str, str]] | None:
+    """(code, deciding notice) of a verdict's notices, if any."""
     top = retraction.worst(v.notices)
     code = retraction.code_of(top) if top else None
     if top is None or code is None:
         return None
-    return code, top, Severity(DEFAULT_SEVERITY[code])
+    return code, top
 
 
 def notice_data(v: Verification, top: dict[str, str]) -> dict[str, object]:
@@ -270,7 +270,7 @@ def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
     found = _notice(v)
     if found is None:
         return []
-    code, top, _ = found
+    code, top = found
     sev = _severity(settings, code)
     if sev is None:
         return []
@@ -293,7 +293,7 @@ def notice_citation_findings(
             found = _notice(v) if v is not None and v.notices else None
             if v is None or entry is None or found is None:
                 continue
-            code, top, _ = found
+            code, top = found
             sev = _severity(settings, code)
             if code not in _NOTICE_AT_CITATIONS or sev is None:
                 continue
