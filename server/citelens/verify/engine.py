@@ -365,12 +365,15 @@ class _Run:
         self.deferred: set[str] = set()  # keys waiting or being asked about
         self.signal_wake = asyncio.Event()
         self.identifiers_done = False  # flush what the identifier tiers left waiting
+        self.undone = len(self.entries)  # entries not finished yet
 
     # ------------------------------------------------------------------ helpers
 
     def finish(self, e: _Entry) -> None:
         if e.view.key in self.results or e.view.key in self.deferred:
             return
+        if not e.done:
+            self.undone -= 1
         e.done = True
         self.signal_wake.set()
         try:
@@ -595,7 +598,7 @@ class _Run:
         the identifier tiers are through, and when nothing else can come."""
         while True:
             self.signal_wake.clear()
-            more = any(not e.done for e in self.entries)
+            more = self.undone > 0
             n = len(self.awaiting)
             if n >= plan.CROSSREF_BATCH or (n and (not more or self.identifiers_done)):
                 self.identifiers_done = False
@@ -610,7 +613,20 @@ class _Run:
         """Crossref for the DOIs it registers (``updated-by`` names every notice, also
         Retraction Watch's); OpenAlex's ``is_retracted`` for the others (DataCite) and for
         what Crossref could not answer."""
-        dois = [d for _e, _v, d in batch]
+        try:
+            got = await self._signal_answers([d for _e, _v, d in batch])
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never lose a verdict over its retraction check
+            self.log(f"citelens: retraction check failed: {type(exc).__name__}")
+            got = {}
+        for e, v, doi in batch:
+            if doi in got:
+                lk, cached = got[doi]
+                self._with_signal(v, lk, cached)
+            self._store(e, v)
+
+    async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
         got = await self.many("crossref", "crossref_dois", "doi",
                               [d for d in dois if _signal_host(d) == "crossref"],
                               lambda vs: plan.crossref_dois(self.sources, vs),
@@ -620,10 +636,7 @@ class _Run:
             got.update(await self.many("openalex", "openalex_dois", "doi", rest,
                                        lambda vs: plan.openalex_dois(self.sources, vs),
                                        plan.OPENALEX_BATCH))
-        for e, v, doi in batch:
-            lk, cached = got[doi]
-            self._with_signal(v, lk, cached)
-            self._store(e, v)
+        return got
 
     # ------------------------------------------------------------------ title tiers
 
