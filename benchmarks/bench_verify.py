@@ -110,6 +110,10 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
             statuses = Counter(v.status.value for v in res.values())
             print(f"{label}: {len(res)} entries in {wall:.2f} s; requests {dict(counts) or 'none'}"
                   f" (answered 429: {dict(too_many) or 'none'}); {dict(sorted(statuses.items()))}")
+            if label == "cold":
+                kinds = Counter(_kind(r) for r in reqs)
+                print(f"  requests per entry: {len(reqs) / max(len(res), 1):.3f}; by request: "
+                      + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
             if label == "cold" and "--timeline" in sys.argv:
                 t_first = reqs[0]["t"] if reqs else 0.0
                 for r in reqs:
@@ -122,6 +126,19 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
                 for v in odd[:8]:
                     print(f"  {v.key}: {v.status.value}: {v.summary[:140]}")
     await control.aclose()
+
+
+def _kind(r: dict[str, object]) -> str:
+    """``crossref GET /works filter=doi`` etc.: what one logged request was."""
+    query = r.get("query") if isinstance(r.get("query"), dict) else {}
+    assert isinstance(query, dict)
+    flt = str(query.get("filter", ""))
+    tag = (" filter=" + flt.split(":", 1)[0]) if flt else ""
+    path = str(r["path"])
+    path = "/works/{doi}" if path.startswith("/works/") else path
+    path = "/paper/{id}" if path.startswith("/paper/") and "search" not in path \
+        and "batch" not in path else path
+    return f"{r['source']} {r['method']} {path}{tag}"
 
 
 if __name__ == "__main__":

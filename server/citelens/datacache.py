@@ -123,6 +123,10 @@ def _conforms(value: Any, hint: Any) -> bool:
     if origin is list:
         (item,) = typing.get_args(hint) or (Any,)
         return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if origin is dict:
+        k, v = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, dict) and all(
+            _conforms(a, k) and _conforms(b, v) for a, b in value.items())
     if hint is Any:
         return True
     if hint is type(None):

@@ -49,6 +49,14 @@ def has_errors(result: CheckResult) -> bool:
     return any(f.severity is Severity.ERROR for f in result.findings)
 
 
+def _notice(f: Finding) -> dict[str, Any]:
+    """The retraction / concern / correction notice of a finding (``notice``, ``noticeUrl``)."""
+    notice = f.data.get("notice")
+    if not isinstance(notice, dict):
+        return {}
+    return {"notice": dict(notice), "noticeUrl": f.data.get("notice_url")}
+
+
 def to_json(result: CheckResult) -> dict[str, Any]:
     store = result.store
     entries: list[dict[str, Any]] = []
@@ -74,6 +82,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
                  "range": _range(store, Finding(r.path, r.span, f.code, r.message, f.severity))}
                 for r in f.related
             ],
+            **_notice(f),
         }
         for f in result.findings
     ]
@@ -126,7 +135,9 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
     results = []
     for f in result.findings:
         r = _range(result.store, f)
+        extra = _notice(f)
         results.append({
+            **({"properties": extra} if extra else {}),
             "ruleId": f.code,
             "ruleIndex": codes.index(f.code),
             "level": levels[f.severity],

@@ -25,6 +25,9 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "DUPLICATE_ENTRY": "warning",
     "METADATA_MISMATCH": "information",
     "UNVERIFIED": "hint",
+    "RETRACTED": "error",
+    "EXPRESSION_OF_CONCERN": "warning",
+    "CORRECTION": "information",
     "CLAIM_CONTRADICTED": "warning",
     "CLAIM_UNSUPPORTED": "information",
 }
@@ -56,6 +59,7 @@ class Settings:
     retry_backoff_s: float = 2.0
     max_retries: int = 3
     cache_dir: str | None = None
+    verified_max_age_days: float = 30.0
     offline: bool = False
     title_candidate_threshold: float = 0.70
     title_verified_threshold: float = 0.90
@@ -106,6 +110,7 @@ _ENV: dict[str, str] = {
     "openalex_api_key": "CITELENS_OPENALEX_API_KEY",
     "mailto": "CITELENS_MAILTO",
     "cache_dir": "CITELENS_CACHE_DIR",
+    "verified_max_age_days": "CITELENS_VERIFIED_MAX_AGE_DAYS",
     "offline": "CITELENS_OFFLINE",
     "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
     "retry_backoff_s": "CITELENS_RETRY_BACKOFF",
@@ -145,6 +150,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "retry_backoff_s": "Seconds to wait after HTTP 429 when no Retry-After header is sent.",
     "max_retries": "Retries after HTTP 429 before a source is counted as failed for that lookup.",
     "cache_dir": "Directory of the verification cache (default: the user cache directory).",
+    "verified_max_age_days": "Days a cached answer that found a paper is trusted; after that the "
+    "paper is looked up again, so a retraction or correction published since is reported.",
     "offline": "Use the cache only; never make network requests.",
     "title_candidate_threshold": "Title similarity (0-1) for a search result to be a candidate.",
     "title_verified_threshold": "Title similarity (0-1) needed for VERIFIED.",

@@ -350,7 +350,20 @@ def crossref_work(p: dict[str, Any]) -> dict[str, Any]:
             w[ck] = str(p[k])
     if p.get("abstract"):
         w["abstract"] = f"<jats:p>{xml_escape(p['abstract'])}</jats:p>"
+    if p.get("updated_by"):  # Crossref's own entries: {updated, DOI, type, source, label, ...}
+        w["updated-by"] = [dict(u) for u in p["updated_by"]]
     return w
+
+
+_RETRACTING = ("retraction", "withdrawal", "removal")
+
+
+def is_retracted(p: dict[str, Any]) -> bool:
+    """OpenAlex's ``is_retracted`` / PubMed's "Retracted Publication" for a fake paper:
+    ``p["is_retracted"]`` when given, else a retraction among its Crossref updates."""
+    if "is_retracted" in p:
+        return bool(p["is_retracted"])
+    return any(str(u.get("type")) in _RETRACTING for u in p.get("updated_by") or [])
 
 
 def csl_json(p: dict[str, Any]) -> dict[str, Any]:
@@ -426,7 +439,7 @@ def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
         "biblio": {"volume": p.get("volume"), "issue": p.get("issue"),
                    "first_page": first or None, "last_page": last or None},
         "cited_by_count": p.get("citation_count", 0),
-        "is_retracted": False,
+        "is_retracted": is_retracted(p),
         "abstract_inverted_index": index or None,
     }
 
@@ -547,6 +560,15 @@ def pubmed_article(p: dict[str, Any]) -> str:
     if p.get("pmcid"):
         ids += f'<ArticleId IdType="pmc">{x(str(p["pmcid"]))}</ArticleId>'
     year = f"<Year>{p['year']}</Year>" if p.get("year") else "<MedlineDate>unknown</MedlineDate>"
+    types = '<PublicationType UI="D016428">Journal Article</PublicationType>'
+    comments = ""
+    if is_retracted(p):
+        types += '<PublicationType UI="D016441">Retracted Publication</PublicationType>'
+        notice = p.get("retraction_notice_pmid")
+        comments = ('<CommentsCorrectionsList><CommentsCorrections RefType="RetractionIn">'
+                    f"<RefSource>{x(_venue(p))}. Retraction notice.</RefSource>"
+                    + (f'<PMID Version="1">{x(str(notice))}</PMID>' if notice else "")
+                    + "</CommentsCorrections></CommentsCorrectionsList>")
     return (
         '<PubmedArticle><MedlineCitation Status="MEDLINE" Owner="NLM">'
         f'<PMID Version="1">{p["pmid"]}</PMID><Article PubModel="Print"><Journal>'
@@ -555,7 +577,8 @@ def pubmed_article(p: dict[str, Any]) -> str:
         f"<Title>{x(_venue(p))}</Title></Journal><ArticleTitle>{x(p['title'])}.</ArticleTitle>"
         f"<Pagination><MedlinePgn>{x(str(p.get('pages') or ''))}</MedlinePgn></Pagination>"
         + (f"<Abstract>{abstract}</Abstract>" if abstract else "")
-        + f'<AuthorList CompleteYN="Y">{authors}</AuthorList><Language>eng</Language></Article>'
+        + f'<AuthorList CompleteYN="Y">{authors}</AuthorList><Language>eng</Language>'
+        f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}"
         "</MedlineCitation><PubmedData><PublicationStatus>ppublish</PublicationStatus>"
         f"<ArticleIdList>{ids}</ArticleIdList></PubmedData></PubmedArticle>"
     )
@@ -921,6 +944,15 @@ class ScholarlyFake:
                       headers: Mapping[str, str]) -> _Response:
         path = path.removeprefix("/v1")
         env = {"status": "ok", "message-version": "1.0.0"}
+        filters = [f for f in q.get("filter", "").split(",") if f]
+        if path in {"/works", "/works/"} and filters and all(f.startswith("doi:")
+                                                             for f in filters):
+            rows = int(q.get("rows", "20") or 20)
+            found = [p for f in filters if (p := self.db.get("doi", f[4:], "crossref"))]
+            items = [crossref_work(p) for p in found[:rows]]
+            return _json(200, {**env, "message-type": "work-list", "message": {
+                "facets": {}, "total-results": len(found), "items": items,
+                "items-per-page": rows, "query": {"start-index": 0, "search-terms": None}}})
         if path in {"/works", "/works/"}:
             query = q.get("query.bibliographic") or q.get("query.title") or q.get("query", "")
             rows = int(q.get("rows", "20") or 20)

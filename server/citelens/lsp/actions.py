@@ -114,6 +114,8 @@ def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeActio
         return []
     if code == "DUPLICATE_ENTRY":
         return _duplicate_actions(ls, d, ctx, data)
+    if code in _NOTICE_TITLES:
+        return _notice_actions(ls, d, ctx, code)
     wanted = _VERIFICATION_CODES.get(code)
     if wanted is None or str(data.get("status", "")).lower() != wanted:
         return []
@@ -288,6 +290,42 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
             return None  # overlapping edits: never risk a corrupted file
         edits[path] = es
     return edits
+
+
+# --------------------------------------------------------------------------- notices
+
+OPEN_NOTICE = "citelens.openNotice"
+_NOTICE_TITLES = {"RETRACTED": "Open the retraction notice",
+                  "EXPRESSION_OF_CONCERN": "Open the expression of concern",
+                  "CORRECTION": "Open the correction notice"}
+
+
+def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str
+                    ) -> list[lsp.CodeAction]:
+    """"Open the retraction notice": the notice of the entry's current verdict, in the
+    browser (the server sends ``window/showDocument`` when the command runs)."""
+    from ..verify import retraction
+
+    assert ctx.entry is not None
+    v = ls.verifier.result(ctx.entry, ctx.analysis)
+    top = retraction.worst(v.notices) if v is not None else None
+    url = retraction.notice_url(top) if top is not None else None
+    if top is None or url is None or retraction.code_of(top) != code:
+        return []  # the entry changed since, or the notice has no address
+    title = _NOTICE_TITLES[code]
+    if top.get("kind") == "withdrawal":
+        title = "Open the withdrawal notice"
+    return [lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                           command=lsp.Command(title=title, command=OPEN_NOTICE,
+                                               arguments=[url]))]
+
+
+def notice_target(args: Sequence[Any]) -> str | None:
+    """The URL argument of ``citelens.openNotice``, if it is a web address."""
+    url = args[0] if args and isinstance(args[0], str) else None
+    if isinstance(url, str) and url.startswith("https://") and " " not in url:
+        return url
+    return None
 
 
 # --------------------------------------------------------------------------- LSP shape

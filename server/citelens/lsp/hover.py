@@ -125,3 +125,37 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
         )
         lines.append(f"Tiers tried: {tiers}")
     return "  \n".join(lines)
+
+
+_NOTICE_MARK = {"RETRACTED": "⛔", "EXPRESSION_OF_CONCERN": "⚠️", "CORRECTION": "ℹ️"}
+_NOTICE_HEAD = {"RETRACTED": "Retracted", "EXPRESSION_OF_CONCERN": "Expression of concern",
+                "CORRECTION": "Corrected"}
+
+
+def notice_section(v: Verification | None) -> str:
+    """The paper's retraction, expression of concern or corrections, for the top of the
+    hover: one line each, with a link to the notice. Plain words, DOIs only inside links,
+    so no Markdown escape is needed (Neovim shows backslashes literally)."""
+    from ..verify import retraction
+
+    if v is None or not v.notices:
+        return ""
+    lines = []
+    for n in v.notices:
+        code = retraction.code_of(n)
+        if code is None:
+            continue
+        head = _NOTICE_HEAD[code]
+        if n.get("kind") == "withdrawal":
+            head = "Withdrawn"
+        elif n.get("kind") == "partial_retraction":
+            head = "Partially retracted"
+        url = retraction.notice_url(n)
+        ident = n.get("doi") or (f"PMID {n['pmid']}" if n.get("pmid") else "")
+        what = retraction.kind_name(n)
+        link = f"[{what} notice {_escape(ident)}]({url})" if url and ident else \
+            f"{what} (the notice is not named)"
+        when = f", {n['date']}" if n.get("date") else ""
+        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
+                     f"{retraction.source_name(n)}")
+    return "  \n".join(lines)

@@ -24,7 +24,7 @@ from ..settings import Settings, from_sources
 from ..store import DocumentStore, kind_of
 from . import completion
 from .convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
-from .hover import entry_section, verification_section
+from .hover import entry_section, notice_section, verification_section
 from .protocol import CiteLensProtocol
 from .verification import Verifier
 
@@ -530,6 +530,9 @@ def create_server() -> CiteLensServer:
                                        pending=ls.verifier.pending(entry))
             if ver:
                 parts.append(ver)
+            notices = notice_section(ls.verifier.result(entry, analysis))
+            if notices:  # a retraction goes first, above the entry
+                parts.insert(0, notices)
             if citation is not None and view is not None:
                 claim = claim_section(ls, path, citation, entry, view, analysis)
                 if claim:
@@ -622,6 +625,19 @@ def create_server() -> CiteLensServer:
         reanalyse_all(ls)
         ls.verifier.schedule(delay=0.0, force=True)
         return {"scheduled": True}
+
+    @server.command("citelens.openNotice")
+    @_guard
+    async def open_notice(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        """Show a retraction (or other) notice in the browser (``window/showDocument``)."""
+        from .actions import notice_target
+
+        url = notice_target(args)
+        if url is None:
+            return {"shown": False}
+        result = await ls.window_show_document_async(
+            lsp.ShowDocumentParams(uri=url, external=True))
+        return {"shown": bool(getattr(result, "success", False))}
 
     @server.command("citelens.clearCache")
     @_guard

@@ -10,9 +10,11 @@ on it; when it finishes, diagnostics are published again. Nothing polls.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import hashlib
 import itertools
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
@@ -170,7 +172,7 @@ class Verifier:
         seen: set[str] = set()
         for entry, a in cited + rest:
             h = self._hash(entry, a)
-            if h is None or h in self.results or h in seen:
+            if h is None or (h in self.results and self._fresh(self.results[h])) or h in seen:
                 continue
             view = self.server.entry_view(entry, a)
             if view is None:
@@ -178,6 +180,15 @@ class Verifier:
             seen.add(h)
             out.append(view)
         return out
+
+    def _fresh(self, v: Verification) -> bool:
+        """A verdict younger than ``verifiedMaxAgeDays``: an older one is checked again at
+        the next open, save or edit (the paper may have been retracted since)."""
+        try:
+            when = datetime.datetime.fromisoformat(v.checked_at).timestamp()
+        except (TypeError, ValueError):
+            return True
+        return time.time() - when <= self.server.settings.verified_max_age_days * 86400.0
 
     def schedule(self, delay: float | None = None, force: bool = False) -> None:
         settings = self.server.settings

@@ -12,7 +12,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import HostClient, as_dict, decode_json, status_of
+from citelens.sources.http import HostClient, as_dict, as_list, decode_json, status_of
 from citelens.sources.ids import normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
@@ -60,6 +60,38 @@ def author_names(authors: Any) -> list[str]:
     return out
 
 
+def _date(value: Any) -> str | None:
+    """``YYYY[-MM[-DD]]`` from a Crossref date object (``date-parts``, else ``date-time``)."""
+    d = as_dict(value)
+    parts = d.get("date-parts")
+    if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+        nums = [p for p in parts[0][:3] if isinstance(p, int)]
+        if nums and len(nums) == len(parts[0][:3]):
+            return "-".join([f"{nums[0]:04d}", *(f"{n:02d}" for n in nums[1:])])
+    stamp = d.get("date-time")
+    return stamp[:10] if isinstance(stamp, str) and len(stamp) >= 10 else None
+
+
+def notices_of(work: dict[str, Any]) -> list[dict[str, str]]:
+    """Editorial notices from ``updated-by``: ``{updated, DOI, type, source, label[, record-id]}``
+    (``source`` is "publisher" or, since 2023, "retraction-watch")."""
+    out = []
+    for u in as_list(work.get("updated-by")):
+        u = as_dict(u)
+        kind = str(u.get("type") or "").strip().lower().replace("-", "_").replace(" ", "_")
+        if not kind:
+            continue
+        n = {"kind": kind, "source": str(u.get("source") or "publisher").strip().lower()}
+        for key, value in (("doi", normalize_doi(str(u.get("DOI") or "")) or None),
+                           ("date", _date(u.get("updated"))),
+                           ("label", str(u.get("label") or "").strip() or None),
+                           ("record_id", str(u.get("record-id") or "").strip() or None)):
+            if value:
+                n[key] = value
+        out.append(n)
+    return out
+
+
 def to_record(work: Any, source: str = "crossref") -> PaperRecord | None:
     """A :class:`PaperRecord` from a Crossref work (``message`` of ``/works/{doi}``)."""
     if not isinstance(work, dict):
@@ -87,6 +119,7 @@ def to_record(work: Any, source: str = "crossref") -> PaperRecord | None:
         publisher=_first(work.get("publisher")),
         citation_count=count if isinstance(count, int) else None,
         is_preprint=typ == "posted-content",
+        notices=notices_of(work),
     )
 
 
@@ -139,3 +172,46 @@ async def search(host: HostClient, title: str, author: str | None = None,
     records = [r for r in map(to_record, items) if r]
     return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
                        "" if records else "no search results", result.elapsed_ms)
+
+
+BATCH_SIZE = 50
+
+
+async def get_works(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
+    """Many works at once: ``/works?filter=doi:a,doi:b`` (the filter repeated is an OR),
+    50 per request; one Lookup per DOI as given. A DOI absent from the answer is
+    ``NOT_FOUND``; a DOI with a comma (which the filter cannot carry) is not asked."""
+    method = "crossref_dois"
+    out: dict[str, Lookup] = {}
+    wanted: dict[str, list[str]] = {}
+    for d in dois:
+        bare = normalize_doi(d)
+        if bare is None or "," in bare:
+            out[d] = host.lookup(method, Outcome.NOT_FOUND, [],
+                                 "not a DOI" if bare is None else "not asked (comma in the DOI)")
+        else:
+            wanted.setdefault(bare, []).append(d)
+    keys = list(wanted)
+    for start in range(0, len(keys), BATCH_SIZE):
+        chunk = keys[start:start + BATCH_SIZE]
+        result = await host.request("GET", "/works", params={
+            "filter": ",".join(f"doi:{d}" for d in chunk), "rows": len(chunk)})
+        items: Any = None
+        if result.ok:
+            data, why = decode_json(result)
+            items = as_dict(as_dict(data).get("message")).get("items")
+            if not why and (status_of(result) != 200 or not isinstance(items, list)):
+                why = f"HTTP {status_of(result)}: unexpected answer"
+        else:
+            why = result.detail
+        found: dict[str, PaperRecord] = {}
+        for item in items if isinstance(items, list) else []:
+            rec = to_record(item)
+            if rec is not None and rec.doi:
+                found[rec.doi] = rec
+        for bare in chunk:
+            lookup = host.batch_answer(method, result, why, found, bare,
+                                       f"{bare} not in Crossref")
+            for given in wanted[bare]:
+                out[given] = lookup
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.crossref import author_names, strip_jats, year_of
+from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
 from citelens.sources.http import HostClient, decode_json, status_of
 from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
@@ -53,6 +53,7 @@ def to_record(csl: Any) -> PaperRecord | None:
         pages=_text(csl.get("page")),
         publisher=publisher,
         is_preprint=preprint,
+        notices=notices_of(csl),
     )
 
 

@@ -45,6 +45,28 @@ def _abstract(article: ET.Element) -> str | None:
     return "\n".join(parts) or None
 
 
+#: ``CommentsCorrections/@RefType`` naming a notice about this article -> notice kind.
+_NOTICE_REFS = {"RetractionIn": "retraction", "ExpressionOfConcernIn": "expression_of_concern",
+                "ErratumIn": "erratum"}
+
+
+def _notices(item: ET.Element, types: list[str]) -> list[dict[str, str]]:
+    """"Retracted Publication" and the ``CommentsCorrections`` pointing at notices."""
+    out = []
+    for el in item.findall("MedlineCitation/CommentsCorrectionsList/CommentsCorrections"):
+        kind = _NOTICE_REFS.get(el.get("RefType") or "")
+        if kind is None:
+            continue
+        n = {"kind": kind, "source": "pubmed"}
+        for key, value in (("pmid", _text(el.find("PMID"))), ("label", _text(el.find("RefSource")))):
+            if value:
+                n[key] = value
+        out.append(n)
+    if "Retracted Publication" in types and not any(n["kind"] == "retraction" for n in out):
+        out.append({"kind": "retraction", "source": "pubmed"})
+    return out
+
+
 def to_record(item: ET.Element) -> PaperRecord | None:
     """A :class:`PaperRecord` from one ``<PubmedArticle>``."""
     pmid = _text(item.find("MedlineCitation/PMID"))
@@ -81,6 +103,7 @@ def to_record(item: ET.Element) -> PaperRecord | None:
         volume=_text(article.find("Journal/JournalIssue/Volume")),
         issue=_text(article.find("Journal/JournalIssue/Issue")),
         pages=_text(article.find("Pagination/MedlinePgn")),
+        notices=_notices(item, types),
     )
 
 

@@ -90,6 +90,8 @@ def to_record(work: Any) -> PaperRecord | None:
         open_access_pdf=str(pdf) if pdf else None,
         is_preprint="preprint" in types or "posted-content" in types
         or "arxiv" in str(venue or "").lower(),
+        notices=[{"kind": "retraction", "source": "openalex"}]
+        if work.get("is_retracted") is True else [],
     )
 
 

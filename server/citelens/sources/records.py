@@ -45,6 +45,11 @@ class PaperRecord:
     citation_count: int | None = None
     open_access_pdf: str | None = None
     is_preprint: bool = False  # arXiv / posted-content / S2 venue "ArXiv"
+    #: Editorial notices about the paper, as this source states them (Crossref ``updated-by``,
+    #: OpenAlex ``is_retracted``, PubMed "Retracted Publication"): plain string dicts with
+    #: ``kind`` ("retraction", "correction", ...), ``source`` and optional ``doi``, ``date``
+    #: (YYYY-MM-DD), ``label``, ``record_id``, ``pmid``. See :mod:`citelens.verify.retraction`.
+    notices: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__slots__}

@@ -2,9 +2,12 @@
 
 Keys name the *lookup* ("s2:doi:10.1234/abc", "crossref:title:<normalised
 title>"), never a citation key and never an API key, so two papers citing the
-same work share the answer. Only real answers are kept: FOUND for 30 days,
-NOT_FOUND for one day (a paper may appear in an index tomorrow); FAILED and
-UNAVAILABLE never, so a network hiccup is retried on the next check.
+same work share the answer. Only real answers are kept: FOUND for
+``verifiedMaxAgeDays`` (30 days by default: a paper retracted or corrected since
+is seen at the first check after that), NOT_FOUND for one day (a paper may
+appear in an index tomorrow); FAILED and UNAVAILABLE never, so a network hiccup
+is retried on the next check. The age is checked when an answer is read, so a
+shorter setting applies to answers stored before it.
 
 A cache that cannot be opened or used (corrupted database, read-only
 directory) turns into no cache, with one log line; verification carries on.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +37,8 @@ from citelens.sources.records import Lookup, Outcome
 FOUND_TTL_S = 30 * 24 * 3600.0
 NOT_FOUND_TTL_S = 24 * 3600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
-#: v1 rows were pickles; v2 rows are JSON text.
+#: v1 rows were pickles; v2 rows are JSON text, and records carry retraction/correction
+#: notices (v1 answers lack them).
 SCHEMA = "v2"
 
 _WS = re.compile(r"\s+")
@@ -70,8 +75,12 @@ class VerificationCache:
     (well under a millisecond), cheap enough for the server's event loop.
     """
 
-    def __init__(self, directory: Path | None, log: Callable[[str], None] = lambda _m: None):
+    def __init__(self, directory: Path | None, log: Callable[[str], None] = lambda _m: None,
+                 *, found_max_age_s: float = FOUND_TTL_S,
+                 clock: Callable[[], float] = time.time):
         self._log = log
+        self.found_max_age_s = max(0.0, found_max_age_s)
+        self._clock = clock
         self._cache: diskcache.Cache | None = None
         self.directory = directory
         if directory is None:
@@ -107,19 +116,28 @@ class VerificationCache:
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
-        return _valid_lookup(raw)
+        answer = _valid_lookup(raw)
+        if answer is None:
+            return None
+        stored = raw.get("stored_at") if isinstance(raw, dict) else None
+        if answer.outcome is Outcome.FOUND and (
+                not isinstance(stored, int | float)
+                or self._clock() - stored > self.found_max_age_s):
+            return None  # too old: ask again (the paper may have been retracted since)
+        return answer
 
     def put(self, key: str, lookup: Lookup) -> None:
         if self._cache is None:
             return
         if lookup.outcome is Outcome.FOUND:
-            ttl = FOUND_TTL_S
+            ttl = max(self.found_max_age_s, 1.0)
         elif lookup.outcome is Outcome.NOT_FOUND:
             ttl = NOT_FOUND_TTL_S
         else:
             return  # failures are never cached: the next check asks again
         try:
-            datacache.set_json(self._cache, f"{SCHEMA}:{key}", lookup.to_json(), ttl)
+            datacache.set_json(self._cache, f"{SCHEMA}:{key}",
+                               {**lookup.to_json(), "stored_at": self._clock()}, ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
 
@@ -170,7 +188,8 @@ def open_cache(
     settings: Settings, log: Callable[[str], None] = lambda _m: None
 ) -> VerificationCache:
     """The cache in ``settings.cache_dir`` (CITELENS_CACHE_DIR) or the user cache directory."""
-    return VerificationCache(default_cache_dir(settings), log)
+    return VerificationCache(default_cache_dir(settings), log,
+                             found_max_age_s=settings.verified_max_age_days * 86400.0)
 
 
 def no_cache() -> VerificationCache:

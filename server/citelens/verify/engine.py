@@ -38,7 +38,7 @@ from citelens.model import BibEntry, EntryView, Severity
 from citelens.settings import Settings
 from citelens.sources.http import Sources
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import plan
+from citelens.verify import plan, retraction
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.match import (
     SOURCE_NAMES,
@@ -288,6 +288,11 @@ def decide(
     return make(Status.NOT_FOUND, summary, candidates=cands)
 
 
+def _signal_host(doi: str) -> str:
+    """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
+    return "openalex" if plan.is_datacite(doi) or "," in doi else "crossref"
+
+
 def _unresolvable_ids(view: EntryView, asked: Sequence[Asked], match: PaperRecord,
                       same_fields: set[str]) -> list[Discrepancy]:
     """Identifiers of a found paper that every source asked answered "no such id" for."""
@@ -349,20 +354,53 @@ class _Run:
         self.pool_open = True
         self.changed = asyncio.Condition()
         self.s2_batch_sent = asyncio.Event()
+        # Verdicts waiting for a retraction signal (papers S2 alone matched): (entry,
+        # verdict, DOI to ask Crossref or OpenAlex), sent 50 per request by signal_worker.
+        self.awaiting: list[tuple[_Entry, Verification, str]] = []
+        self.deferred: set[str] = set()  # keys waiting or being asked about
+        self.signal_wake = asyncio.Event()
+        self.identifiers_done = False  # flush what the identifier tiers left waiting
+        self.undone = len(self.entries)  # entries not finished yet
 
     # ------------------------------------------------------------------ helpers
 
     def finish(self, e: _Entry) -> None:
-        if e.view.key in self.results:
+        if e.view.key in self.results or e.view.key in self.deferred:
             return
+        if not e.done:
+            self.undone -= 1
         e.done = True
+        self.signal_wake.set()
         try:
             v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now)
+            v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = Verification(e.view.key, Status.UNVERIFIED,
                              f"Not verified: internal error ({type(exc).__name__})",
                              checked_at=self.now, content_hash=e.chash,
                              informational=plan.is_informational(e.view))
+        if not self._defer_for_signal(e, v):
+            self._store(e, v)
+
+    def _defer_for_signal(self, e: _Entry, v: Verification) -> bool:
+        """Complete a verdict from a cached retraction signal, or queue it for asking."""
+        doi = retraction.signal_doi(v)
+        if doi is None:
+            return False
+        hit = self.cache.get(lookup_key(_signal_host(doi), "doi", doi))
+        if hit is not None and hit.outcome is not Outcome.FOUND:
+            hit = self.cache.get(lookup_key("openalex", "doi", doi))
+        if hit is not None:
+            self._with_signal(v, hit, True)
+            return False
+        if self.settings.offline:
+            return False
+        self.awaiting.append((e, v, doi))  # asked with others, 50 at a time
+        self.deferred.add(e.view.key)
+        return True
+
+    def _store(self, e: _Entry, v: Verification) -> None:
+        self.deferred.discard(e.view.key)
         self.results[e.view.key] = v
         if self.progress is not None:
             try:
@@ -486,6 +524,8 @@ class _Run:
                     await self.add_to_pool(e, candidates_only=bool(conflict))
         finally:
             self.s2_batch_sent.set()
+            self.identifiers_done = True
+            self.signal_wake.set()
             async with self.changed:
                 self.pool_open = False
                 self.changed.notify_all()
@@ -538,6 +578,60 @@ class _Run:
         for e in need:
             lk, cached = got[e.ids.pmid or ""]
             e.asked.append(Asked(lk, "pmid", e.ids.pmid or "", cached))
+
+    # ------------------------------------------------------------------ retraction signal
+
+    def _with_signal(self, v: Verification, answer: Lookup, cached: bool) -> None:
+        """Add the notices of Crossref's (or OpenAlex's) record of the matched paper."""
+        v.audit.append(AuditStep(answer.method, answer.source, answer.outcome.value,
+                                 answer.detail or "retraction check", cached))
+        if answer.outcome is Outcome.FOUND:
+            v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
+
+    async def signal_worker(self) -> None:
+        """Ask about the papers S2 alone matched, 50 DOIs per request: when 50 wait, when
+        the identifier tiers are through, and when nothing else can come."""
+        while True:
+            self.signal_wake.clear()
+            more = self.undone > 0
+            n = len(self.awaiting)
+            if n >= plan.CROSSREF_BATCH or (n and (not more or self.identifiers_done)):
+                self.identifiers_done = False
+                batch, self.awaiting = self.awaiting, []
+                await self._signals(batch)  # 50 DOIs per request
+                continue
+            if not n and not more:
+                return
+            await self.signal_wake.wait()
+
+    async def _signals(self, batch: Sequence[tuple[_Entry, Verification, str]]) -> None:
+        """Crossref for the DOIs it registers (``updated-by`` names every notice, also
+        Retraction Watch's); OpenAlex's ``is_retracted`` for the others (DataCite) and for
+        what Crossref could not answer."""
+        try:
+            got = await self._signal_answers([d for _e, _v, d in batch])
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never lose a verdict over its retraction check
+            self.log(f"citelens: retraction check failed: {type(exc).__name__}")
+            got = {}
+        for e, v, doi in batch:
+            if doi in got:
+                lk, cached = got[doi]
+                self._with_signal(v, lk, cached)
+            self._store(e, v)
+
+    async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
+        got = await self.many("crossref", "crossref_dois", "doi",
+                              [d for d in dois if _signal_host(d) == "crossref"],
+                              lambda vs: plan.crossref_dois(self.sources, vs),
+                              plan.CROSSREF_BATCH)
+        rest = [d for d in dois if d not in got or got[d][0].outcome is not Outcome.FOUND]
+        if rest:
+            got.update(await self.many("openalex", "openalex_dois", "doi", rest,
+                                       lambda vs: plan.openalex_dois(self.sources, vs),
+                                       plan.OPENALEX_BATCH))
+        return got
 
     # ------------------------------------------------------------------ title tiers
 
@@ -632,9 +726,12 @@ class _Run:
             h = hosts.get(name)
             n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
             workers += [self.title_worker(name) for _ in range(n)]
-        await asyncio.gather(self.identifier_tiers(), *workers)
+        await asyncio.gather(self.identifier_tiers(), self.signal_worker(), *workers)
         for e in self.entries:  # anything left (cannot happen, but never lose an entry)
             self.finish(e)
+        if self.awaiting:
+            batch, self.awaiting = self.awaiting, []
+            await self._signals(batch)
         return {e.view.key: self.results[e.view.key] for e in self.entries}
 
 

@@ -2,7 +2,9 @@
 
 Codes: ``DOI_MISMATCH`` (the identifier names another paper), ``NOT_FOUND``,
 ``METADATA_MISMATCH`` (the paper exists, some fields are wrong), ``UNVERIFIED``
-(a source failed; nothing is claimed) and ``DUPLICATE_ENTRY``. Each lands in the
+(a source failed; nothing is claimed), ``DUPLICATE_ENTRY``, and the notices of a found
+paper: ``RETRACTED``, ``EXPRESSION_OF_CONCERN`` (also at every citation) and
+``CORRECTION`` (on the entry only). Each lands in the
 .bib file on the field that is wrong (the entry key otherwise) and, for the first
 three, at every citation of the key. ``Finding.data`` carries what a quick fix
 needs: key, bib path, status, the matched record and candidate records as JSON,
@@ -17,6 +19,7 @@ from citelens.model import BibEntry, BibField, BibFile, Citation, Finding, Relat
 from citelens.parsing.entry_view import entry_view
 from citelens.settings import DEFAULT_SEVERITY, Settings
 from citelens.sources.records import PaperRecord
+from citelens.verify import retraction
 from citelens.verify.duplicates import find_duplicates
 from citelens.verify.match import Discrepancy
 from citelens.verify.status import Status, Verification
@@ -224,6 +227,7 @@ def entry_level_findings(
             continue
         try:
             out += _entry_findings(entry, v, settings)
+            out += notice_findings(entry, v, settings)
         except (AttributeError, KeyError, TypeError, ValueError):
             continue
     out += duplicate_findings(defs, results, settings)
@@ -235,7 +239,72 @@ def citation_findings(
     results: Mapping[str, Verification], settings: Settings,
 ) -> list[Finding]:
     """The findings at every citation of a key whose entry is wrong."""
-    return _citation_findings(citations, _first_definitions(bib_files), results, settings)
+    defs = _first_definitions(bib_files)
+    return (_citation_findings(citations, defs, results, settings)
+            + notice_citation_findings(citations, defs, results, settings))
+
+
+# ---------------------------------------------------------------------- retractions
+
+#: Notice codes reported at every citation too (a correction stays on the entry).
+_NOTICE_AT_CITATIONS = ("RETRACTED", "EXPRESSION_OF_CONCERN")
+
+
+def _notice(v: Verification) -> tuple[str, dict[str, str]] | None:
+    """(code, deciding notice) of a verdict's notices, if any."""
+    top = retraction.worst(v.notices)
+    code = retraction.code_of(top) if top else None
+    if top is None or code is None:
+        return None
+    return code, top
+
+
+def notice_data(v: Verification, top: dict[str, str]) -> dict[str, object]:
+    return {"notice": dict(top), "notice_url": retraction.notice_url(top),
+            "notices": [dict(n) for n in v.notices]}
+
+
+def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
+    """``RETRACTED`` (error), ``EXPRESSION_OF_CONCERN`` (warning) or ``CORRECTION``
+    (information; never above it: the paper stands) on the entry key."""
+    found = _notice(v)
+    if found is None:
+        return []
+    code, top = found
+    sev = _severity(settings, code)
+    if sev is None:
+        return []
+    if code == "CORRECTION" and _RANK[sev] > _RANK[Severity.INFORMATION]:
+        sev = Severity.INFORMATION
+    return [Finding(entry.path, entry.key_span, code, retraction.message(v.notices), sev,
+                    entry.key, data=_data(entry, v, field=None, **notice_data(v, top)))]
+
+
+def notice_citation_findings(
+    citations: Mapping[str, Sequence[Citation]], defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification], settings: Settings,
+) -> list[Finding]:
+    """``RETRACTED`` and ``EXPRESSION_OF_CONCERN`` at every citation of the paper."""
+    out = []
+    for path, cits in citations.items():
+        for c in cits:
+            v = results.get(c.key)
+            entry = defs.get(c.key)
+            found = _notice(v) if v is not None and v.notices else None
+            if v is None or entry is None or found is None:
+                continue
+            code, top = found
+            sev = _severity(settings, code)
+            if code not in _NOTICE_AT_CITATIONS or sev is None:
+                continue
+            related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
+            data: dict[str, object] = {"key": entry.key, "bib": entry.path,
+                                       "status": v.status.value, "field": None,
+                                       "notice": dict(top),
+                                       "notice_url": retraction.notice_url(top)}
+            out.append(Finding(path, c.span, code, f"{c.key}: {retraction.message(v.notices)}",
+                               sev, c.key, related=related, data=data))
+    return out
 
 
 def verification_findings(

@@ -187,3 +187,10 @@ async def pubmed_ids(sources: Sources, values: Sequence[str]) -> dict[str, Looku
 
 def is_datacite(value: str) -> bool:
     return value.lower().startswith(DATACITE_PREFIXES)
+
+
+CROSSREF_BATCH = 50
+
+
+async def crossref_dois(sources: Sources, values: Sequence[str]) -> dict[str, Lookup]:
+    return await crossref.get_works(sources.crossref, list(values))

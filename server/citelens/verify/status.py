@@ -79,6 +79,9 @@ class Verification:
     checked_at: str = ""  # ISO 8601, UTC
     content_hash: str = ""
     informational: bool = False  # a miss is information only (books, theses, software, ...)
+    #: Retraction / expression of concern / correction notices of the matched paper, most
+    #: serious first (see :mod:`citelens.verify.retraction`).
+    notices: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class Verification:
             "checked_at": self.checked_at,
             "content_hash": self.content_hash,
             "informational": self.informational,
+            "notices": [dict(n) for n in self.notices],
         }
 
     @classmethod
@@ -114,6 +118,7 @@ class Verification:
             checked_at=str(data.get("checked_at", "")),
             content_hash=str(data.get("content_hash", "")),
             informational=bool(data.get("informational", False)),
+            notices=[{str(k): str(x) for k, x in n.items()} for n in _dicts(data.get("notices"))],
         )
 
 
