@@ -326,6 +326,7 @@ class _Entry:
     asked: list[Asked] = field(default_factory=list)
     tiers: list[plan.Tier] = field(default_factory=list)  # title tiers still to ask
     candidates_only: bool = False  # stop at the first title answer (for "Replace with")
+    s2_search_skipped: bool = False  # S2's keyword search left out (plan.s2_search_wanted)
     busy: bool = False
     done: bool = False
 
@@ -368,6 +369,10 @@ class _Run:
                              f"Not verified: internal error ({type(exc).__name__})",
                              checked_at=self.now, content_hash=e.chash,
                              informational=plan.is_informational(e.view))
+        self.record(e, v)
+
+    def record(self, e: _Entry, v: Verification) -> None:
+        e.done = True
         self.results[e.view.key] = v
         if self.progress is not None:
             try:
@@ -561,6 +566,7 @@ class _Run:
                 e.tiers.clear()
                 self.finish(e)
                 return
+        self._plan_s2_search(e)
         if not e.tiers:
             self.finish(e)
             return
@@ -580,6 +586,16 @@ class _Run:
     def _waiting_for(self, host: str) -> bool:
         return self.pool_open or any(
             not e.done and any(t.host == host for t in e.tiers) for e in self.pool)
+
+    def _plan_s2_search(self, e: _Entry) -> None:
+        """Leave out (or bring back) S2's keyword search as the answers so far warrant."""
+        wanted = plan.s2_search_wanted(e.tiers, [a.lookup for a in e.asked if a.field is None])
+        if not wanted and plan.S2_SEARCH in e.tiers:
+            e.tiers.remove(plan.S2_SEARCH)
+            e.s2_search_skipped = True
+        elif wanted and e.s2_search_skipped:
+            e.tiers.append(plan.S2_SEARCH)
+            e.s2_search_skipped = False
 
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
@@ -618,6 +634,8 @@ class _Run:
             async with self.changed:
                 e.busy = False
                 e.asked.append(Asked(lk, None, view.title, cached))
+                if e.tiers:
+                    self._plan_s2_search(e)
                 if self._title_done(e, lk):
                     e.tiers.clear()
                     self.finish(e)
@@ -626,6 +644,35 @@ class _Run:
     # ------------------------------------------------------------------ the whole run
 
     async def run(self) -> dict[str, Verification]:
+        limit = self.settings.verify_deadline_s
+        deadline = asyncio.timeout(limit if limit > 0 else None)
+        try:
+            async with deadline:
+                await self._ask()
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            self._stop_at_deadline(limit)
+        for e in self.entries:  # anything left (cannot happen, but never lose an entry)
+            self.finish(e)
+        return {e.view.key: self.results[e.view.key] for e in self.entries}
+
+    def _stop_at_deadline(self, limit: float) -> None:
+        """The run took ``limit`` seconds: every entry not decided yet is UNVERIFIED."""
+        left = [e for e in self.entries if e.view.key not in self.results]
+        self.log(f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
+                 f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED")
+        for e in left:
+            audit = [AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value,
+                               a.lookup.detail, a.cached) for a in e.asked]
+            self.record(e, Verification(
+                e.view.key, Status.UNVERIFIED,
+                f"Not verified: the check reached its time limit ({limit:g} s) before this "
+                "entry was decided; answers so far are cached, so the next check continues",
+                audit=audit, checked_at=self.now, content_hash=e.chash,
+                informational=plan.is_informational(e.view)))
+
+    async def _ask(self) -> None:
         for e in self.entries:
             if not e.view.title.strip():
                 self.finish(e)
@@ -638,9 +685,6 @@ class _Run:
             n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
             workers += [self.title_worker(name) for _ in range(n)]
         await asyncio.gather(self.identifier_tiers(), *workers)
-        for e in self.entries:  # anything left (cannot happen, but never lose an entry)
-            self.finish(e)
-        return {e.view.key: self.results[e.view.key] for e in self.entries}
 
 
 async def verify_entries(
@@ -693,6 +737,8 @@ def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources
     for v in results.values():
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
     reqs = {k: n for k, n in sources.request_counts().items() if n}
+    too_many = {k: n for k, n in sources.too_many_counts().items() if n}
     log(f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        + f"; requests so far: {reqs or 'none'}")
+        + f"; requests so far: {reqs or 'none'}"
+        + (f" (answered 429: {too_many})" if too_many else ""))
