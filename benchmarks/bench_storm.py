@@ -69,12 +69,18 @@ def run_storm(n: int, fake: ScholarlyFake, code: str | None) -> None:
     )
     for line in breaker + deadline:
         print(f"    {line}")
+    if "--timeline" in sys.argv:
+        reqs = fake.requests()
+        t0 = reqs[0]["t"] if reqs else 0.0
+        for r in reqs:
+            print(f"    {r['t'] - t0:6.2f} {r['source']:9} {r['status']} {r['path']}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="20,40")
     ap.add_argument("--code", help="run the CLI from DIR/server instead of this checkout")
+    ap.add_argument("--timeline", action="store_true", help="print every request's time")
     args = ap.parse_args()
     with ScholarlyFake() as fake:
         for source in SOURCES:

@@ -52,7 +52,7 @@ BREAKER_THRESHOLD = 5
 #: A 429 multiplies the host's spacing by this, up to ``MAX_WIDEN`` x the rate's spacing;
 #: each usable answer divides it by ``NARROW`` (never below the rate's spacing).
 WIDEN = 1.5
-MAX_WIDEN = 4.0
+MAX_WIDEN = 2.0
 NARROW = 1.05
 #: Semantic Scholar is paced this much slower than its nominal limit: requests that leave
 #: exactly 1 s apart do not arrive exactly 1 s apart.
@@ -235,6 +235,8 @@ class HostClient:
 
     async def _wait_for_slot(self) -> None:
         async with self._slot_lock:
+            if self._tripped:  # nothing will be sent: do not wait for (or take) a slot
+                return
             now = time.monotonic()
             wait = self._next_start - now
             if wait > 0:
