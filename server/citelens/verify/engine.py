@@ -355,6 +355,8 @@ class _Run:
         self.pool_open = True
         self.changed = asyncio.Condition()
         self.s2_batch_sent = asyncio.Event()
+        #: Undecided entries whose S2 keyword search was left out (it may still be wanted).
+        self.s2_search_skipped = 0
 
     # ------------------------------------------------------------------ helpers
 
@@ -373,6 +375,9 @@ class _Run:
 
     def record(self, e: _Entry, v: Verification) -> None:
         e.done = True
+        if e.s2_search_skipped:
+            e.s2_search_skipped = False
+            self.s2_search_skipped -= 1
         self.results[e.view.key] = v
         if self.progress is not None:
             try:
@@ -593,9 +598,11 @@ class _Run:
         if not wanted and plan.S2_SEARCH in e.tiers:
             e.tiers.remove(plan.S2_SEARCH)
             e.s2_search_skipped = True
+            self.s2_search_skipped += 1
         elif wanted and e.s2_search_skipped:
             e.tiers.append(plan.S2_SEARCH)
             e.s2_search_skipped = False
+            self.s2_search_skipped -= 1
 
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
@@ -615,7 +622,8 @@ class _Run:
                     picked = self._pick(host)
                     if picked is not None:
                         break
-                    if not self._waiting_for(host):
+                    if not self._waiting_for(host) and not (host == "s2"
+                                                            and self.s2_search_skipped):
                         return
                     await self.changed.wait()
                 e, tier = picked
@@ -634,8 +642,7 @@ class _Run:
             async with self.changed:
                 e.busy = False
                 e.asked.append(Asked(lk, None, view.title, cached))
-                if e.tiers:
-                    self._plan_s2_search(e)
+                self._plan_s2_search(e)
                 if self._title_done(e, lk):
                     e.tiers.clear()
                     self.finish(e)
