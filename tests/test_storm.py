@@ -123,3 +123,38 @@ def test_run_deadline_leaves_the_rest_unverified_with_the_reason(
     assert not [d for d in report["diagnostics"] if d["code"] in ("NOT_FOUND", "DOI_MISMATCH")]
     said = [line for line in stderr.splitlines() if "deadline" in line]
     assert len(said) == 1 and "7 of 7 entries" in said[0], stderr
+
+
+async def test_editor_background_run_stops_at_its_deadline(
+    scholarly_server: ScholarlyFake, tmp_path: Path
+) -> None:
+    from tests.lsp_session import diagnostics, open_doc, session, uri
+
+    fake = scholarly_server
+    for source in SOURCES:
+        fake.set_mode(source, "stall", stall_s=40)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(_bib(fake, 1, 1), encoding="utf-8")
+    tex = tmp_path / "main.tex"
+    tex.write_text(
+        "\\documentclass{article}\n\\begin{document}\nSee \\cite{p0,p1,made_up}.\n"
+        "\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    settings = {
+        "verificationEnabled": True,
+        "verifyDebounceMs": 0,
+        "s2RequestsPerSecond": 1000,
+        "requestTimeoutS": 60,
+        "verifyDeadlineS": 1,
+    }
+    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "c")}
+    async with session("visual-studio-code", tmp_path, env=env, settings=settings) as client:
+        open_doc(client, tex)
+
+        def stopped(ds: Any) -> bool:
+            return sum(1 for d in ds if d.code == "UNVERIFIED" and "time limit (1 s)" in d.message) == 4
+
+        # every entry of the .bib is UNVERIFIED long before a stalled source would answer
+        found = await diagnostics(client, uri(bib), stopped, timeout=25)
+        assert not [d for d in found if d.code in ("NOT_FOUND", "DOI_MISMATCH")]
