@@ -344,7 +344,7 @@ def _describe(e: httpx.TransportError) -> str:
 
 #: Default spacing per host (seconds between request starts, concurrency).
 DEFAULT_RATES: dict[str, Rate] = {
-    "s2": Rate.per_second(1.0),
+    "s2": Rate.per_second(1.0 / S2_PACING_MARGIN),
     "crossref": Rate.per_second(5.0, 1),
     "crossref_polite": Rate.per_second(10.0, 3),
     "openalex": Rate.per_second(10.0, 3),
