@@ -142,7 +142,8 @@ async def test_default_rates_follow_settings(scholarly_server: ScholarlyFake) ->
     plain = Sources.from_settings(scholarly_server.settings(s2_requests_per_second=1.0))
     polite = Sources.from_settings(scholarly_server.settings(mailto="me@example.org"))
     try:
-        assert plain.s2.rate.min_interval_s == pytest.approx(1.0)
+        # S2 is paced 10% below its nominal 1/s: requests do not arrive as evenly as they leave
+        assert plain.s2.rate.min_interval_s == pytest.approx(1.1)
         assert plain.crossref.rate == Rate(0.2, 1)
         assert polite.crossref.rate == Rate(0.1, 3)
         assert plain.arxiv.rate == Rate(3.0, 1)

@@ -58,6 +58,7 @@ class Settings:
     request_timeout_s: float = 10.0
     retry_backoff_s: float = 2.0
     max_retries: int = 3
+    verify_deadline_s: float = 900.0
     cache_dir: str | None = None
     verified_max_age_days: float = 30.0
     offline: bool = False
@@ -115,6 +116,7 @@ _ENV: dict[str, str] = {
     "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
     "retry_backoff_s": "CITELENS_RETRY_BACKOFF",
     "s2_requests_per_second": "CITELENS_S2_RPS",
+    "verify_deadline_s": "CITELENS_VERIFY_DEADLINE",
     "llm_base_url": "CITELENS_LLM_BASE_URL",
     "llm_api_key": "CITELENS_LLM_API_KEY",
     "llm_model": "CITELENS_LLM_MODEL",
@@ -149,6 +151,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "request_timeout_s": "Timeout in seconds for every HTTP request.",
     "retry_backoff_s": "Seconds to wait after HTTP 429 when no Retry-After header is sent.",
     "max_retries": "Retries after HTTP 429 before a source is counted as failed for that lookup.",
+    "verify_deadline_s": "Seconds one verification run may take (0: no limit); entries not "
+    "decided by then are UNVERIFIED, and the next run continues from the cache.",
     "cache_dir": "Directory of the verification cache (default: the user cache directory).",
     "verified_max_age_days": "Days a cached answer that found a paper is trusted; after that the "
     "paper is looked up again, so a retraction or correction published since is reported.",

@@ -54,6 +54,7 @@ import dataclasses
 import hashlib
 import html
 import json
+import random
 import re
 import socket
 import struct
@@ -116,6 +117,10 @@ REAL_LIMITS: dict[str, tuple[float, int]] = {
     "ncbi": (3.0, 1),
     "doi": (5.0, 2),
 }
+#: Network jitter of the real services, for ``--enforce-rates``: each request reaches the
+#: limiter up to this many seconds late (uniformly), so a client pacing at exactly the
+#: limit sees some 429s, as it does from Semantic Scholar (about 10% at exactly 1/s).
+REAL_JITTER_S: dict[str, float] = {"s2": 0.2}
 DATACITE_PREFIXES = ("10.48550/", "10.5281/")
 
 
@@ -647,6 +652,7 @@ class Fault:
 class _Limit:
     interval_s: float
     max_concurrency: int | None
+    jitter_s: float = 0.0
     last_start: float = -1e9
     in_flight: int = 0
 
@@ -697,6 +703,7 @@ class ScholarlyFake:
         self._faults: dict[str, Fault] = {}
         self._limits: dict[str, _Limit] = {}
         self._log: list[dict[str, Any]] = []
+        self._jitter = random.Random(1234)
         self._stop = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -780,17 +787,25 @@ class ScholarlyFake:
                                          None if retry_after is None else str(retry_after))
 
     def set_rate_limit(self, source: str, per_second: float | None,
-                       max_concurrency: int | None = None) -> None:
-        """Answer 429 when request starts come faster than ``per_second`` (None: no limit)."""
+                       max_concurrency: int | None = None, jitter_s: float = 0.0) -> None:
+        """Answer 429 when request starts come faster than ``per_second`` (None: no limit).
+
+        ``jitter_s`` delays each request by a random 0..jitter_s seconds before the limiter
+        sees it (the network's jitter), so pacing at exactly the limit is not enough."""
         with self._lock:
             if per_second is None:
                 self._limits.pop(source, None)
             else:
-                self._limits[source] = _Limit(1.0 / per_second, max_concurrency)
+                self._limits[source] = _Limit(1.0 / per_second, max_concurrency, jitter_s)
 
     def enforce_real_limits(self) -> None:
         for src, (rps, conc) in REAL_LIMITS.items():
-            self.set_rate_limit(src, rps, conc)
+            self.set_rate_limit(src, rps, conc, REAL_JITTER_S.get(src, 0.0))
+
+    def _delay(self, source: str) -> float:
+        with self._lock:
+            lim = self._limits.get(source)
+            return self._jitter.uniform(0.0, lim.jitter_s) if lim and lim.jitter_s else 0.0
 
     def reset(self) -> None:
         """All sources back to normal, no rate limits, empty request log."""
@@ -863,7 +878,7 @@ class ScholarlyFake:
                           retry_after=data.get("retry_after"))
         elif action == "rate":
             self.set_rate_limit(str(data["source"]), data.get("per_second"),
-                                data.get("max_concurrency"))
+                                data.get("max_concurrency"), float(data.get("jitter_s", 0.0)))
         elif action == "enforce_real_limits":
             self.enforce_real_limits()
         elif action == "add_paper":
@@ -1243,6 +1258,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault.mode == "stall":
             fake._stop.wait(fault.stall_s)
+        delay = fake._delay(source)
+        if delay:
+            fake._stop.wait(delay)
         over = fake._over_limit(source)
         fake._flight(source, +1)
         try:

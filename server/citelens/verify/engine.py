@@ -326,6 +326,7 @@ class _Entry:
     asked: list[Asked] = field(default_factory=list)
     tiers: list[plan.Tier] = field(default_factory=list)  # title tiers still to ask
     candidates_only: bool = False  # stop at the first title answer (for "Replace with")
+    s2_search_skipped: bool = False  # S2's keyword search left out (plan.s2_search_wanted)
     busy: bool = False
     done: bool = False
 
@@ -361,16 +362,15 @@ class _Run:
         self.signal_wake = asyncio.Event()
         self.identifiers_done = False  # flush what the identifier tiers left waiting
         self.undone = len(self.entries)  # entries not finished yet
+        #: Undecided entries whose S2 keyword search was left out (it may still be wanted).
+        self.s2_search_skipped = 0
 
     # ------------------------------------------------------------------ helpers
 
     def finish(self, e: _Entry) -> None:
         if e.view.key in self.results or e.view.key in self.deferred:
             return
-        if not e.done:
-            self.undone -= 1
-        e.done = True
-        self.signal_wake.set()
+        self._mark_done(e)
         try:
             v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now)
             v.notices = retraction.merge(retraction.paper_records(v))
@@ -380,7 +380,7 @@ class _Run:
                              checked_at=self.now, content_hash=e.chash,
                              informational=plan.is_informational(e.view))
         if not self._defer_for_signal(e, v):
-            self._store(e, v)
+            self.record(e, v)
 
     def _defer_for_signal(self, e: _Entry, v: Verification) -> bool:
         """Complete a verdict from a cached retraction signal, or queue it for asking."""
@@ -399,7 +399,18 @@ class _Run:
         self.deferred.add(e.view.key)
         return True
 
-    def _store(self, e: _Entry, v: Verification) -> None:
+    def _mark_done(self, e: _Entry) -> None:
+        if not e.done:
+            self.undone -= 1
+        e.done = True
+        self.signal_wake.set()
+        if e.s2_search_skipped:
+            e.s2_search_skipped = False
+            self.s2_search_skipped -= 1
+
+    def record(self, e: _Entry, v: Verification) -> None:
+        """The one place a verdict is recorded (decided, cut off by the deadline, signalled)."""
+        self._mark_done(e)
         self.deferred.discard(e.view.key)
         self.results[e.view.key] = v
         if self.progress is not None:
@@ -619,7 +630,7 @@ class _Run:
             if doi in got:
                 lk, cached = got[doi]
                 self._with_signal(v, lk, cached)
-            self._store(e, v)
+            self.record(e, v)
 
     async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
         got = await self.many("crossref", "crossref_dois", "doi",
@@ -650,6 +661,7 @@ class _Run:
                 e.tiers.clear()
                 self.finish(e)
                 return
+        self._plan_s2_search(e)
         if not e.tiers:
             self.finish(e)
             return
@@ -670,6 +682,18 @@ class _Run:
         return self.pool_open or any(
             not e.done and any(t.host == host for t in e.tiers) for e in self.pool)
 
+    def _plan_s2_search(self, e: _Entry) -> None:
+        """Leave out (or bring back) S2's keyword search as the answers so far warrant."""
+        wanted = plan.s2_search_wanted(e.tiers, [a.lookup for a in e.asked if a.field is None])
+        if not wanted and plan.S2_SEARCH in e.tiers:
+            e.tiers.remove(plan.S2_SEARCH)
+            e.s2_search_skipped = True
+            self.s2_search_skipped += 1
+        elif wanted and e.s2_search_skipped:
+            e.tiers.append(plan.S2_SEARCH)
+            e.s2_search_skipped = False
+            self.s2_search_skipped -= 1
+
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
             return True
@@ -688,7 +712,8 @@ class _Run:
                     picked = self._pick(host)
                     if picked is not None:
                         break
-                    if not self._waiting_for(host):
+                    if not self._waiting_for(host) and not (host == "s2"
+                                                            and self.s2_search_skipped):
                         return
                     await self.changed.wait()
                 e, tier = picked
@@ -707,6 +732,7 @@ class _Run:
             async with self.changed:
                 e.busy = False
                 e.asked.append(Asked(lk, None, view.title, cached))
+                self._plan_s2_search(e)
                 if self._title_done(e, lk):
                     e.tiers.clear()
                     self.finish(e)
@@ -715,6 +741,42 @@ class _Run:
     # ------------------------------------------------------------------ the whole run
 
     async def run(self) -> dict[str, Verification]:
+        limit = self.settings.verify_deadline_s
+        deadline = asyncio.timeout(limit if limit > 0 else None)
+        try:
+            async with deadline:
+                await self._ask()
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            self._stop_at_deadline(limit)
+        for e in self.entries:  # anything left (cannot happen, but never lose an entry)
+            self.finish(e)
+        if self.awaiting:
+            batch, self.awaiting = self.awaiting, []
+            await self._signals(batch)
+        return {e.view.key: self.results[e.view.key] for e in self.entries}
+
+    def _stop_at_deadline(self, limit: float) -> None:
+        """The run took ``limit`` seconds: every entry not decided yet is UNVERIFIED; a verdict
+        that was only waiting for its retraction check is kept without it."""
+        for e, v, _doi in self.awaiting:
+            self.record(e, v)
+        self.awaiting = []
+        left = [e for e in self.entries if e.view.key not in self.results]
+        self.log(f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
+                 f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED")
+        for e in left:
+            audit = [AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value,
+                               a.lookup.detail, a.cached) for a in e.asked]
+            self.record(e, Verification(
+                e.view.key, Status.UNVERIFIED,
+                f"Not verified: the check reached its time limit ({limit:g} s) before this "
+                "entry was decided; answers so far are cached, so the next check continues",
+                audit=audit, checked_at=self.now, content_hash=e.chash,
+                informational=plan.is_informational(e.view)))
+
+    async def _ask(self) -> None:
         for e in self.entries:
             if not e.view.title.strip():
                 self.finish(e)
@@ -727,12 +789,6 @@ class _Run:
             n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
             workers += [self.title_worker(name) for _ in range(n)]
         await asyncio.gather(self.identifier_tiers(), self.signal_worker(), *workers)
-        for e in self.entries:  # anything left (cannot happen, but never lose an entry)
-            self.finish(e)
-        if self.awaiting:
-            batch, self.awaiting = self.awaiting, []
-            await self._signals(batch)
-        return {e.view.key: self.results[e.view.key] for e in self.entries}
 
 
 async def verify_entries(
@@ -785,6 +841,8 @@ def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources
     for v in results.values():
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
     reqs = {k: n for k, n in sources.request_counts().items() if n}
+    too_many = {k: n for k, n in sources.too_many_counts().items() if n}
     log(f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        + f"; requests so far: {reqs or 'none'}")
+        + f"; requests so far: {reqs or 'none'}"
+        + (f" (answered 429: {too_many})" if too_many else ""))

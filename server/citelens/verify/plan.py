@@ -16,7 +16,7 @@ from citelens.model import EntryView
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.http import Sources
 from citelens.sources.ids import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
-from citelens.sources.records import Lookup
+from citelens.sources.records import Lookup, Outcome
 from citelens.verify.cache import lookup_key
 
 #: Entry types whose absence from the indexes is information, never a warning.
@@ -119,6 +119,10 @@ OPENALEX_TITLE = Tier("openalex_title", "openalex")
 PUBMED_TITLE = Tier("pubmed_title", "ncbi")
 
 TITLE_HOSTS = ("s2", "crossref", "openalex", "ncbi")
+#: Keyword title searches of other hosts: they index what S2's keyword search would find.
+KEYWORD_TIERS = (CROSSREF_TITLE, OPENALEX_TITLE)
+_KEYWORD_METHODS = ("crossref_search", "openalex_title_search")
+_FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
 def title_tiers(view: EntryView) -> list[Tier]:
@@ -127,6 +131,23 @@ def title_tiers(view: EntryView) -> list[Tier]:
     if looks_biomedical(view):
         tiers.append(PUBMED_TITLE)
     return tiers
+
+
+def s2_search_wanted(pending: Sequence[Tier], answers: Sequence[Lookup]) -> bool:
+    """Whether S2's keyword search is still worth a request for an entry, given the title
+    tiers still ``pending`` and the title ``answers`` so far.
+
+    Once S2's title match has answered without settling the entry, its keyword search is
+    only a fallback: it is asked when every other keyword search (Crossref, OpenAlex) has
+    failed, not while one of them can still answer. So a title that no source has costs
+    one S2 request, not two (S2 is the slowest host: 1 request/s)."""
+    match = [a for a in answers if a.method == "s2_title_match"]
+    if not match or any(a.outcome in _FAILED for a in match):
+        return True
+    if any(t in KEYWORD_TIERS for t in pending):
+        return False
+    others = [a for a in answers if a.method in _KEYWORD_METHODS]
+    return all(a.outcome in _FAILED for a in others)
 
 
 def first_author_family(view: EntryView) -> str | None:
