@@ -147,3 +147,33 @@ def build_project(
             bib_seen.add(bib)
             project.bib_paths.append(bib)
     return project
+
+
+def documents_using_bibliography(
+    store: DocumentStore, bib_path: str, candidates: list[str],
+    extra_bibliographies: tuple[str, ...] = (), workspace_root: str | None = None,
+) -> list[str]:
+    """Source files of every project whose bibliographies include ``bib_path``.
+
+    ``candidates`` are source files to consider (open documents, workspace files); each is
+    taken to its project root, and a project counts only when ``bib_path`` is one of its
+    resolved bibliographies. Files of other projects, and files no project includes, are
+    left out: an edit of a key must not reach a paper that does not use this .bib.
+    """
+    bib_path = os.path.normpath(bib_path)
+    seen_roots: set[str] = set()
+    covered: set[str] = set()  # files of a project already built
+    out: dict[str, None] = {}
+    for path in candidates:
+        if path in covered or kind_of(path) not in {"latex", "markdown"}:
+            continue
+        root = find_root(store, path, workspace_root)
+        if root in seen_roots:
+            continue
+        seen_roots.add(root)
+        project = build_project(store, root, extra_bibliographies, workspace_root)
+        covered.update(project.files)
+        if bib_path in project.bib_paths:
+            for f in project.files:
+                out.setdefault(f, None)
+    return list(out)

@@ -597,6 +597,20 @@ def create_server() -> CiteLensServer:
 
         return code_actions(ls, params)
 
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> Any:
+        ls.flush()  # refusals are ResponseErrors with a message for the user: not guarded
+        from .rename import prepare_rename
+
+        return prepare_rename(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        ls.flush()
+        from .rename import rename
+
+        return rename(ls, params)
+
     # pygls announces these in executeCommandProvider and dispatches them.
     @server.command("citelens.verifyNow")
     @_guard

@@ -1,0 +1,166 @@
+"""End-to-end (VS Code-like and Neovim-like clients): rename of a cite key, workspace
+symbols, document links and hovers on a citation command, on the real dissertation."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from tests.conftest import CORPUS
+from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
+
+THESIS = CORPUS / "papers" / "thammegowda-dissertation"
+KEY = "vaswani-2017-attention"
+
+
+@pytest.fixture(params=PRESETS)
+def preset(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The dissertation, a Markdown note using its .bib, and an unrelated paper that
+    cites the same key from its own .bib."""
+    ws = tmp_path / "ws"
+    shutil.copytree(THESIS, ws / "thesis")
+    (ws / "thesis" / "notes.md").write_text(
+        "---\nbibliography: anthology.bib\n---\n\n"
+        f"Transformers [@{KEY}; @kingma2015adam] and @{KEY} again.\n"
+        f"`code @{KEY}` <!-- [@{KEY}] -->\n",
+        encoding="utf-8",
+    )
+    other = ws / "other"
+    other.mkdir()
+    (other / "paper.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        f"Attention \\cite{{{KEY}}}.\n\\bibliography{{refs}}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    (other / "refs.bib").write_text(
+        f"@article{{{KEY},\n  title = {{Attention Is All You Need}},\n  year = 2017,\n}}\n", encoding="utf-8"
+    )
+    return ws
+
+
+def _position(path: Path, needle: str, nth: int = 0) -> lsp.Position:
+    text = path.read_text(encoding="utf-8")
+    at = [m.start() for m in re.finditer(re.escape(needle), text)][nth]
+    line = text.count("\n", 0, at)
+    return lsp.Position(line, at - (text.rfind("\n", 0, at) + 1))
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _changes(edit: lsp.WorkspaceEdit) -> dict[str, list[lsp.TextEdit]]:
+    if edit.document_changes:
+        out: dict[str, list[lsp.TextEdit]] = {}
+        for dc in edit.document_changes:
+            assert isinstance(dc, lsp.TextDocumentEdit)
+            out[dc.text_document.uri] = [e for e in dc.edits if isinstance(e, lsp.TextEdit)]
+        return out
+    return dict(edit.changes or {})
+
+
+def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
+    lines = text.split("\n")
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln) + 1)
+
+    def off(p: lsp.Position) -> int:
+        return starts[p.line] + p.character  # ASCII files: UTF-16 == characters
+
+    for e in sorted(edits, key=lambda e: off(e.range.start), reverse=True):
+        text = text[: off(e.range.start)] + e.new_text + text[off(e.range.end) :]
+    return text
+
+
+async def test_rename_a_key_across_the_chapters_and_the_bib(preset: str, workspace: Path) -> None:
+    thesis = workspace / "thesis"
+    chapter = thesis / "chapter" / "06-robustness.tex"
+    async with session(preset, workspace) as client:
+        u = open_doc(client, chapter)
+        await diagnostics(client, u)
+        pos = _position(chapter, KEY, 1)  # line 333 (the first one is in a comment)
+        prep = await client.text_document_prepare_rename_async(
+            lsp.PrepareRenameParams(lsp.TextDocumentIdentifier(u), pos)
+        )
+        assert isinstance(prep, lsp.PrepareRenamePlaceholder)
+        assert prep.placeholder == KEY
+        assert prep.range.start.line == pos.line == 332
+        assert prep.range.end.character - prep.range.start.character == len(KEY)
+
+        edit = await client.text_document_rename_async(
+            lsp.RenameParams(lsp.TextDocumentIdentifier(u), pos, "vaswani2017attention")
+        )
+        assert edit is not None
+        changes = _changes(edit)
+        counts = {k.rsplit("/", 1)[-1]: len(v) for k, v in changes.items()}
+        assert counts == {
+            "anthology.bib": 1,
+            "01-intro.tex": 1,
+            "02-ml-background.tex": 2,
+            "03-nlg-imbalance.tex": 4,
+            "04-evaluation.tex": 2,
+            "06-robustness.tex": 3,
+            "07-multilingual-nmt.tex": 3,
+            "08-related-work.tex": 1,
+            "notes.md": 2,
+        }, counts
+        for u2, es in changes.items():
+            path = Path(u2.removeprefix("file://"))
+            before = _read(path)
+            after = _apply(before, es)
+            assert after.replace("vaswani2017attention", KEY) == before
+            if path.suffix == ".tex":
+                # the commented-out citations keep the old key
+                assert all(KEY not in ln.split("%", 1)[0] for ln in after.splitlines()), path
+        notes = _apply((thesis / "notes.md").read_text(), changes[uri(thesis / "notes.md")])
+        assert "[@vaswani2017attention; @kingma2015adam] and @vaswani2017attention again" in notes
+        assert f"`code @{KEY}` <!-- [@{KEY}] -->" in notes
+        bib = _apply((thesis / "anthology.bib").read_text(), changes[uri(thesis / "anthology.bib")])
+        assert "@inproceedings{vaswani2017attention," in bib
+        # the chapter no project includes, and the other paper, are left alone
+        assert uri(thesis / "chapter" / "x01-transformers.tex") not in changes
+        assert uri(workspace / "other" / "paper.tex") not in changes
+        assert uri(workspace / "other" / "refs.bib") not in changes
+
+
+async def test_rename_from_the_bib_entry_and_refusals(preset: str, workspace: Path) -> None:
+    bib = workspace / "thesis" / "anthology.bib"
+    async with session(preset, workspace) as client:
+        open_doc(client, workspace / "thesis" / "main1.tex")
+        u = open_doc(client, bib)
+        await diagnostics(client, u)
+        pos = _position(bib, "{" + KEY)
+        pos = lsp.Position(pos.line, pos.character + 3)
+        edit = await client.text_document_rename_async(
+            lsp.RenameParams(lsp.TextDocumentIdentifier(u), pos, "attention-is-all")
+        )
+        assert edit is not None
+        changes = _changes(edit)
+        assert uri(bib) in changes and uri(workspace / "thesis" / "chapter" / "01-intro.tex") in changes
+        for bad, why in (
+            ("has space", "not a valid citation key"),
+            ("kingma2015adam", "already exists"),
+            ("Kingma2015Adam", "only in case"),
+        ):
+            with pytest.raises(JsonRpcException) as err:
+                await client.text_document_rename_async(
+                    lsp.RenameParams(lsp.TextDocumentIdentifier(u), pos, bad)
+                )
+            assert why in str(err.value), err.value
+        # not on a key: prepareRename refuses with a message
+        with pytest.raises(JsonRpcException) as err:
+            await client.text_document_prepare_rename_async(
+                lsp.PrepareRenameParams(lsp.TextDocumentIdentifier(u), lsp.Position(pos.line + 1, 2))
+            )
+        assert "key" in str(err.value)
