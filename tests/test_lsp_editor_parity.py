@@ -164,3 +164,73 @@ async def test_rename_from_the_bib_entry_and_refusals(preset: str, workspace: Pa
                 lsp.PrepareRenameParams(lsp.TextDocumentIdentifier(u), lsp.Position(pos.line + 1, 2))
             )
         assert "key" in str(err.value)
+
+
+def _names(result: object) -> list[str]:
+    assert isinstance(result, list)
+    return [s.name.split(" — ")[0] for s in result]
+
+
+async def test_workspace_symbols_by_key_title_and_first_author(preset: str, workspace: Path) -> None:
+    async with session(preset, workspace) as client:
+        u = open_doc(client, workspace / "thesis" / "main1.tex")
+        await diagnostics(client, u)
+        by_key = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="vaswani-2017"))
+        assert _names(by_key) == [KEY, KEY]  # the thesis's .bib and the other paper's
+        paths = sorted(s.location.uri.rsplit("/", 2)[-2] for s in by_key)
+        assert paths == ["other", "thesis"]
+        thesis = next(s for s in by_key if "/thesis/" in s.location.uri)
+        assert "Vaswani" in thesis.name and "2017" in thesis.name and "Attention" in thesis.name
+        text = (workspace / "thesis" / "anthology.bib").read_text(encoding="utf-8")
+        line = text[: text.index("{" + KEY)].count("\n")
+        assert thesis.location.range.start.line == line
+        by_title = await client.workspace_symbol_async(
+            lsp.WorkspaceSymbolParams(query="attention all you need")
+        )
+        assert KEY in _names(by_title)
+        assert all("ttention" in s.name for s in by_title)
+        by_author = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="doddington"))
+        assert _names(by_author) == ["doddington-2002-NIST"]
+        # Polosukhin is the last author, not the first: no match
+        none = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="polosukhin"))
+        assert KEY not in _names(none)
+
+
+async def test_document_links_in_bib_and_tex(preset: str, workspace: Path) -> None:
+    bib = workspace / "thesis" / "links.bib"
+    bib.write_text(
+        "@article{a,\n  title = {A},\n  doi = {10.1000/xyz_1},\n"
+        "  url = {https://example.org/paper.pdf},\n}\n"
+        "@misc{b,\n  title = {B},\n  eprint = {1706.03762},\n  archivePrefix = {arXiv},\n}\n"
+        "@misc{c,\n  title = {C},\n  eprint = {12345},\n  archivePrefix = {HAL},\n}\n",
+        encoding="utf-8",
+    )
+    async with session(preset, workspace) as client:
+        u = open_doc(client, bib)
+        links = await client.text_document_document_link_async(
+            lsp.DocumentLinkParams(lsp.TextDocumentIdentifier(u))
+        )
+        assert links is not None
+        lines = bib.read_text(encoding="utf-8").splitlines()
+        got = {
+            (ln.target, lines[ln.range.start.line][ln.range.start.character : ln.range.end.character])
+            for ln in links
+        }
+        assert got == {
+            ("https://doi.org/10.1000/xyz_1", "10.1000/xyz_1"),
+            ("https://example.org/paper.pdf", "https://example.org/paper.pdf"),
+            ("https://arxiv.org/abs/1706.03762", "1706.03762"),
+        }
+        main = workspace / "thesis" / "body.tex"
+        u = open_doc(client, main)
+        links = await client.text_document_document_link_async(
+            lsp.DocumentLinkParams(lsp.TextDocumentIdentifier(u))
+        )
+        assert links is not None
+        targets = {ln.target for ln in links}
+        assert uri(workspace / "thesis" / "anthology.bib") in targets
+        assert uri(workspace / "thesis" / "chapter" / "01-intro.tex") in targets
+        text_lines = main.read_text(encoding="utf-8").splitlines()
+        bib_link = next(ln for ln in links if ln.target and ln.target.endswith("anthology.bib"))
+        r = bib_link.range
+        assert text_lines[r.start.line][r.start.character : r.end.character] == "anthology"

@@ -330,14 +330,15 @@ class CiteLensServer(LanguageServer):
         return out
 
 
-def workspace_sources(roots: list[str], limit: int = 5000) -> list[str]:
+def workspace_sources(roots: list[str], limit: int = 5000,
+                      kinds: tuple[str, ...] = ("latex", "markdown")) -> list[str]:
     out: list[str] = []
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "node_modules"]
             for name in filenames:
                 p = os.path.join(dirpath, name)
-                if kind_of(p) in {"latex", "markdown"}:
+                if kind_of(p) in kinds:
                     out.append(p)
                     if len(out) >= limit:
                         return out
@@ -610,6 +611,22 @@ def create_server() -> CiteLensServer:
         from .rename import rename
 
         return rename(ls, params)
+
+    @server.feature(lsp.WORKSPACE_SYMBOL)
+    @_guard
+    def workspace_symbol(ls: CiteLensServer, params: lsp.WorkspaceSymbolParams) -> Any:
+        ls.flush()
+        from .symbols import workspace_symbols
+
+        return workspace_symbols(ls, params.query)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)
+    @_guard
+    def document_link(ls: CiteLensServer, params: lsp.DocumentLinkParams) -> Any:
+        ls.flush()
+        from .links import document_links
+
+        return document_links(ls, params.text_document.uri)
 
     # pygls announces these in executeCommandProvider and dispatches them.
     @server.command("citelens.verifyNow")
