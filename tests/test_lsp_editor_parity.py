@@ -12,7 +12,8 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from tests.conftest import CORPUS
-from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
+from tests.fakes.scholarly import SOURCES, ScholarlyFake
+from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri, wait_for
 
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"
 KEY = "vaswani-2017-attention"
@@ -234,3 +235,110 @@ async def test_document_links_in_bib_and_tex(preset: str, workspace: Path) -> No
         bib_link = next(ln for ln in links if ln.target and ln.target.endswith("anthology.bib"))
         r = bib_link.range
         assert text_lines[r.start.line][r.start.character : r.end.character] == "anthology"
+
+
+PAPER_TEX = (
+    "\\documentclass{article}\n\\begin{document}\n"
+    "Transformers \\citep[see][p.~3]{vaswani2017, missing2020} changed NLP.\n"
+    "\\bibliography{refs}\n\\end{document}\n"
+)
+PAPER_BIB = (
+    "@inproceedings{vaswani2017,\n  title = {Attention Is All You Need: the {\\_\\_init\\_\\_} "
+    "of *transformers*},\n  author = {Vaswani, Ashish and Shazeer, Noam},\n"
+    "  booktitle = {NeurIPS},\n  year = {2017},\n  eprint = {1706.03762},\n"
+    "  archivePrefix = {arXiv},\n  doi = {10.5555/3295222.3295349},\n}\n"
+)
+
+
+def _hover_text(h: lsp.Hover | None) -> str:
+    assert h is not None
+    assert isinstance(h.contents, lsp.MarkupContent)
+    return h.contents.value
+
+
+async def test_hover_on_the_cite_command_lists_its_entries(preset: str, tmp_path: Path) -> None:
+    (tmp_path / "paper.tex").write_text(PAPER_TEX, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
+    async with session(preset, tmp_path) as client:
+        u = open_doc(client, tmp_path / "paper.tex")
+        await diagnostics(client, u)
+        on_command = lsp.Position(2, PAPER_TEX.splitlines()[2].index("citep") + 2)
+        h = await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(u), on_command))
+        text = _hover_text(h)
+        assert text.startswith("**Cites 2 entries**")
+        items = [ln for ln in text.splitlines() if ln.startswith("- ")]
+        assert len(items) == 2
+        assert items[0].startswith("- `vaswani2017` — Vaswani et al. 2017 · *Attention Is All")
+        assert items[1] == "- `missing2020` — ❌ not defined in any bibliography of this document"
+        assert h is not None and h.range is not None
+        line = PAPER_TEX.splitlines()[2]
+        assert (h.range.start.character, h.range.end.character) == (
+            line.index("\\citep"),
+            line.index(" changed"),
+        )
+        # the optional argument belongs to the command too; plain text does not
+        on_opt = lsp.Position(2, line.index("see"))
+        assert "Cites 2 entries" in _hover_text(
+            await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(u), on_opt))
+        )
+        assert (
+            await client.text_document_hover_async(
+                lsp.HoverParams(lsp.TextDocumentIdentifier(u), lsp.Position(2, line.index("changed")))
+            )
+            is None
+        )
+
+
+async def test_hovers_need_no_backslash_escapes(preset: str, tmp_path: Path) -> None:
+    (tmp_path / "paper.tex").write_text(PAPER_TEX, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
+    async with session(preset, tmp_path) as client:
+        u = open_doc(client, tmp_path / "paper.tex")
+        await diagnostics(client, u)
+        line = PAPER_TEX.splitlines()[2]
+        for col in (line.index("vaswani2017") + 2, line.index("citep")):
+            text = _hover_text(
+                await client.text_document_hover_async(
+                    lsp.HoverParams(lsp.TextDocumentIdentifier(u), lsp.Position(2, col))
+                )
+            )
+            assert "\\" not in text, text
+            # markup in the title is shown as written, in a code span, not escaped
+            assert "`__init__`" in text and "`*transformers*`" in text, text
+        text = _hover_text(
+            await client.text_document_hover_async(
+                lsp.HoverParams(lsp.TextDocumentIdentifier(u), lsp.Position(2, line.index("vaswani2017") + 2))
+            )
+        )
+        assert "arXiv [1706.03762](https://arxiv.org/abs/1706.03762)" in text
+
+
+async def test_hover_says_in_one_line_that_verification_is_running(
+    preset: str,
+    tmp_path: Path,
+    scholarly_server: ScholarlyFake,
+) -> None:
+    (tmp_path / "paper.tex").write_text(PAPER_TEX, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
+    for source in SOURCES:
+        scholarly_server.set_mode(source, "stall", stall_s=8.0)
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    settings = {"verificationEnabled": True, "verifyDebounceMs": 0, "requestTimeoutS": 10.0}
+    async with session(preset, tmp_path, env=env, settings=settings) as client:
+        u = open_doc(client, tmp_path / "paper.tex")
+        await diagnostics(client, u)
+        await wait_for(lambda: scholarly_server.requests() != [], 10, "a request to a source")
+        line = PAPER_TEX.splitlines()[2]
+        text = _hover_text(
+            await client.text_document_hover_async(
+                lsp.HoverParams(lsp.TextDocumentIdentifier(u), lsp.Position(2, line.index("vaswani2017") + 2))
+            )
+        )
+        running = [ln for ln in text.splitlines() if "erif" in ln]
+        assert running == ["⏳ Verification of this entry is still running"], text
+        text = _hover_text(
+            await client.text_document_hover_async(
+                lsp.HoverParams(lsp.TextDocumentIdentifier(u), lsp.Position(2, line.index("citep")))
+            )
+        )
+        assert "⏳ verifying" in text.splitlines()[2], text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.mdplain import plain
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",
@@ -18,7 +19,7 @@ def _quote(text: str, limit: int = 400) -> str:
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    return text.replace("\\", "\\\\").replace("`", "\\`").replace("*", "\\*").replace("_", "\\_")
+    return plain(text)  # no backslash escapes: Neovim would show them
 
 
 def _link(label: str, url: str) -> str:

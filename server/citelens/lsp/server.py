@@ -483,7 +483,9 @@ def create_server() -> CiteLensServer:
             return None
         found = ls.key_at(path, offset)
         if found is None:
-            return None
+            from .cite_hover import command_hover  # on the command, not on a key
+
+            return command_hover(ls, path, offset) if kind_of(path) != "bib" else None
         key, analysis = found
         defs = analysis.definitions.get(key, []) if analysis else []
         if not defs and kind_of(path) == "bib":
