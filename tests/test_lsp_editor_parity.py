@@ -342,3 +342,33 @@ async def test_hover_says_in_one_line_that_verification_is_running(
             )
         )
         assert "⏳ verifying" in text.splitlines()[2], text
+
+
+ASTROPY = CORPUS / "papers" / "astropy-v5.0"
+
+
+async def test_a_key_in_an_entry_that_is_not_closed_is_not_called_undefined(preset: str) -> None:
+    ms = ASTROPY / "ms.tex"
+    async with session(preset, ASTROPY) as client:
+        u = open_doc(client, ms)
+        diags = await diagnostics(client, u)
+        asdf = [d for d in diags if d.code == "UNDEFINED_CITATION" and "'ASDF'" in d.message]
+        assert len(asdf) == 1, [d.message for d in diags if d.code == "UNDEFINED_CITATION"]
+        d = asdf[0]
+        assert "not defined" not in d.message
+        assert "in an entry that is not closed" in d.message and "refs.bib" in d.message
+        line = _read(ms).splitlines()[d.range.start.line]
+        assert line[d.range.start.character : d.range.end.character] == "ASDF"
+        bib_lines = _read(ASTROPY / "refs.bib").splitlines()
+        entry_line = next(i for i, ln in enumerate(bib_lines) if ln.startswith("@ARTICLE{ASDF,"))
+        assert d.related_information or preset != "visual-studio-code"
+        if d.related_information:  # the Neovim preset may not announce support
+            loc = d.related_information[0].location
+            assert loc.uri == uri(ASTROPY / "refs.bib")
+            assert loc.range.start.line == entry_line
+            assert "not closed" in d.related_information[0].message
+        hover = await client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(u), d.range.start)
+        )
+        text = _hover_text(hover)
+        assert f"refs.bib:{entry_line + 1} in an entry that is not closed" in text, text

@@ -492,7 +492,13 @@ def create_server() -> CiteLensServer:
             bib = ls.store.bib(path)
             defs = [e for e in bib.entries if e.key == key] if bib else []
         citation = ls.citation_at(path, offset) if kind_of(path) != "bib" else None
-        if not defs:
+        if not defs and analysis is not None and key in analysis.unclosed:
+            bib_path, key_span = analysis.unclosed[key]
+            index = ls.store.line_index(bib_path)
+            at = f":{index.line_of(key_span.start) + 1}" if index else ""
+            text = (f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
+                    "not closed (a '}' is missing); BibTeX still uses it, with an error")
+        elif not defs:
             text = f"`{key}`: not defined in any bibliography of this document"
         else:
             entry = defs[0]
