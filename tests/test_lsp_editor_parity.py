@@ -372,3 +372,27 @@ async def test_a_key_in_an_entry_that_is_not_closed_is_not_called_undefined(pres
         )
         text = _hover_text(hover)
         assert f"refs.bib:{entry_line + 1} in an entry that is not closed" in text, text
+
+
+async def test_the_end_of_run_summary_is_logged_at_info(
+    preset: str,
+    tmp_path: Path,
+    scholarly_server: ScholarlyFake,
+) -> None:
+    (tmp_path / "paper.tex").write_text(PAPER_TEX, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    settings = {
+        "verificationEnabled": True,
+        "verifyDebounceMs": 0,
+        "requestTimeoutS": 2.0,
+        "s2RequestsPerSecond": 200,
+    }
+    async with session(preset, tmp_path, env=env, settings=settings) as client:
+        open_doc(client, tmp_path / "paper.tex")
+
+        def summaries() -> list[lsp.LogMessageParams]:
+            return [m for m in client.log_messages if m.message.startswith("verified ")]
+
+        await wait_for(lambda: bool(summaries()), 20, "the end-of-run summary")
+        assert [m.type for m in summaries()] == [lsp.MessageType.Info]

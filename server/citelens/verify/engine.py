@@ -651,13 +651,15 @@ async def verify_entries(
     cache: VerificationCache | None = None,
     log: Log = _no_log,
     progress: Progress | None = None,
+    info: Log | None = None,
 ) -> dict[str, Verification]:
     """Verify entries (priority order: cited first) against the scholarly sources.
 
     Returns one :class:`Verification` per entry key. Never raises, except
     :class:`asyncio.CancelledError` when the caller cancels (the editor does for
     stale checks). ``sources`` and ``cache`` default to ones built from
-    ``settings`` (and closed again before returning).
+    ``settings`` (and closed again before returning). ``log`` gets problems (a source
+    unreachable, ...); ``info`` the end-of-run summary (``log`` when not given).
     """
     own_sources = sources is None
     own_cache = cache is None
@@ -670,7 +672,7 @@ async def verify_entries(
             src = Sources.from_settings(settings, log)
         run = _Run(views, settings, src, store, log, progress)
         results = await run.run()
-        _log_summary(log, results, src)
+        _log_summary(info or log, results, src)
         return results
     except asyncio.CancelledError:
         raise
