@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .model import BibEntry
@@ -38,22 +39,51 @@ def _score(words: list[str], key: str, title_words: list[str], author: str) -> i
     return score
 
 
-def search_entries(entries: Iterable[BibEntry], query: str, limit: int = 200) -> list[EntryMatch]:
-    """Entries whose key contains each query word, or whose first author's family name or
-    a title word starts with it (case and accents ignored); best matches first."""
-    words = normalize_title(query).split()
-    out: list[EntryMatch] = []
+#: Entries read field by field for one query at most (the rest only pass the cheap filter).
+MAX_SCORED = 2000
+
+_LATEX_NOISE = re.compile(r"\\[a-zA-Z]+\s*|\\.|[{}]")
+
+
+def haystacks(text: str, entries: Sequence[BibEntry]) -> list[str]:
+    """Each entry's source text, lower-cased, without braces and accent commands: a cheap
+    filter (every query word must occur in it) before the entries are read field by field."""
+    out = []
     for e in entries:
+        raw = _LATEX_NOISE.sub("", text[e.span.start : e.span.end])
+        out.append((raw if raw.isascii() else strip_accents(raw)).casefold())
+    return out
+
+
+def search_entries(
+    entries: Iterable[BibEntry], query: str, limit: int = 200, hay: Sequence[str] | None = None
+) -> list[EntryMatch]:
+    """Entries whose key contains each query word, or whose first author's family name or
+    a title word starts with it (case and accents ignored); best matches first.
+    ``hay``: :func:`haystacks` of ``entries`` (same order), to skip most entries at once."""
+    words = normalize_title(query).split()
+    if not words:  # everything: the first entries by key, read only those
+        first = sorted(entries, key=lambda e: e.key)[:limit]
+        return [EntryMatch(e, e.get("title") or "", _first_author(e), 1) for e in first]
+    plain_words = [strip_accents(w) for w in words]
+    pool = list(entries)
+    if hay is not None:
+        pool = [e for e, h in zip(pool, hay, strict=True) if all(w in h for w in plain_words)]
+    if len(pool) > MAX_SCORED:  # a short query ("a") matches nearly everything: keys first
+        in_key = [all(w in e.key.casefold() for w in plain_words) for e in pool]
+        pool = (
+            [e for e, k in zip(pool, in_key, strict=True) if k]
+            + [e for e, k in zip(pool, in_key, strict=True) if not k]
+        )[:MAX_SCORED]
+    out: list[EntryMatch] = []
+    for e in pool:
         title = e.get("title") or ""
         author = _first_author(e)
-        if words:
-            key = strip_accents(e.key).casefold()
-            fam = normalize_title(author).replace(" ", "")
-            score = _score(words, key, normalize_title(title).split(), fam)
-            if score == 0:
-                continue
-        else:
-            score = 1
+        key = strip_accents(e.key).casefold()
+        fam = normalize_title(author).replace(" ", "")
+        score = _score(words, key, normalize_title(title).split(), fam)
+        if score == 0:
+            continue
         out.append(EntryMatch(e, title, author, score))
     out.sort(key=lambda m: (-m.score, m.entry.key))
     return out[:limit]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from ..bibsearch import search_entries
+from ..bibsearch import haystacks, search_entries
 from ..model import BibEntry
 from .convert import span_range, uri_of
 
@@ -26,14 +26,31 @@ def workspace_bibliographies(ls: CiteLensServer) -> list[str]:
     return list(paths)
 
 
+#: (path, store stamp) -> haystacks of that .bib's entries (see bibsearch.haystacks)
+_HAY: dict[tuple[str, object], list[str]] = {}
+
+
+def _haystacks(ls: CiteLensServer, path: str, entries: list[BibEntry]) -> list[str]:
+    k = (path, ls.store.stamp(path))
+    hay = _HAY.get(k)
+    if hay is None:
+        for old in [x for x in _HAY if x[0] == path]:
+            del _HAY[old]
+        hay = haystacks(ls.store.text(path) or "", entries)
+        _HAY[k] = hay
+    return hay
+
+
 def workspace_symbols(ls: CiteLensServer, query: str) -> list[lsp.SymbolInformation]:
     entries: list[BibEntry] = []
+    hay: list[str] = []
     for path in workspace_bibliographies(ls):
         bib = ls.store.bib(path)
         if bib is not None:
             entries.extend(bib.entries)
+            hay.extend(_haystacks(ls, path, bib.entries))
     out = []
-    for m in search_entries(entries, query):
+    for m in search_entries(entries, query, hay=hay):
         e = m.entry
         detail = " · ".join(x for x in (m.first_author, e.get("year") or "", m.title[:80]) if x)
         out.append(
