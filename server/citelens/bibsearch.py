@@ -80,8 +80,8 @@ def search_entries(
         title = e.get("title") or ""
         author = _first_author(e)
         key = strip_accents(e.key).casefold()
-        fam = normalize_title(author).replace(" ", "")
-        score = _score(words, key, normalize_title(title).split(), fam)
+        fam = strip_accents(normalize_title(author)).replace(" ", "")
+        score = _score(plain_words, key, strip_accents(normalize_title(title)).split(), fam)
         if score == 0:
             continue
         out.append(EntryMatch(e, title, author, score))
