@@ -351,7 +351,7 @@ async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
         assert PENDING in await h.hover()
         final = await h.until_done()
         assert "⚠️ **Claim check failed**" in final and "HTTP 401" in final
-        assert "Bearer ∗∗∗" in final  # scrubbed (and inert as Markdown, without escapes)
+        assert "Bearer `***" in final  # scrubbed (in a code span, not escaped)
         assert_evidence(final)
         assert llm.chat_calls() == 3
         assert llm.calls()[-1]["headers"]["Authorization"] == f"Bearer {KEY}"

@@ -95,13 +95,16 @@ class Session:
         return f"harness error: {self.result.get('error')}\nsteps: {self.result.get('steps')}\n{self.log}"
 
 
-def run_scenario(tmp: Path, paper: SeededPaper, scenario: dict[str, Any]) -> dict[str, Any]:
+def run_scenario(tmp: Path, paper: SeededPaper, scenario: dict[str, Any],
+                 cmd: list[str] | None = None) -> dict[str, Any]:
     out = tmp / "result.json"
     scenario = {"open": str(paper.tex), "out": str(out), **scenario}
     with running() as fake:
         fake.add_paper(DWORK_NAOR_1992)
         env = nvim_env(tmp, fake.env())
         env["CITELENS_TEST_SCENARIO"] = json.dumps(scenario)
+        if cmd is not None:
+            env["CITELENS_TEST_CMD"] = json.dumps(cmd)
         proc = subprocess.run(
             [
                 str(nvim_binary()),
@@ -148,6 +151,10 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
                 {"code": "DOI_MISMATCH", "file": str(paper.bib)},
             ],
             "diagnostics_timeout_ms": 120_000,
+            # K on the citation whose DOI belongs to another paper, until the claim part is done
+            "hover": {"line": paper.cite_position(MISMATCH_KEY)[0],
+                      "col": paper.cite_position(MISMATCH_KEY)[1] + 2,
+                      "until_absent": "Checking claim", "timeout_ms": 30_000},
             "fix": {"code": "DOI_MISMATCH", "file": str(paper.bib), "text_out": str(fixed)},
         },
     )
@@ -231,3 +238,25 @@ def test_quick_fix_corrects_the_doi(session: Session) -> None:
     # nothing else in the bibliography changed
     original = session.paper.bib.read_text(encoding="utf-8")
     assert text.replace(RIGHT_DOI, WRONG_DOI) == original
+
+
+# --- The hover as Neovim shows it (K): Markdown that needs no backslash escapes.
+def test_hover_float_has_no_literal_backslashes(session: Session) -> None:
+    lines = session.result.get("hover_lines")
+    assert lines, session.context()
+    text = "\n".join(lines)
+    assert "pricing via processing or combatting junk mail" in text.lower(), text
+    assert "Identifier points to another paper" in text, text
+    assert "\\" not in text, text
+    if "CITELENS_LLM" in text:  # the claim part's advice names the variables as written
+        assert "CITELENS_LLM_BASE_URL" in text, text
+
+
+# --- A command that does not exist is reported, not skipped without a word.
+def test_missing_executable_is_reported(tmp_path: Path) -> None:
+    paper = seed(tmp_path / "paper")
+    missing = str(tmp_path / "no-venv" / "bin" / "citelens")
+    result = run_scenario(tmp_path, paper, {"no_server": {"wait_ms": 5000}}, cmd=[missing, "serve"])
+    messages = result.get("messages", "")
+    assert "CiteLens: cannot start the language server" in messages, result
+    assert missing in messages and "vim.g.citelens_cmd" in messages, messages

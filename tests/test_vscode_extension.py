@@ -108,5 +108,5 @@ def test_missing_server_gives_install_command(vsix: Path, tmp_path: Path) -> Non
     assert result["found"] is None
     assert result["node"] and Path(result["node"]).name == "node"
     assert "citelens-not-installed" in result["message"]
-    assert "pip install citelens" in result["message"]
-    assert "pip install -e ." in result["message"]
+    assert "pip install citelens" not in result["message"]  # not published
+    assert "pipx install" in result["message"] and "pip install -e ." in result["message"]

@@ -16,6 +16,7 @@ from .model import (
     SourceDocument,
     Span,
 )
+from .parsing.bibtex import unclosed_keys
 from .project import Project
 from .settings import Settings
 from .store import DocumentStore
@@ -38,6 +39,8 @@ class Analysis:
     bibitems: set[str] = field(default_factory=set)
     nocite_all: bool = False
     findings: list[Finding] = field(default_factory=list)
+    # keys only found in an entry that is not closed: key -> (.bib path, span of the key)
+    unclosed: dict[str, tuple[str, Span]] = field(default_factory=dict)
 
     @property
     def citations(self) -> dict[str, list[Citation]]:
@@ -77,6 +80,18 @@ def _names(paths: list[str]) -> str:
     return ", ".join(os.path.basename(p) for p in paths) or "no bibliography"
 
 
+def _unclosed_finding(settings: Settings, path: str, c: Citation, bib_path: str,
+                      key_span: Span) -> Finding | None:
+    name = os.path.basename(bib_path)
+    return make_finding(
+        settings, path, "UNDEFINED_CITATION",
+        f"Citation key '{c.key}' is defined in {name} in an entry that is not closed "
+        "(a '}' is missing); BibTeX reports an error there but still uses the entry",
+        c.span, key=c.key, data={"key": c.key, "unclosed": True},
+        related=[Related(bib_path, key_span, f"the entry '{c.key}' is not closed")],
+    )
+
+
 def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analysis:
     """Parse what the project needs and run the local checks."""
     out = Analysis(project)
@@ -94,6 +109,10 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
         for entry in bib.entries:
             out.definitions.setdefault(entry.key, []).append(entry)
             out.first.setdefault(entry.key, entry)
+        if bib.problems:
+            text = store.text(bib_path) or ""
+            for key, span in unclosed_keys(bib, text).items():
+                out.unclosed.setdefault(key, (bib_path, span))
     findings: list[Finding | None] = []
     add = findings.append
 
@@ -109,6 +128,9 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
         for path, doc in out.sources.items():
             for c in doc.citations:
                 if c.key in out.definitions or c.key in out.bibitems:
+                    continue
+                if c.key in out.unclosed:
+                    add(_unclosed_finding(settings, path, c, *out.unclosed[c.key]))
                     continue
                 add(make_finding(
                     settings, path, "UNDEFINED_CITATION",

@@ -24,6 +24,7 @@ from .analysis import code_url
 from .batch import CheckResult
 from .model import Finding, Severity
 from .store import DocumentStore
+from .verify.engine import offline_summary
 
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
 
@@ -118,6 +119,9 @@ def to_text(result: CheckResult) -> str:
         else:
             line = col = 0
         lines.append(f"{_rel(f.path)}:{line + 1}:{col + 1}: {f.severity.value} {f.code}: {f.message}")
+    offline = offline_summary(result.verifications.values())
+    if offline:
+        lines.append(offline)
     data = to_json(result)["summary"]
     lines.append(
         f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "

@@ -9,6 +9,10 @@
 --                                          -- wait until all are published
 --   attach_timeout_ms = 20000, diagnostics_timeout_ms = 90000,
 --   fix = { code = 'DOI_MISMATCH', file = '/tmp/.../Biblio.bib', text_out = '/tmp/.../fixed.bib' },
+--   hover = { line = 12, col = 40, until_absent = 'Checking claim', timeout_ms = 30000 },
+--                                          -- press K there (vim.lsp.buf.hover) and read the float,
+--                                          -- again until its text lacks until_absent
+--   no_server = { wait_ms = 3000 },        -- the command is missing: record :messages
 -- }
 local M = {}
 
@@ -135,12 +139,71 @@ local function apply_fix(s)
   f:close()
 end
 
+--- The lines of the floating window a hover opened, or nil.
+local function float_lines()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      return vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), win
+    end
+  end
+  return nil
+end
+
+local function close_floats()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+end
+
+--- Press K (vim.lsp.buf.hover) at the position and read what the float shows.
+local function hover_once(h, timeout)
+  close_floats()
+  vim.api.nvim_win_set_cursor(0, { h.line + 1, h.col })
+  vim.lsp.buf.hover()
+  local lines
+  vim.wait(timeout, function()
+    lines = float_lines()
+    return lines ~= nil
+  end, 50)
+  return lines
+end
+
+local function hover(s)
+  local h = s.hover
+  local deadline = vim.uv.now() + (h.timeout_ms or 30000)
+  local lines
+  repeat
+    lines = hover_once(h, s.request_timeout_ms)
+    local text = lines and table.concat(lines, '\n') or ''
+    if not h.until_absent or (lines and not text:find(h.until_absent, 1, true)) then
+      break
+    end
+    vim.wait(500)
+  until vim.uv.now() > deadline
+  result.hover_lines = lines
+  close_floats()
+end
+
 local function run()
   local s = vim.json.decode((assert(os.getenv('CITELENS_TEST_SCENARIO'), 'CITELENS_TEST_SCENARIO not set')))
   s.attach_timeout_ms = s.attach_timeout_ms or 20000
   s.diagnostics_timeout_ms = s.diagnostics_timeout_ms or 90000
   s.request_timeout_ms = s.request_timeout_ms or 15000
   local client
+  if s.no_server then
+    step('no_server', function()
+      vim.cmd.edit(vim.fn.fnameescape(s.open))
+      vim.wait(s.no_server.wait_ms or 3000, function()
+        return vim.fn.execute('messages'):find('CiteLens', 1, true) ~= nil
+      end, 50)
+      result.messages = vim.fn.execute('messages')
+      result.clients = #vim.lsp.get_clients({ name = 'citelens' })
+    end)
+    write_json(s.out, result)
+    return
+  end
   local ok = step('attach', function()
     vim.cmd.edit(vim.fn.fnameescape(s.open))
     local bufnr = vim.api.nvim_get_current_buf()
@@ -149,7 +212,7 @@ local function run()
     result.attach = {
       name = client.name,
       root_dir = client.root_dir,
-      cmd = client.config.cmd,
+      cmd = type(client.config.cmd) == 'table' and client.config.cmd or vim.g.citelens_cmd,
       server_info = client.server_info,
       capabilities = client.server_capabilities,
     }
@@ -161,6 +224,9 @@ local function run()
       end, 100)
       result.diagnostics = diagnostics()
     end)
+  end
+  if ok and s.hover then
+    step('hover', function() hover(s) end)
   end
   if ok and s.fix then
     step('fix', function() apply_fix(s) end)

@@ -7,7 +7,9 @@ vim.opt.runtimepath:prepend(assert(os.getenv('CITELENS_NVIM_RTP'), 'CITELENS_NVI
 vim.opt.swapfile = false
 vim.opt.shadafile = 'NONE'
 
-local overrides = { cmd = vim.json.decode((assert(os.getenv('CITELENS_TEST_CMD'), 'CITELENS_TEST_CMD not set'))) }
+-- the command as a user sets it (a wrong one is reported by the config, see lsp/citelens.lua)
+vim.g.citelens_cmd = vim.json.decode((assert(os.getenv('CITELENS_TEST_CMD'), 'CITELENS_TEST_CMD not set')))
+local overrides = {}
 local settings = os.getenv('CITELENS_TEST_SETTINGS')
 if settings and settings ~= '' then
   overrides.settings = { citelens = vim.json.decode(settings) }

@@ -5,10 +5,62 @@
 --
 --   vim.lsp.enable('citelens')
 --
--- Override anything with vim.lsp.config('citelens', { ... }), e.g. the command
--- of a virtualenv: cmd = { '/path/to/venv/bin/citelens', 'serve' }.
--- Every server setting (see docs/configuration.md) goes under settings.citelens,
--- with the same camelCase keys as in VS Code.
+-- The server command: `citelens serve`, or set your own before vim.lsp.enable, e.g. the
+-- virtualenv of a CiteLens checkout:
+--
+--   vim.g.citelens_cmd = { vim.fn.expand('~/citelens/.venv/bin/citelens'), 'serve' }
+--
+-- (a string is taken as the path of the executable). When the executable cannot be
+-- found, you get a message (vim.notify) saying so, instead of no server and no word.
+-- Override anything else with vim.lsp.config('citelens', { ... }). Every server
+-- setting (see docs/configuration.md) goes under settings.citelens, with the same
+-- camelCase keys as in VS Code.
+
+--- The command to start: vim.g.citelens_cmd, else `citelens serve`.
+---@return string[]
+local function server_cmd()
+  local cmd = vim.g.citelens_cmd
+  if type(cmd) == 'string' and cmd ~= '' then
+    return { cmd, 'serve' }
+  elseif type(cmd) == 'table' and #cmd > 0 then
+    return cmd
+  end
+  return { 'citelens', 'serve' }
+end
+
+local reported = {}
+
+--- Start the server, or say why not: Neovim would otherwise skip a missing executable
+--- without a message (only a line in lsp.log).
+---@param dispatchers vim.lsp.rpc.Dispatchers
+---@param config vim.lsp.ClientConfig
+local function start(dispatchers, config)
+  local cmd = server_cmd()
+  if vim.fn.executable(cmd[1]) == 1 then
+    return vim.lsp.rpc.start(cmd, dispatchers, { cwd = config and config.root_dir or nil })
+  end
+  if not reported[cmd[1]] then
+    reported[cmd[1]] = true
+    local message = (
+      'CiteLens: cannot start the language server: %q is not an executable (not found on PATH?). '
+        .. "Set its full path, e.g. vim.g.citelens_cmd = { '/path/to/citelens/.venv/bin/citelens', 'serve' }"
+    ):format(cmd[1])
+    -- scheduled: an error message raised while a buffer is being opened would abort the open
+    vim.schedule(function()
+      vim.notify(message, vim.log.levels.ERROR)
+    end)
+  end
+  -- a client that is already closed: Neovim gives up on it quietly
+  vim.schedule(function()
+    dispatchers.on_exit(0, 0) -- (a non-zero code would add a second message pointing at lsp.log)
+  end)
+  return {
+    request = function() return false end,
+    notify = function() return false end,
+    is_closing = function() return true end,
+    terminate = function() end,
+  }
+end
 
 ---@param client vim.lsp.Client
 ---@param bufnr integer
@@ -40,7 +92,7 @@ end
 
 ---@type vim.lsp.Config
 return {
-  cmd = { 'citelens', 'serve' },
+  cmd = start,
   filetypes = { 'tex', 'plaintex', 'bib', 'markdown', 'rmd', 'quarto' },
   root_markers = { '.latexmkrc', 'latexmkrc', '_quarto.yml', '.git' },
   -- Sent as initializationOptions and answered to workspace/configuration (section "citelens").

@@ -67,7 +67,9 @@ export function findExecutable(
 }
 
 export const INSTALL_HINT =
-  "Install it with `pip install citelens` (or `pip install -e .` from a CiteLens checkout)";
+  "Install it from a CiteLens checkout with `pipx install /path/to/citelens` " +
+  "(or `pip install -e .` in a virtualenv, then set citelens.server.command to its bin/citelens); " +
+  "it is not on PyPI yet";
 
 /** The message shown when the server cannot be started. */
 export function missingServerMessage(cmd: ServerCommand, detail?: string): string {

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.mdplain import plain
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",
@@ -18,31 +17,12 @@ PENDING = "⏳ Checking claim…"
 LOOKING_UP = "Looking up the abstract of the cited paper…"
 NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
 
-#: Markdown that text from papers and models could trigger, made inert with look-alike
-#: characters: hover text needs no backslash escapes (Neovim shows them literally). An
-#: underscore inside a word (s2_batch) is literal in CommonMark and stays; so do "<" and
-#: ">" in "p < 0.05", "[1]" and a lone "~".
-_INERT = (
-    (re.compile(r"`"), "'"),
-    (re.compile(r"\*"), "∗"),
-    (re.compile(r"~~"), "∼∼"),
-    (re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])"), "＿"),
-    (re.compile(r"\\(?=[!-/:-@\[-`{-~])"), "∖"),  # a backslash before punctuation escapes it
-    (re.compile(r"<(?=[A-Za-z/!?])"), "‹"),  # an HTML tag
-    (re.compile(r"\]\("), "] ("),  # a link
-    (re.compile(r"&(?=#?[0-9A-Za-z]+;)"), "＆"),  # an entity
-    (re.compile(r"^(?=[>#+=-])"), "\u00a0"),  # block syntax at the start
-)
-
-
 def _quote(text: str, limit: int = 400) -> str:
     """``text`` on one line, at most ``limit`` characters, inert as Markdown."""
     text = " ".join(text.split())
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
-    for pattern, replacement in _INERT:
-        text = pattern.sub(replacement, text)
-    return text
+    return plain(text)  # no backslash escapes: Neovim would show them
 
 
 def _link(label: str, url: str) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
+from ..mdplain import plain
 from ..model import BibEntry, EntryView
 
 if TYPE_CHECKING:
@@ -22,13 +23,9 @@ _STATUS_MARK = {
 }
 
 
-_SPECIAL = re.compile(r"[\\`*\[\]<>|]|(?<!\w)_|_(?!\w)")
-
-
 def _escape(text: str) -> str:
-    """Escape Markdown syntax; an underscore inside a word (s2_batch) is left alone, as
-    CommonMark reads it literally and some clients (Neovim) show the backslash."""
-    return _SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+    """Text as written, with no backslash escapes (Neovim would show them): see mdplain."""
+    return plain(text)
 
 
 def _people(names: list[str], limit: int = 6) -> str:
@@ -41,9 +38,9 @@ def _links(doi: str | None, arxiv: str | None, url: str | None = None,
            s2: str | None = None) -> list[str]:
     out = []
     if doi:
-        out.append(f"DOI [{_escape(doi)}](https://doi.org/{doi})")
+        out.append(f"DOI [{_escape(doi)}](https://doi.org/{quote(doi, safe='/:;')})")
     if arxiv:
-        out.append(f"arXiv [{_escape(arxiv)}](https://arxiv.org/abs/{arxiv})")
+        out.append(f"arXiv [{_escape(arxiv)}](https://arxiv.org/abs/{quote(arxiv, safe='/:')})")
     if s2:
         out.append(f"[Semantic Scholar](https://www.semanticscholar.org/paper/{s2})")
     if url and not out:
@@ -91,7 +88,7 @@ _SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.o
 
 def verification_section(v: Verification | None, pending: bool = False) -> str:
     if v is None:
-        return "_Verification: in progress…_" if pending else ""
+        return "⏳ Verification of this entry is still running" if pending else ""
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
@@ -159,3 +156,31 @@ def notice_section(v: Verification | None) -> str:
         lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
                      f"{retraction.source_name(n)}")
     return "  \n".join(lines)
+
+
+def _short_author(view: EntryView) -> str:
+    if not view.authors:
+        return ""
+    last = view.authors[0].last or view.authors[0].first
+    return last + (" et al." if len(view.authors) > 1 or view.authors_truncated else "")
+
+
+def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, bool]]) -> str:
+    """The hover on a citation command: one line per cited entry, in citation order.
+
+    ``rows``: (key, the entry's view or None when undefined, its verdict, verifying now).
+    """
+    n = len(rows)
+    lines = [f"**Cites {n} {'entry' if n == 1 else 'entries'}**", ""]
+    for key, view, v, pending in rows:
+        if view is None:
+            lines.append(f"- `{key}` — ❌ not defined in any bibliography of this document")
+            continue
+        who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
+        parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
+        status = (_STATUS_MARK.get(v.status.name, v.status.name) if v is not None
+                  else "⏳ verifying" if pending else "")
+        if status:
+            parts.append(status)
+        lines.append(f"- `{key}` — " + " · ".join(parts))
+    return "\n".join(lines)

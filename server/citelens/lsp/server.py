@@ -357,14 +357,15 @@ class CiteLensServer(LanguageServer):
         return out
 
 
-def workspace_sources(roots: list[str], limit: int = 5000) -> list[str]:
+def workspace_sources(roots: list[str], limit: int = 5000,
+                      kinds: tuple[str, ...] = ("latex", "markdown")) -> list[str]:
     out: list[str] = []
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "node_modules"]
             for name in filenames:
                 p = os.path.join(dirpath, name)
-                if kind_of(p) in {"latex", "markdown"}:
+                if kind_of(p) in kinds:
                     out.append(p)
                     if len(out) >= limit:
                         return out
@@ -509,14 +510,22 @@ def create_server() -> CiteLensServer:
             return None
         found = ls.key_at(path, offset)
         if found is None:
-            return None
+            from .cite_hover import command_hover  # on the command, not on a key
+
+            return command_hover(ls, path, offset) if kind_of(path) != "bib" else None
         key, analysis = found
         defs = analysis.definitions.get(key, []) if analysis else []
         if not defs and kind_of(path) == "bib":
             bib = ls.store.bib(path)
             defs = [e for e in bib.entries if e.key == key] if bib else []
         citation = ls.citation_at(path, offset) if kind_of(path) != "bib" else None
-        if not defs:
+        if not defs and analysis is not None and key in analysis.unclosed:
+            bib_path, key_span = analysis.unclosed[key]
+            index = ls.store.line_index(bib_path)
+            at = f":{index.line_of(key_span.start) + 1}" if index else ""
+            text = (f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
+                    "not closed (a '}' is missing); BibTeX still uses it, with an error")
+        elif not defs:
             text = f"`{key}`: not defined in any bibliography of this document"
         else:
             entry = defs[0]
@@ -616,6 +625,36 @@ def create_server() -> CiteLensServer:
         from .actions import code_actions
 
         return code_actions(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> Any:
+        ls.flush()  # refusals are ResponseErrors with a message for the user: not guarded
+        from .rename import prepare_rename
+
+        return prepare_rename(ls, params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+        ls.flush()
+        from .rename import rename
+
+        return rename(ls, params)
+
+    @server.feature(lsp.WORKSPACE_SYMBOL)
+    @_guard
+    def workspace_symbol(ls: CiteLensServer, params: lsp.WorkspaceSymbolParams) -> Any:
+        ls.flush()
+        from .symbols import workspace_symbols
+
+        return workspace_symbols(ls, params.query)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)
+    @_guard
+    def document_link(ls: CiteLensServer, params: lsp.DocumentLinkParams) -> Any:
+        ls.flush()
+        from .links import document_links
+
+        return document_links(ls, params.text_document.uri)
 
     # pygls announces these in executeCommandProvider and dispatches them.
     @server.command("citelens.verifyNow")

@@ -271,6 +271,7 @@ class Verifier:
             results = await verify_entries(
                 list(by_key.values()), server.settings, sources=sources,
                 cache=self._cache, log=server.log_once, progress=progress.report,
+                info=lambda m: server.log_line(m, lsp.MessageType.Info),  # the summary
             )
             for key, ver in results.items():
                 view = by_key.get(key)

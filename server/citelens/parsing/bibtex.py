@@ -633,3 +633,19 @@ def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
     ctx.macros[name] = value
     ctx.depth[name] = depth
     ctx.unexpanded.discard(name)
+
+
+_UNCLOSED_HEAD = re.compile(r"@\s*[A-Za-z]+\s*[{(]\s*([^,\s{}()\"#%'=]+)")
+
+
+def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
+    """Keys of the entries that are not closed (a ``BIB_SYNTAX`` problem, not an entry):
+    key -> span of the key. BibTeX reports an error there but still uses the entry."""
+    out: dict[str, Span] = {}
+    for p in bib.problems:
+        if "is not closed" not in p.message:
+            continue
+        m = _UNCLOSED_HEAD.match(text, p.span.start)
+        if m is not None:
+            out.setdefault(m.group(1), Span(m.start(1), m.end(1)))
+    return out

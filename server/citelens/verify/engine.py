@@ -30,7 +30,7 @@ import datetime
 import functools
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,16 +141,57 @@ def _sources_list(asked: Sequence[Asked]) -> str:
     return ", ".join(names)
 
 
+#: How a lookup that failed for lack of a network connection describes itself
+#: (sources/http.py: "connection failed: [Errno -2] ...", "<host> unavailable", timeouts).
+_NETWORK_DETAILS = ("connection failed", "connection reset", "connection closed",
+                    "network error", "unavailable")
+
+
+def is_network_failure(outcome: str, detail: str) -> bool:
+    """A failed lookup that never reached the source (no DNS, no route, reset...)."""
+    return outcome in {o.value for o in _FAILED} and any(d in detail for d in _NETWORK_DETAILS)
+
+
 def _failure_text(asked: Sequence[Asked]) -> str:
     failed = [a for a in asked if a.lookup.outcome in _FAILED]
     if failed and all("offline" in a.lookup.detail for a in failed):
         return "offline, and no cached answer for this entry"
+    unreachable: dict[str, None] = {}
     parts = []
     for name in dict.fromkeys(_src_name(a.lookup.source) for a in failed):
-        detail = next((a.lookup.detail for a in failed
-                       if _src_name(a.lookup.source) == name and a.lookup.detail), "")
+        mine = [a.lookup for a in failed if _src_name(a.lookup.source) == name]
+        if all(is_network_failure(x.outcome.value, x.detail) for x in mine):
+            unreachable[name] = None  # the errno text is the same for every entry: not here
+            continue
+        detail = next((x.detail for x in mine if x.detail), "")
         parts.append(f"{name} ({detail})" if detail else name)
+    if unreachable:
+        parts.insert(0, ", ".join(_in_source_order(unreachable)) + " (unreachable)")
     return "could not ask " + "; ".join(parts)
+
+
+def _in_source_order(names: Iterable[str]) -> list[str]:
+    order = list(SOURCE_NAMES.values())
+    return sorted(set(names), key=lambda n: (order.index(n) if n in order else len(order), n))
+
+
+def offline_summary(verifications: Iterable[Verification]) -> str | None:
+    """"offline: n entries unverified; sources unreachable: ..." when network failures left
+    entries UNVERIFIED (sources in SOURCE_NAMES order), else None."""
+    count = 0
+    down: set[str] = set()
+    for v in verifications:
+        if v.status is not Status.UNVERIFIED:
+            continue
+        hit = {a.source for a in v.audit if is_network_failure(a.outcome, a.detail)}
+        if hit:
+            count += 1
+            down |= hit
+    if not count:
+        return None
+    names = _in_source_order(_src_name(s) for s in down)
+    return (f"offline: {count} {'entry' if count == 1 else 'entries'} unverified; "
+            f"sources unreachable: {', '.join(names)}")
 
 
 def decide(
@@ -799,13 +840,15 @@ async def verify_entries(
     cache: VerificationCache | None = None,
     log: Log = _no_log,
     progress: Progress | None = None,
+    info: Log | None = None,
 ) -> dict[str, Verification]:
     """Verify entries (priority order: cited first) against the scholarly sources.
 
     Returns one :class:`Verification` per entry key. Never raises, except
     :class:`asyncio.CancelledError` when the caller cancels (the editor does for
     stale checks). ``sources`` and ``cache`` default to ones built from
-    ``settings`` (and closed again before returning).
+    ``settings`` (and closed again before returning). ``log`` gets problems (a source
+    unreachable, ...); ``info`` the end-of-run summary (``log`` when not given).
     """
     own_sources = sources is None
     own_cache = cache is None
@@ -818,7 +861,7 @@ async def verify_entries(
             src = Sources.from_settings(settings, log)
         run = _Run(views, settings, src, store, log, progress)
         results = await run.run()
-        _log_summary(log, results, src)
+        _log_summary(info or log, results, src)
         return results
     except asyncio.CancelledError:
         raise

@@ -1,0 +1,73 @@
+"""Cost of a cite-key rename and of a workspace-symbol query, in-process (no LSP transport).
+
+Rename: the dissertation's key ``vaswani-2017-attention`` (cited in several chapters of two
+root files), from a cold store (every file read and parsed) and a warm one (what the server
+has after opening the project). Symbols: queries over the corpus papers' .bib files plus a 37k-entry library.
+Run: ``python benchmarks/bench_rename.py``
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from citelens.bibsearch import haystacks, search_entries
+from citelens.keyrename import rename_edits
+from citelens.project import documents_using_bibliography
+from citelens.store import DocumentStore
+
+CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+THESIS = CORPUS / "papers" / "thammegowda-dissertation"
+KEY = "vaswani-2017-attention"
+
+
+def _sources(root: Path) -> list[str]:
+    return sorted(str(p) for p in root.rglob("*") if p.suffix in {".tex", ".md"})
+
+
+def rename_once(store: DocumentStore) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    bib = str(THESIS / "anthology.bib")
+    files = documents_using_bibliography(store, bib, _sources(THESIS))
+    edits = rename_edits(store, KEY, "vaswani2017attention", [bib], files)
+    return (time.perf_counter() - t0) * 1000, sum(len(v) for v in edits.values())
+
+
+def main() -> int:
+    if not THESIS.is_dir():
+        print(f"corpus not found at {CORPUS}", file=sys.stderr)
+        return 2
+    cold, n = rename_once(DocumentStore(()))
+    store = DocumentStore(())
+    rename_once(store)
+    warm = [rename_once(store)[0] for _ in range(20)]
+    print(
+        f"rename {KEY}: {n} edits; cold {cold:.1f} ms; warm median {statistics.median(warm):.1f} ms"
+        f" (max {max(warm):.1f})"
+    )
+    bibs = sorted(str(p) for p in (CORPUS / "papers").rglob("*.bib"))
+    bibs.append(str(CORPUS / "bigbib" / "ml_conferences.bib"))
+    entries = [e for p in bibs if (b := store.bib(p)) is not None for e in b.entries]
+    t0 = time.perf_counter()
+    hay = [
+        h for p in bibs if (b := store.bib(p)) is not None for h in haystacks(store.text(p) or "", b.entries)
+    ]
+    print(f"workspace/symbol index (once per .bib version): {(time.perf_counter() - t0) * 1000:.0f} ms")
+    for query in ("a", "vaswani", "attention all you need", "smith 2020", ""):
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            found = search_entries(entries, query, hay=hay)
+            times.append((time.perf_counter() - t0) * 1000)
+        print(
+            f"workspace/symbol {query!r} over {len(entries)} entries in {len(bibs)} .bib files: "
+            f"{len(found)} results, median {statistics.median(times):.1f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""textDocument/prepareRename and textDocument/rename of a cite key.
+
+The key is renamed in its .bib entry (and in ``crossref`` fields naming it) and at every
+citation in the documents of the projects whose bibliography is that .bib
+(:func:`citelens.project.documents_using_bib`): other projects, comments and
+files no project includes are left alone. The edits come from
+:func:`citelens.keyrename.rename_edits`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from ..keyrename import RenameError, check_new_key, rename_edits
+from ..model import BibEntry, Span
+from ..store import kind_of
+from .actions import workspace_edit
+from .convert import path_of, span_range
+
+if TYPE_CHECKING:
+    from .server import CiteLensServer
+
+
+def _refuse(message: str) -> JsonRpcException:
+    return JsonRpcException(message, code=int(lsp.LSPErrorCodes.RequestFailed))
+
+
+def _target(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, str, Span, list[BibEntry]]:
+    """(path, key, span of the key under the cursor, its definitions) or a refusal."""
+    path = path_of(uri)
+    offset = ls.offset(path, pos) if path else None
+    if path is None or offset is None:
+        raise _refuse("No cite key here")
+    if kind_of(path) == "bib":
+        entry = ls.entry_at(path, offset)
+        if entry is None or not entry.key_span.contains(offset):
+            raise _refuse("Rename works on an entry's key or on a cited key")
+        analysis = ls.analysis_for(path)
+        defs = analysis.definitions.get(entry.key, []) if analysis else []
+        return path, entry.key, entry.key_span, defs or [entry]
+    c = ls.citation_at(path, offset)
+    if c is None:
+        raise _refuse("Rename works on a cited key or on an entry's key")
+    analysis = ls.analysis_for(path)
+    defs = analysis.definitions.get(c.key, []) if analysis else []
+    if not defs:
+        raise _refuse(
+            f"'{c.key}' is not defined in any bibliography of this document, so there is no entry to rename"
+        )
+    return path, c.key, c.span, defs
+
+
+def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> lsp.PrepareRenamePlaceholder:
+    path, key, span, _defs = _target(ls, params.text_document.uri, params.position)
+    return lsp.PrepareRenamePlaceholder(range=span_range(ls.store, path, span, ls.encoding), placeholder=key)
+
+
+def _defined_keys(ls: CiteLensServer, bib_paths: list[str]) -> set[str]:
+    keys: set[str] = set()
+    for p in bib_paths:
+        bib = ls.store.bib(p)
+        if bib is not None:
+            keys.update(e.key for e in bib.entries)
+    for a in ls.analyses.values():
+        if set(a.project.bib_paths) & set(bib_paths):
+            keys.update(a.definitions)
+            keys.update(a.bibitems)
+    return keys
+
+
+def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    _path, key, _span, defs = _target(ls, params.text_document.uri, params.position)
+    bib_paths = list(dict.fromkeys(e.path for e in defs))
+    try:
+        check_new_key(key, params.new_name, _defined_keys(ls, bib_paths))
+    except RenameError as exc:
+        raise _refuse(str(exc)) from None
+    sources: dict[str, None] = {}
+    for bib in bib_paths:
+        sources.update(dict.fromkeys(ls.documents_using_bib(bib)))
+    edits = rename_edits(ls.store, key, params.new_name, bib_paths, list(sources))
+    return workspace_edit(ls, edits)

@@ -1,0 +1,33 @@
+"""Text for hovers that reads the same in every client, with no backslash escapes.
+
+Neovim shows a hover's Markdown source with only light rendering, so an escape such as
+``arxiv\\_id`` appears with its backslash. Instead of escaping, :func:`plain` leaves text
+that Markdown reads literally as it is (``s2_batch``: CommonMark never reads an underscore
+inside a word as emphasis) and puts a word that Markdown would read as markup
+(``*``, an underscore at a word's edge, a backslash, ``<tag``, a link, an entity) in a code span.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RISKY = re.compile(r"[*\\]|(?<![^\W_])_|_(?![^\W_])|<[A-Za-z/!?]|~~|\]\(|&#?[0-9A-Za-z]+;")
+# A line that starts like a heading, quote or list item.
+_BLOCK_START = re.compile(r"(#{1,6}|[>+-]|\d+[.)])(?=\s|$)")
+_WORD = re.compile(r"\S+")
+
+
+def _code(word: str) -> str:
+    word = word.replace("`", "'")
+    return f"`{word}`"
+
+
+def plain(text: str) -> str:
+    """``text`` for a Markdown hover: shown as written, without backslashes added."""
+    text = text.replace("`", "'")
+    if _RISKY.search(text):
+        text = _WORD.sub(lambda m: _code(m.group(0)) if _RISKY.search(m.group(0)) else m.group(0), text)
+    block = _BLOCK_START.match(text)
+    if block:
+        text = _code(block.group(0)) + text[block.end() :]
+    return text
