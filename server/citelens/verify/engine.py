@@ -148,8 +148,10 @@ _NETWORK_DETAILS = ("connection failed", "connection reset", "connection closed"
 
 
 def is_network_failure(outcome: str, detail: str) -> bool:
-    """A failed lookup that never reached the source (no DNS, no route, reset...)."""
-    return outcome in {o.value for o in _FAILED} and any(d in detail for d in _NETWORK_DETAILS)
+    """A failed lookup that never reached the source (no DNS, no route, reset...); a host
+    cut off by its circuit breaker ("answered HTTP 429 or 5xx ...") did answer."""
+    return (outcome in {o.value for o in _FAILED} and "answered HTTP" not in detail
+            and any(d in detail for d in _NETWORK_DETAILS))
 
 
 def _failure_text(asked: Sequence[Asked]) -> str:
