@@ -97,7 +97,7 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
         if k not in seen:
             seen.add(k)
             out.append(f)
-    out.sort(key=lambda f: (f.path, f.span.start, f.code))
+    out.sort(key=lambda f: (f.path, f.span.start, f.span.end, f.code, f.message))
     return out
 
 

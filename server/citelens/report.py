@@ -101,7 +101,9 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 def to_text(result: CheckResult) -> str:
     lines: list[str] = []
     store = result.store
-    for f in sorted(result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity])):
+    order = sorted(result.findings,
+                   key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message))
+    for f in order:
         index = store.line_index(f.path)
         if index is not None:
             line = index.line_of(f.span.start)

@@ -221,7 +221,8 @@ class CiteLensServer(LanguageServer):
             self._signatures[uri] = sig
             diags = [to_diagnostic(self.store, f, self.encoding, related, self._related)
                      for f in fs]
-            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
+            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code),
+                                      d.message))
             if uri not in self.published or self.published[uri] != diags:
                 self.published[uri] = diags
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
