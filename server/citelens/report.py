@@ -87,6 +87,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "diagnostics": diagnostics,
         "summary": {
             "entries": len(entries),
+            "citations": result.citations,
             "diagnostics": len(diagnostics),
             "errors": by_sev.get("error", 0),
             "warnings": by_sev.get("warning", 0),
@@ -114,7 +115,8 @@ def to_text(result: CheckResult) -> str:
     data = to_json(result)["summary"]
     lines.append(
         f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
-        f"{data['information']} information, {data['hints']} hints"
+        f"{data['information']} information, {data['hints']} hints; "
+        f"{data['citations']} citations"
     )
     return "\n".join(lines) + "\n"
 
@@ -150,6 +152,7 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "CiteLens", "version": __version__,
                                 "informationUri": code_url("").rstrip("#"), "rules": rules}},
             "columnKind": "utf16CodeUnits",
+            "properties": {"entries": len(result.entries), "citations": result.citations},
             "results": results,
         }],
     }

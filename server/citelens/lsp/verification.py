@@ -147,7 +147,8 @@ class Verifier:
             if cached is not None and cached[0] == sig:
                 entry_level = cached[2]
             else:
-                entry_level = entry_level_findings(bibs, by_key, settings)
+                entry_level = entry_level_findings(
+                    bibs, by_key, settings, lambda e: self.server.entry_view(e, analysis))
                 # keep the BibFiles alive with the signature, so their ids stay theirs
                 self._findings[analysis.project.root] = (sig, bibs, entry_level)
             return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,
