@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citelens.parsing.entry_view import entry_view
 from citelens.parsing.bibtex import parse_bib
+from citelens.parsing.entry_view import entry_view
 from citelens.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.engine import Asked, decide
