@@ -135,8 +135,12 @@ class Verifier:
         from ..verify.findings import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
-        for key, defs in analysis.definitions.items():
-            v = self.result(defs[0], analysis)
+        # In a whole library only cited entries are verified: look at those, not at 68,000.
+        library = len(analysis.definitions) > MAX_UNCITED
+        keys = analysis.cited_keys() if library else analysis.definitions
+        for key in keys:
+            defs = analysis.definitions.get(key)
+            v = self.result(defs[0], analysis) if defs else None
             if v is not None:
                 by_key[key] = v
         settings = self.server.settings
@@ -148,7 +152,8 @@ class Verifier:
                 entry_level = cached[2]
             else:
                 entry_level = entry_level_findings(
-                    bibs, by_key, settings, lambda e: self.server.entry_view(e, analysis))
+                    bibs, by_key, settings, lambda e: self.server.entry_view(e, analysis),
+                    only=set(by_key) if library else None)
                 # keep the BibFiles alive with the signature, so their ids stay theirs
                 self._findings[analysis.project.root] = (sig, bibs, entry_level)
             return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,

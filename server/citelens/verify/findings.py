@@ -11,7 +11,7 @@ the field and its value span, the duplicate's key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citelens.model import (
     BibEntry,
@@ -231,9 +231,13 @@ def duplicate_findings(
 def entry_level_findings(
     bib_files: Sequence[BibFile], results: Mapping[str, Verification], settings: Settings,
     view_of: ViewOf | None = None,
+    only: Collection[str] | None = None,
 ) -> list[Finding]:
-    """The findings in the .bib files: on the wrong field of each entry, and duplicates."""
+    """The findings in the .bib files: on the wrong field of each entry, and duplicates
+    (among the keys in ``only`` when given: the editor's view of a whole library)."""
     defs = _first_definitions(bib_files)
+    if only is not None:
+        defs = {k: defs[k] for k in only if k in defs}
     out: list[Finding] = []
     for key, entry in defs.items():
         v = results.get(key)
