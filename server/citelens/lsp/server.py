@@ -373,6 +373,9 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def create_server() -> CiteLensServer:
+    from .textsync import install
+
+    install()  # pygls's incremental sync costs a Python call per line of the document
     server = CiteLensServer()
 
     @server.feature(lsp.INITIALIZE)
