@@ -14,7 +14,7 @@ from .model import BibFile, BibProblem, SourceDocument, Span
 from .parsing.bibtex import parse_bib, read_text, reparse_edit
 from .parsing.latex import parse_latex
 from .parsing.markdown import parse_markdown
-from .text import LineIndex
+from .text import LineIndex, index_after_edit
 
 Stamp = tuple[object, ...]
 
@@ -143,7 +143,7 @@ class DocumentStore:
         text = self.text(path)
         if text is None:
             return None
-        index = LineIndex(text)
+        index = index_after_edit(cached[1], text) if cached else LineIndex(text)
         self._lines[path] = (stamp, index)
         return index
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from sys import intern
 
 from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
+from citelens.text import common_prefix, common_suffix
 
 #: Texts up to this many characters have all their fields parsed at once.
 EAGER_LIMIT = 2_000_000
@@ -536,43 +537,6 @@ def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
 # --------------------------------------------------------------------------- edits
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix (compared by chunks: C speed on 35 MB)."""
-    n = min(len(a), len(b))
-    lo, step = 0, 1 << 16
-    while lo < n and a[lo:lo + step] == b[lo:lo + step]:
-        lo += step
-    hi = min(n, lo + step)
-    while lo < hi:  # the first difference is in a[lo:hi]
-        mid = (lo + hi) // 2
-        if a[lo:mid + 1] == b[lo:mid + 1]:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the longest common suffix, at most ``limit``."""
-    n, step = 0, 1 << 16
-    la, lb = len(a), len(b)
-    while n < limit:
-        k = min(step, limit - n)
-        if a[la - n - k:la - n] != b[lb - n - k:lb - n]:
-            break
-        n += k
-    else:
-        return limit
-    lo, hi = n, min(limit, n + step)
-    while lo < hi:  # the first difference from the end is within the next chunk
-        mid = (lo + hi + 1) // 2
-        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     """``new_text`` parsed by re-reading only the entries an edit of ``old_text`` touched.
 
@@ -585,8 +549,8 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     if (len(new_text) <= EAGER_LIMIT or not entries
             or not all(type(e) is _LazyEntry for e in entries)):
         return None
-    p = _common_prefix(old_text, new_text)
-    s = _common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
+    p = common_prefix(old_text, new_text)
+    s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
     old_end, delta = len(old_text) - s, len(new_text) - len(old_text)
     first = bisect.bisect_left(entries, p, key=lambda e: e.span.end)  # ends at/after p
     last = bisect.bisect_right(entries, old_end, key=lambda e: e.span.start)  # after: kept
