@@ -180,6 +180,7 @@ async def bench_stream(tmp: Path) -> None:
             t0 = time.monotonic()
             open_doc(client, tex)
             times: list[float] = []
+            counts: list[tuple[float, int]] = []
             seen: dict[str, int] = {}
             idle_since = None
             while time.monotonic() - t0 < 1800:
@@ -188,6 +189,7 @@ async def bench_stream(tmp: Path) -> None:
                 if cur != seen:
                     seen = cur
                     times.append(time.monotonic() - t0)
+                    counts.append((times[-1], sum(cur.values())))
                     idle_since = None
                 rs = [r for r in client.progress_reports.values() if r]
                 ended = bool(rs) and all(isinstance(r[-1], lsp.WorkDoneProgressEnd) for r in rs)
@@ -199,10 +201,11 @@ async def bench_stream(tmp: Path) -> None:
             msgs = [getattr(r, "message", "") for rs in client.progress_reports.values()
                     for r in rs]
         n = sum(seen.values())
+        half = next((t for t, k in counts if k >= n / 2), float("nan"))
         if times:
             print(f"stream: astropy against the fake APIs: first verification diagnostic "
-                  f"{times[0]:.1f} s, last {times[-1]:.1f} s, {len(times)} changes, {n} "
-                  f"verification diagnostics", flush=True)
+                  f"{times[0]:.1f} s, half of them {half:.1f} s, last {times[-1]:.1f} s, "
+                  f"{len(times)} changes, {n} verification diagnostics", flush=True)
         else:
             print("stream: no verification diagnostic", flush=True)
         print(f"stream: last progress messages {msgs[-2:]}; {sum(fake.counts().values())} "
