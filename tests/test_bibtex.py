@@ -384,3 +384,40 @@ def test_ml_conferences_junk_parses_without_exceptions() -> None:
     nul = text.index("\x00")
     (holder,) = [e for e in bib.entries if e.span.start < nul < e.span.end]
     assert "\x00" in (holder.get("abstract") or "")
+
+
+def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
+    """``reparse_edit`` (only the entries an edit touched) gives what a full parse gives."""
+    import random
+
+    from citelens.parsing.bibtex import EAGER_LIMIT, all_problems, reparse_edit
+
+    one = ("@article{{key{i},\n  title = {{A {{Title}} number {i}}},\n  author = {{Doe, J."
+           " and Roe, R.}},\n  journal = jnl,\n  year = {{20{i2:02d}}},\n}}\n\n")
+    text = "@string{jnl = {Journal of Tests}}\n\n" + "".join(
+        one.format(i=i, i2=i % 100) for i in range(EAGER_LIMIT // 120 + 10))
+    assert len(text) > EAGER_LIMIT
+    bib = parse_bib(text, "big.bib")
+    rng = random.Random(7)
+    inserts = ["x", "}", "{", "@article{zz, title={A}}\n", ",\n  note = {n}", "%", "\n@misc{"]
+    spliced = 0
+    for _ in range(24):
+        i = rng.randrange(40, len(text))
+        if rng.random() < 0.3:
+            new = text[:i] + text[i + rng.randrange(1, 60):]
+        else:
+            new = text[:i] + rng.choice(inserts) + text[i:]
+        got = reparse_edit(text, bib, new)
+        want = parse_bib(new, "big.bib")
+        if got is not None:
+            spliced += 1
+            assert [(e.key, e.span, e.key_span, e.entry_type) for e in got.entries] == [
+                (e.key, e.span, e.key_span, e.entry_type) for e in want.entries]
+            for e_got, e_want in zip(got.entries, want.entries, strict=True):
+                if e_got.span.start <= i + 200 and e_got.span.end >= i - 200:
+                    assert e_got.fields == e_want.fields
+            probs = sorted((p.span.start, p.span.end, p.message) for p in all_problems(got))
+            assert probs == sorted((p.span.start, p.span.end, p.message)
+                                   for p in all_problems(want))
+        text, bib = new, got or want
+    assert spliced >= 12

@@ -165,3 +165,21 @@ def test_empty_text() -> None:
         assert index.offset(0, 0, enc) == 0
         assert index.offset(0, 7, enc) == 0
     assert index.range(Span(0, 0)) == (Position(0, 0), Position(0, 0))
+
+
+def test_line_index_after_an_edit_of_a_big_text_equals_a_fresh_one() -> None:
+    import random
+
+    from citelens.text import index_after_edit
+
+    rng = random.Random(5)
+    text = "".join(rng.choice(["abc ", "é", "\n", "@article{k,\n", "}\n"]) for _ in range(400_000))
+    index = LineIndex(text)
+    for _ in range(30):
+        i = rng.randrange(len(text))
+        new = text[:i] + rng.choice(["x", "\n", "a\nb\n", "", "\r\n"]) + text[i + rng.choice([0, 1, 9]):]
+        got, want = index_after_edit(index, new), LineIndex(new)
+        assert [got.line_start(n) for n in range(got.line_count)] == [
+            want.line_start(n) for n in range(want.line_count)]
+        assert got.position(i) == want.position(i)
+        text, index = new, got

@@ -26,7 +26,10 @@ class CheckResult:
     store: DocumentStore
     analyses: list[Analysis] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    entries: list[BibEntry] = field(default_factory=list)  # every entry, each (path, key) once
+    # every entry, each key once (its first definition, as BibTeX reads it): the one
+    # meaning of "entry" in every count (text, JSON, SARIF, the log, the editor's progress)
+    entries: list[BibEntry] = field(default_factory=list)
+    citations: int = 0  # cited keys in the documents, every occurrence (labelled as such)
     verifications: dict[str, Any] = field(default_factory=dict)  # key -> Verification
     log: list[str] = field(default_factory=list)
 
@@ -97,19 +100,34 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
         if k not in seen:
             seen.add(k)
             out.append(f)
-    out.sort(key=lambda f: (f.path, f.span.start, f.code))
+    out.sort(key=lambda f: (f.path, f.span.start, f.span.end, f.code, f.message))
     return out
 
 
 def all_entries(bibs: Iterable[BibFile]) -> list[BibEntry]:
-    seen: set[tuple[str, str]] = set()
+    """Each key once: its first definition (a key defined again is a DUPLICATE_KEY finding,
+    not another entry)."""
+    seen: set[str] = set()
     out: list[BibEntry] = []
     for bib in bibs:
         for e in bib.entries:
-            if (bib.path, e.key) not in seen:
-                seen.add((bib.path, e.key))
+            if e.key not in seen:
+                seen.add(e.key)
                 out.append(e)
     return out
+
+
+def count_citations(analyses: Iterable[Analysis]) -> int:
+    """Citations (every cited key at every place), each source file counted once."""
+    seen: set[str] = set()
+    n = 0
+    for a in analyses:
+        for path in a.project.files:
+            doc = a.sources.get(path)
+            if doc is not None and path not in seen:
+                seen.add(path)
+                n += len(doc.citations)
+    return n
 
 
 async def run_check(
@@ -133,6 +151,7 @@ async def run_check(
         for key in a.cited_keys():
             cited_first.setdefault(key, None)
     result.entries = all_entries(bibs.values())
+    result.citations = count_citations(result.analyses)
     if verify and settings.verification_enabled and result.entries:
         findings.extend(await _verify(result, list(bibs.values()), cited_first, settings,
                                       log, progress))
@@ -160,9 +179,11 @@ async def _verify(
     order = [k for k in cited_first if k in first] + [k for k in first if k not in cited_first]
     lookup = {k: v for k, v in first.items()}
     views = [entry_view(first[k], lookup) for k in order]
+    by_entry = {id(first[k]): v for k, v in zip(order, views, strict=True)}
     result.verifications = await verify_entries(views, settings, log=_log, progress=progress)
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:
         for path, cits in a.citations.items():
             citations[path] = list(cits)
-    return list(verification_findings(bibs, citations, result.verifications, settings))
+    return list(verification_findings(bibs, citations, result.verifications, settings,
+                                      lambda e: by_entry.get(id(e))))

@@ -97,6 +97,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "diagnostics": diagnostics,
         "summary": {
             "entries": len(entries),
+            "citations": result.citations,
             "diagnostics": len(diagnostics),
             "errors": by_sev.get("error", 0),
             "warnings": by_sev.get("warning", 0),
@@ -111,7 +112,9 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 def to_text(result: CheckResult) -> str:
     lines: list[str] = []
     store = result.store
-    for f in sorted(result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity])):
+    order = sorted(result.findings,
+                   key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message))
+    for f in order:
         index = store.line_index(f.path)
         if index is not None:
             line = index.line_of(f.span.start)
@@ -125,7 +128,8 @@ def to_text(result: CheckResult) -> str:
     data = to_json(result)["summary"]
     lines.append(
         f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
-        f"{data['information']} information, {data['hints']} hints"
+        f"{data['information']} information, {data['hints']} hints; "
+        f"{data['citations']} citations"
     )
     return "\n".join(lines) + "\n"
 
@@ -163,6 +167,7 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
             "tool": {"driver": {"name": "CiteLens", "version": __version__,
                                 "informationUri": code_url("").rstrip("#"), "rules": rules}},
             "columnKind": "utf16CodeUnits",
+            "properties": {"entries": len(result.entries), "citations": result.citations},
             "results": results,
         }],
     }

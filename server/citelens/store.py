@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 
 from .model import BibFile, BibProblem, SourceDocument, Span
-from .parsing.bibtex import parse_bib, read_text
+from .parsing.bibtex import parse_bib, read_text, reparse_edit
 from .parsing.latex import parse_latex
 from .parsing.markdown import parse_markdown
-from .text import LineIndex
+from .text import LineIndex, index_after_edit
 
 Stamp = tuple[object, ...]
 
@@ -42,6 +42,7 @@ class DocumentStore:
         self._buffers: dict[str, tuple[int, str]] = {}
         self._sources: dict[str, tuple[Stamp, SourceDocument]] = {}
         self._bibs: dict[str, tuple[Stamp, BibFile]] = {}
+        self._bib_texts: dict[str, str] = {}  # the text each parse in _bibs was made from
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
 
@@ -121,10 +122,14 @@ class DocumentStore:
         if text is None:
             return None
         try:
-            bib = parse_bib(text, path)
+            # An edit of a big bibliography re-reads only the entries it touched.
+            before = self._bib_texts.get(path)
+            bib = (reparse_edit(before, cached[1], text) if cached and before is not None
+                   else None) or parse_bib(text, path)
         except Exception as exc:  # the parser must not raise; never lose the server over it
             bib = BibFile(path, [], [BibProblem(Span(0, 0), f"could not parse: {exc}")])
         self._bibs[path] = (stamp, bib)
+        self._bib_texts[path] = text
         return bib
 
     def line_index(self, path: str) -> LineIndex | None:
@@ -138,12 +143,13 @@ class DocumentStore:
         text = self.text(path)
         if text is None:
             return None
-        index = LineIndex(text)
+        index = index_after_edit(cached[1], text) if cached else LineIndex(text)
         self._lines[path] = (stamp, index)
         return index
 
     def invalidate(self, path: str) -> None:
         self._sources.pop(path, None)
         self._bibs.pop(path, None)
+        self._bib_texts.pop(path, None)
         self._texts.pop(path, None)
         self._lines.pop(path, None)

@@ -9,6 +9,8 @@ of ASCII (the vast majority) cost nothing extra.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -108,3 +110,72 @@ class LineIndex:
         if not 0 <= line < len(self._starts):
             return ""
         return self.text[self.line_start(line) : self._line_end(line)]
+
+
+def common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix (compared by chunks: C speed on 35 MB)."""
+    n = min(len(a), len(b))
+    lo, step = 0, 1 << 16
+    while lo < n and a[lo : lo + step] == b[lo : lo + step]:
+        lo += step
+    hi = min(n, lo + step)
+    while lo < hi:  # the first difference is in a[lo:hi]
+        mid = (lo + hi) // 2
+        if a[lo : mid + 1] == b[lo : mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the longest common suffix, at most ``limit``."""
+    n, step = 0, 1 << 16
+    la, lb = len(a), len(b)
+    while n < limit:
+        k = min(step, limit - n)
+        if a[la - n - k : la - n] != b[lb - n - k : lb - n]:
+            break
+        n += k
+    else:
+        return limit
+    lo, hi = n, min(limit, n + step)
+    while lo < hi:  # the first difference from the end is within the next chunk
+        mid = (lo + hi + 1) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def index_after_edit(old: LineIndex, text: str) -> LineIndex:
+    """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
+    edit are kept, those after it move by its length (a keystroke in a 35 MB .bib)."""
+    before = old.text
+    if "\r" in before or len(text) < 1 << 20:
+        return LineIndex(text)
+    p = common_prefix(before, text)
+    s = common_suffix(before, text, min(len(before), len(text)) - p)
+    old_end, delta = len(before) - s, len(text) - len(before)
+    if "\r" in text[p : old_end + delta]:
+        return LineIndex(text)
+    starts = old._starts
+    keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
+    moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
+    new = LineIndex.__new__(LineIndex)
+    new.text = text
+    new._ascii = text.isascii()
+    new_starts = starts[:keep]
+    pos, end = p, old_end + delta
+    find = text.find
+    while True:
+        i = find("\n", pos, end)
+        if i < 0:
+            break
+        new_starts.append(i + 1)
+        pos = i + 1
+    new_starts.extend(map(operator.add, itertools.islice(starts, moved, None),
+                          itertools.repeat(delta)))
+    new._starts = new_starts
+    return new

@@ -244,7 +244,8 @@ class CiteLensServer(LanguageServer):
             self._signatures[uri] = sig
             diags = [to_diagnostic(self.store, f, self.encoding, related, self._related)
                      for f in fs]
-            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code)))
+            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code),
+                                      d.message))
             if uri not in self.published or self.published[uri] != diags:
                 self.published[uri] = diags
                 self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
@@ -400,6 +401,9 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def create_server() -> CiteLensServer:
+    from .textsync import install
+
+    install()  # pygls's incremental sync costs a Python call per line of the document
     server = CiteLensServer()
 
     @server.feature(lsp.INITIALIZE)

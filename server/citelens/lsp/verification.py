@@ -4,7 +4,9 @@ One task at a time verifies the entries whose content is not verified yet,
 cited entries of open documents first. Results are kept by content hash, so an
 edit re-checks only the entries it changed; an edit that changes which entries
 need checking supersedes (cancels) the running task. No request handler waits
-on it; when it finishes, diagnostics are published again. Nothing polls.
+on it. Each verdict is stored as soon as the engine decides it, and diagnostics are
+published at most once per second while the run lasts (and once at its end), so a
+long run shows a steady stream and a cancelled run keeps what it reached. Nothing polls.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ MAX_UNCITED = 2000
 #: Entries left UNVERIFIED by an outage are retried after this, doubling up to the maximum.
 RETRY_FIRST_S = 60.0
 RETRY_MAX_S = 960.0
+#: Verdicts reached during a run are published at most this often (seconds).
+PUBLISH_EVERY_S = 1.0
 
 
 def view_hash(view: EntryView) -> str:
@@ -59,6 +63,8 @@ class Verifier:
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
         self._closing: asyncio.Future[None] | None = None
         self._generation = 0  # bumps when results change
+        self._publish_at: asyncio.TimerHandle | None = None  # a coalesced publish is due
+        self._last_publish = 0.0
         self.runs = 0
 
     # ------------------------------------------------------------------ state
@@ -131,8 +137,12 @@ class Verifier:
         from ..verify.findings import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
-        for key, defs in analysis.definitions.items():
-            v = self.result(defs[0], analysis)
+        # In a whole library only cited entries are verified: look at those, not at 68,000.
+        library = len(analysis.definitions) > MAX_UNCITED
+        keys = analysis.cited_keys() if library else analysis.definitions
+        for key in keys:
+            defs = analysis.definitions.get(key)
+            v = self.result(defs[0], analysis) if defs else None
             if v is not None:
                 by_key[key] = v
         settings = self.server.settings
@@ -143,7 +153,9 @@ class Verifier:
             if cached is not None and cached[0] == sig:
                 entry_level = cached[2]
             else:
-                entry_level = entry_level_findings(bibs, by_key, settings)
+                entry_level = entry_level_findings(
+                    bibs, by_key, settings, lambda e: self.server.entry_view(e, analysis),
+                    only=set(by_key) if library else None)
                 # keep the BibFiles alive with the signature, so their ids stay theirs
                 self._findings[analysis.project.root] = (sig, bibs, entry_level)
             return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,
@@ -247,6 +259,45 @@ class Verifier:
         while self._task is not None and not self._task.done():
             await asyncio.wait({self._task})
 
+    def _reached(self, views: dict[str, EntryView], progress: _Progress) -> Any:
+        """The engine's per-verdict hook: keep the verdict now (a cancelled run keeps what
+        it reached), count it for the progress, and publish soon (coalesced)."""
+
+        def on_verdict(ver: Verification) -> None:
+            view = views.get(ver.key)
+            if view is None:
+                return
+            self.results[view_hash(view)] = ver
+            self._generation += 1
+            progress.count(ver)
+            self._publish_soon()
+
+        return on_verdict
+
+    def _publish_soon(self) -> None:
+        """At most one publish per :data:`PUBLISH_EVERY_S`; the first one at once."""
+        if self._publish_at is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        wait = max(0.0, self._last_publish + PUBLISH_EVERY_S - loop.time())
+        self._publish_at = loop.call_later(wait, self._publish_now)
+
+    def _publish_now(self) -> None:
+        if self._publish_at is not None:
+            self._publish_at.cancel()
+            self._publish_at = None
+        try:
+            self._last_publish = asyncio.get_running_loop().time()
+        except RuntimeError:
+            pass
+        try:
+            self.server.publish()
+        except Exception:
+            log.exception("publishing verification diagnostics failed")
+
     async def _run(self, views: list[EntryView], delay: float) -> None:
         if delay > 0:
             self._sleeping = True
@@ -255,7 +306,10 @@ class Verifier:
             finally:
                 self._sleeping = False
         server = self.server
-        progress = _Progress(server, len(views))
+        by_key: dict[str, EntryView] = {}
+        for v in views:
+            by_key.setdefault(v.key, v)  # one entry per key per run
+        progress = _Progress(server, len(by_key))
         await progress.begin()
         self.runs += 1
         try:
@@ -265,23 +319,23 @@ class Verifier:
             sources = self.sources()
             if self._cache is None:
                 self._cache = open_cache(server.settings, server.log_once)
-            by_key: dict[str, EntryView] = {}
-            for v in views:
-                by_key.setdefault(v.key, v)  # one entry per key per run
             results = await verify_entries(
                 list(by_key.values()), server.settings, sources=sources,
                 cache=self._cache, log=server.log_once, progress=progress.report,
                 info=lambda m: server.log_line(m, lsp.MessageType.Info),  # the summary
+                on_verdict=self._reached(by_key, progress),
             )
             for key, ver in results.items():
                 view = by_key.get(key)
                 if view is not None:
                     self.results[view_hash(view)] = ver
             self._generation += 1
-            server.publish()
+            self._publish_now()
             self._retry_later(results.values())
         except asyncio.CancelledError:
             progress.end("superseded by an edit")
+            if self._publish_at is not None:
+                self._publish_now()  # the verdicts reached so far are kept: show them
             raise
         except Exception as exc:
             log.exception("verification failed")
@@ -304,6 +358,11 @@ async def _close(sources: Any, task: asyncio.Task[None] | None) -> None:
         pass
 
 
+#: Statuses counted in the progress message, in this order.
+_PROGRESS_LABELS = (("NOT_FOUND", "not found"), ("DOI_MISMATCH", "wrong identifier"),
+                    ("PARTIAL", "with discrepancies"), ("UNVERIFIED", "unverified"))
+
+
 class _Progress:
     """``$/progress`` "Verifying citations n/N" when the client supports it."""
 
@@ -312,6 +371,20 @@ class _Progress:
         self.total = total
         self.token: str | None = None
         self.done = False
+        self.by_status: dict[str, int] = {}  # verdicts reached so far
+
+    def count(self, ver: Verification) -> None:
+        status = str(getattr(ver.status, "value", ver.status))
+        self.by_status[status] = self.by_status.get(status, 0) + 1
+
+    def message(self, done: int, total: int) -> str:
+        """"42/150 entries · 3 not found · 1 unverified": problems found so far."""
+        parts = [f"{done}/{total} entries"]
+        for status, label in _PROGRESS_LABELS:
+            n = self.by_status.get(status, 0)
+            if n:
+                parts.append(f"{n} {label}")
+        return " · ".join(parts)
 
     async def begin(self) -> None:
         if not self.server._client_flag("window.work_done_progress"):
@@ -323,7 +396,7 @@ class _Progress:
             return
         self.token = token
         self.server.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
-            title="Verifying citations", message=f"0/{self.total}", percentage=0,
+            title="Verifying citations", message=self.message(0, self.total), percentage=0,
             cancellable=True))
         fut = self.server.work_done_progress.tokens.get(token)
         task = asyncio.current_task()
@@ -335,7 +408,7 @@ class _Progress:
             return
         pct = int(100 * done / total) if total else 100
         self.server.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
-            message=f"{done}/{total}", percentage=pct))
+            message=self.message(done, total), percentage=pct))
 
     def end(self, message: str = "done") -> None:
         if self.token is None or self.done:

@@ -33,6 +33,7 @@ Nothing here raises for bad input: problems become :class:`BibProblem`.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from pathlib import Path
 from sys import intern
 
 from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
+from citelens.text import common_prefix, common_suffix
 
 #: Texts up to this many characters have all their fields parsed at once.
 EAGER_LIMIT = 2_000_000
@@ -649,3 +651,63 @@ def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
         if m is not None:
             out.setdefault(m.group(1), Span(m.start(1), m.end(1)))
     return out
+
+
+# --------------------------------------------------------------------------- edits
+
+
+def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
+    """``new_text`` parsed by re-reading only the entries an edit of ``old_text`` touched.
+
+    Entries before the edit are kept as they are, entries after it are moved by the
+    edit's length (their fields are read again lazily, from the new text). ``None`` when
+    that would not give what :func:`parse_bib` gives (a small file, an ``@string`` or a
+    syntax problem in the edited part): then parse the whole text.
+    """
+    entries = old.entries
+    if (len(new_text) <= EAGER_LIMIT or not entries
+            or not all(type(e) is _LazyEntry for e in entries)
+            or any("not expanded" in q.message for q in old.problems)):  # @string caps
+        return None
+    p = common_prefix(old_text, new_text)
+    s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
+    old_end, delta = len(old_text) - s, len(new_text) - len(old_text)
+    first = bisect.bisect_left(entries, p, key=lambda e: e.span.end)  # ends at/after p
+    last = bisect.bisect_right(entries, old_end, key=lambda e: e.span.start)  # after: kept
+    start = entries[first - 1].span.end if first > 0 else 0
+    end = entries[last].span.start if last < len(entries) else len(old_text)
+    if start > p or end < old_end:
+        return None
+    piece = new_text[start:end + delta]
+    if "@string" in piece.lower() or "@string" in old_text[start:end].lower():
+        return None
+    part = parse_bib(piece, old.path, macros=old.strings, eager=False)
+    if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
+        return None
+    ctx = _Context(new_text, dict(old.strings))
+    # problems elsewhere stay where they are (those of re-read entries come back when read)
+    ctx.problems += [q for q in old.problems if q.span.end <= start]
+    ctx.problems += [BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
+                     for q in old.problems
+                     if q.span.start >= end and not _inside_entry(entries, last, q.span)]
+    for e in entries[:first]:  # same offsets, same text there: read from the new text
+        e._ctx = ctx  # type: ignore[attr-defined]
+    out: list[BibEntry] = list(entries[:first])
+    for e in part.entries:
+        out.append(_moved(e, start, ctx))
+    for e in entries[last:]:
+        out.append(_moved(e, delta, ctx))
+    return BibFile(old.path, out, ctx.problems, ctx.macros)
+
+
+def _inside_entry(entries: list[BibEntry], lo: int, span: Span) -> bool:
+    """Whether ``span`` lies in one of ``entries[lo:]`` (a problem found in its fields)."""
+    i = bisect.bisect_right(entries, span.start, lo=lo, key=lambda e: e.span.start) - 1
+    return i >= lo and entries[i].span.start <= span.start and span.end <= entries[i].span.end
+
+
+def _moved(e: BibEntry, by: int, ctx: _Context) -> _LazyEntry:
+    assert isinstance(e, _LazyEntry)
+    return _lazy_entry(e.entry_type, e.key, Span(e.span.start + by, e.span.end + by),
+                       Span(e.key_span.start + by, e.key_span.end + by), e.path, ctx,
+                       e._body + by, e._close + by)

@@ -19,6 +19,7 @@ overwritten.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import time
@@ -51,6 +52,7 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(platformdirs.user_cache_dir("citelens"))
 
 
+@functools.lru_cache(maxsize=4096)  # every title tier of an entry asks for the same title
 def normalise_title(title: str) -> str:
     """Case, accents, punctuation and spacing removed: the cache key of a title search."""
     text = unicodedata.normalize("NFKD", title)

@@ -25,10 +25,10 @@ unresolved entry ``UNVERIFIED``, never ``NOT_FOUND``.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import datetime
 import functools
 import hashlib
+import heapq
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +53,8 @@ from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
+#: Called with each verdict as soon as it is decided (the editor publishes it at once).
+OnVerdict = Callable[[Verification], None]
 
 #: Changes when verdict rules change, so content hashes of old results no longer match.
 ENGINE_VERSION = "2"  # 2: books no longer match a marginal title by another author
@@ -98,6 +100,17 @@ class Asked:
     field: str | None  # "doi" | "arxiv" | "pmid" | "s2" for identifier lookups; None: title
     value: str  # the identifier or title asked about
     cached: bool = False
+
+
+#: The defined order of sources in every message and list.
+_SOURCE_ORDER = {s: i for i, s in enumerate(("s2", "openalex", "crossref", "doi", "arxiv",
+                                             "pubmed"))}
+
+
+def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
+    f = _FIELD_ORDER.index(a.field) if a.field in _FIELD_ORDER else len(_FIELD_ORDER)
+    return (f, _SOURCE_ORDER.get(a.lookup.source, len(_SOURCE_ORDER)), a.lookup.source,
+            a.lookup.method, a.value)
 
 
 def _src_name(source: str) -> str:
@@ -206,6 +219,9 @@ def decide(
 ) -> Verification:
     """The verdict on one entry from every answer collected for it. Pure; never raises."""
     informational = plan.is_informational(view)
+    # Answers arrive in whatever order the hosts answered: sort them, so the verdict, its
+    # messages ("in Semantic Scholar, OpenAlex, …") and the audit trail are the same each run.
+    asked = sorted(asked, key=_asked_order)
     audit = [AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value,
                        a.lookup.detail, a.cached) for a in asked]
 
@@ -378,8 +394,10 @@ class _Run:
     """One call of :func:`verify_entries`: the entries' state and the request plan."""
 
     def __init__(self, views: Sequence[EntryView], settings: Settings, sources: Sources,
-                 cache: VerificationCache, log: Log, progress: Progress | None) -> None:
+                 cache: VerificationCache, log: Log, progress: Progress | None,
+                 on_verdict: OnVerdict | None = None) -> None:
         self.settings = settings
+        self.on_verdict = on_verdict
         self.sources = sources
         self.cache = cache
         self.log = log
@@ -394,7 +412,7 @@ class _Run:
             self.entries.append(_Entry(len(self.entries), view, plan.identifiers(view),
                                        content_hash(view)))
         self.results: dict[str, Verification] = {}
-        self.pool: list[_Entry] = []
+        self.queues: dict[str, list[tuple[int, _Entry]]] = {}  # host -> heap by priority
         self.pool_open = True
         self.changed = asyncio.Condition()
         self.s2_batch_sent = asyncio.Event()
@@ -456,6 +474,11 @@ class _Run:
         self._mark_done(e)
         self.deferred.discard(e.view.key)
         self.results[e.view.key] = v
+        if self.on_verdict is not None:
+            try:
+                self.on_verdict(v)
+            except Exception:
+                pass
         if self.progress is not None:
             try:
                 self.progress(len(self.results), len(self.entries))
@@ -704,26 +727,49 @@ class _Run:
                 e.tiers.clear()
                 self.finish(e)
                 return
+        if self.settings.offline:  # no worker would ask anyone: answer every tier at once
+            e.asked += [Asked(self._offline(t.host, t.name), None, e.view.title)
+                        for t in e.tiers]
+            e.tiers.clear()
         self._plan_s2_search(e)
         if not e.tiers:
             self.finish(e)
             return
         async with self.changed:
-            bisect.insort(self.pool, e, key=lambda x: x.index)
+            for host in dict.fromkeys(t.host for t in e.tiers):
+                heapq.heappush(self.queues.setdefault(host, []), (e.index, e))
             self.changed.notify_all()
 
     def _pick(self, host: str) -> tuple[_Entry, plan.Tier] | None:
-        for e in self.pool:
-            if e.done or e.busy:
-                continue
-            tier = next((t for t in e.tiers if t.host == host), None)
-            if tier is not None:
-                return e, tier
-        return None
+        """The first entry (by priority) with a tier of ``host`` left, not being asked now.
+
+        Each host has its own queue (a heap by priority), so a pick costs O(log n), not a
+        scan of the pool: entries with no tier of ``host`` left are dropped from it; entries
+        busy with another host are set aside and put back."""
+        queue = self.queues.get(host)
+        if not queue:
+            return None
+        busy: list[tuple[int, _Entry]] = []
+        picked = None
+        while queue:
+            e = queue[0][1]
+            tier = None if e.done else next((t for t in e.tiers if t.host == host), None)
+            if tier is None:
+                heapq.heappop(queue)
+            elif e.busy:
+                busy.append(heapq.heappop(queue))
+            else:
+                picked = (e, tier)
+                break
+        for item in busy:
+            heapq.heappush(queue, item)
+        return picked
 
     def _waiting_for(self, host: str) -> bool:
+        # Called when _pick found nothing: what is left in the queue is busy elsewhere.
         return self.pool_open or any(
-            not e.done and any(t.host == host for t in e.tiers) for e in self.pool)
+            not e.done and any(t.host == host for t in e.tiers)
+            for _, e in self.queues.get(host, ()))
 
     def _plan_s2_search(self, e: _Entry) -> None:
         """Leave out (or bring back) S2's keyword search as the answers so far warrant."""
@@ -736,6 +782,8 @@ class _Run:
             e.tiers.append(plan.S2_SEARCH)
             e.s2_search_skipped = False
             self.s2_search_skipped -= 1
+            # back in S2's queue (a pick drops an entry with no S2 tier left from it)
+            heapq.heappush(self.queues.setdefault(plan.S2_SEARCH.host, []), (e.index, e))
 
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
@@ -843,8 +891,11 @@ async def verify_entries(
     log: Log = _no_log,
     progress: Progress | None = None,
     info: Log | None = None,
+    on_verdict: OnVerdict | None = None,
 ) -> dict[str, Verification]:
     """Verify entries (priority order: cited first) against the scholarly sources.
+
+    ``on_verdict`` gets each entry's verdict as soon as it is decided, before the run ends.
 
     Returns one :class:`Verification` per entry key. Never raises, except
     :class:`asyncio.CancelledError` when the caller cancels (the editor does for
@@ -861,7 +912,7 @@ async def verify_entries(
             store = open_cache(settings, log)
         if src is None:
             src = Sources.from_settings(settings, log)
-        run = _Run(views, settings, src, store, log, progress)
+        run = _Run(views, settings, src, store, log, progress, on_verdict)
         results = await run.run()
         _log_summary(info or log, results, src)
         return results

@@ -13,9 +13,19 @@ the field and its value span, the duplicate's key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
-from citelens.model import BibEntry, BibField, BibFile, Citation, Finding, Related, Severity, Span
+from citelens.model import (
+    BibEntry,
+    BibField,
+    BibFile,
+    Citation,
+    EntryView,
+    Finding,
+    Related,
+    Severity,
+    Span,
+)
 from citelens.parsing.entry_view import entry_view
 from citelens.settings import DEFAULT_SEVERITY, Settings
 from citelens.sources.records import PaperRecord
@@ -36,6 +46,9 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "pmid": ("pmid", "url", "note"),
     "s2": ("s2id", "s2_id", "url"),
 }
+
+#: An entry's view when the caller keeps them (None: compute it).
+ViewOf = Callable[[BibEntry], EntryView | None]
 
 _RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 _AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
@@ -189,14 +202,17 @@ def _citation_findings(
 
 
 def duplicate_findings(
-    defs: Mapping[str, BibEntry], results: Mapping[str, Verification], settings: Settings
+    defs: Mapping[str, BibEntry], results: Mapping[str, Verification], settings: Settings,
+    view_of: ViewOf | None = None,
 ) -> list[Finding]:
     """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
-    paper, or the same title), each pointing at the other."""
+    paper, or the same title), each pointing at the other. ``view_of`` gives an entry's
+    view when the caller keeps them (computing 68,000 views again costs seconds)."""
     sev = _severity(settings, "DUPLICATE_ENTRY")
     if sev is None or len(defs) < 2:
         return []
-    views = [entry_view(e, defs) for e in defs.values()]
+    views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs)
+             for e in defs.values()]
     resolved = {k: v.match.s2_paper_id for k, v in results.items()
                 if v.match is not None and v.match.s2_paper_id
                 and v.status in (Status.VERIFIED, Status.PARTIAL)}
@@ -217,9 +233,14 @@ def duplicate_findings(
 
 def entry_level_findings(
     bib_files: Sequence[BibFile], results: Mapping[str, Verification], settings: Settings,
+    view_of: ViewOf | None = None,
+    only: Collection[str] | None = None,
 ) -> list[Finding]:
-    """The findings in the .bib files: on the wrong field of each entry, and duplicates."""
+    """The findings in the .bib files: on the wrong field of each entry, and duplicates
+    (among the keys in ``only`` when given: the editor's view of a whole library)."""
     defs = _first_definitions(bib_files)
+    if only is not None:
+        defs = {k: defs[k] for k in only if k in defs}
     out: list[Finding] = []
     for key, entry in defs.items():
         v = results.get(key)
@@ -230,7 +251,7 @@ def entry_level_findings(
             out += notice_findings(entry, v, settings)
         except (AttributeError, KeyError, TypeError, ValueError):
             continue
-    out += duplicate_findings(defs, results, settings)
+    out += duplicate_findings(defs, results, settings, view_of)
     return out
 
 
@@ -312,11 +333,12 @@ def verification_findings(
     citations: Mapping[str, Sequence[Citation]],
     results: Mapping[str, Verification],
     settings: Settings,
+    view_of: ViewOf | None = None,
 ) -> list[Finding]:
     """Every finding the verification results give, in the .bib files and at citations.
 
     ``citations`` maps a source file's path to the citations in it. Never raises
     for odd input: an entry that cannot be placed is skipped.
     """
-    return (entry_level_findings(bib_files, results, settings)
+    return (entry_level_findings(bib_files, results, settings, view_of)
             + citation_findings(citations, bib_files, results, settings))
