@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .model import (
+from citelens.model import (
     BibEntry,
     BibFile,
     Citation,
@@ -16,10 +16,10 @@ from .model import (
     SourceDocument,
     Span,
 )
-from .parsing.bibtex import unclosed_keys
-from .project import Project
-from .settings import Settings
-from .store import DocumentStore
+from citelens.parsing.bibtex import unclosed_keys
+from citelens.project import Project
+from citelens.settings import Settings
+from citelens.store import DocumentStore
 
 DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .analysis import Analysis, analyze
-from .model import BibEntry, BibFile, Finding
-from .project import Project, build_project, find_root
-from .settings import Settings
-from .store import DocumentStore, kind_of
+from citelens.analysis import Analysis, analyze
+from citelens.model import BibEntry, BibFile, Finding
+from citelens.project import Project, build_project, find_root
+from citelens.settings import Settings
+from citelens.store import DocumentStore, kind_of
 
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
@@ -163,9 +163,9 @@ async def _verify(
     result: CheckResult, bibs: list[BibFile], cited_first: dict[str, None], settings: Settings,
     log: Callable[[str], None] | None, progress: Callable[[int, int], None] | None,
 ) -> list[Finding]:
-    from .parsing.entry_view import entry_view
-    from .verify.engine import verify_entries
-    from .verify.findings import verification_findings
+    from citelens.parsing.entry_view import entry_view
+    from citelens.verify.engine import verify_entries
+    from citelens.verify.findings import verification_findings
 
     def _log(msg: str) -> None:
         result.log.append(msg)

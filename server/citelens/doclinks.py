@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from .model import BibFile, SourceDocument, Span
-from .parsing.entry_view import normalize_arxiv_id, normalize_doi
-from .project import resolve
-from .store import DocumentStore
+from citelens.model import BibFile, SourceDocument, Span
+from citelens.parsing.entry_view import normalize_arxiv_id, normalize_doi
+from citelens.project import resolve
+from citelens.store import DocumentStore
 
 
 def _inner(text: str, span: Span) -> Span:

@@ -19,12 +19,12 @@ import os
 from collections import Counter
 from typing import Any
 
-from . import __version__
-from .analysis import code_url
-from .batch import CheckResult
-from .model import Finding, Severity
-from .store import DocumentStore
-from .verify.engine import offline_summary
+from citelens import __version__
+from citelens.analysis import code_url
+from citelens.batch import CheckResult
+from citelens.model import Finding, Severity
+from citelens.store import DocumentStore
+from citelens.verify.engine import offline_summary
 
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
 

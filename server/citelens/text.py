@@ -14,7 +14,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from .model import Span
+from citelens.model import Span
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

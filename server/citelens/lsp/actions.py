@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from .. import bibedit
-from ..bibedit import TextEdit
-from ..model import BibEntry, Span
-from ..sources.records import PaperRecord
-from .convert import path_of, to_range, uri_of
+from citelens import bibedit
+from citelens.bibedit import TextEdit
+from citelens.lsp.convert import path_of, to_range, uri_of
+from citelens.model import BibEntry, Span
+from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
-    from ..verify.status import Verification
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
+    from citelens.verify.status import Verification
 
 log = logging.getLogger("citelens")
 
@@ -166,7 +166,7 @@ def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verif
 
 def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperRecord | None:
     """For an arXiv entry: the record of the paper's venue publication, if one is known."""
-    from ..verify.venues import is_preprint_venue
+    from citelens.verify.venues import is_preprint_venue
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)
@@ -192,7 +192,7 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
 
 def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperRecord]:
     """Candidates of a DOI_MISMATCH that are the entry's own paper (same title)."""
-    from ..verify.match import title_similarity
+    from citelens.verify.match import title_similarity
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)
@@ -304,7 +304,7 @@ def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str
                     ) -> list[lsp.CodeAction]:
     """"Open the retraction notice": the notice of the entry's current verdict, in the
     browser (the server sends ``window/showDocument`` when the command runs)."""
-    from ..verify import retraction
+    from citelens.verify import retraction
 
     assert ctx.entry is not None
     v = ls.verifier.result(ctx.entry, ctx.analysis)

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from ..model import Citation, EntryView
-from .convert import span_range
-from .hover import citation_list
+from citelens.lsp.convert import span_range
+from citelens.lsp.hover import citation_list
+from citelens.model import Citation, EntryView
 
 if TYPE_CHECKING:
-    from ..verify.status import Verification
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
+    from citelens.verify.status import Verification
 
 
 def citations_of_command(ls: CiteLensServer, path: str, offset: int) -> list[Citation]:

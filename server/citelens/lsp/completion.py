@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from .. import citesearch
-from ..model import BibEntry, BibFile, EntryView
-from ..sources.records import PaperRecord
-from ..verify.cache import normalise_title
+from citelens import citesearch
+from citelens.model import BibEntry, BibFile, EntryView
+from citelens.sources.records import PaperRecord
+from citelens.verify.cache import normalise_title
 
 if TYPE_CHECKING:
-    from ..analysis import Analysis
-    from .server import CiteLensServer
+    from citelens.analysis import Analysis
+    from citelens.lsp.server import CiteLensServer
 
 #: Keys offered at most per answer (the list is then incomplete).
 MAX_ITEMS = 100
@@ -183,7 +183,7 @@ class PaperSearch:
         verifier = self.server.verifier
         try:
             if self._cache is None:
-                from ..verify.cache import open_cache
+                from citelens.verify.cache import open_cache
 
                 self._cache = open_cache(self.server.settings, self.server.log_once)
             return await citesearch.search_papers(verifier.sources(), query, self._cache)

@@ -7,10 +7,10 @@ import functools
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..analysis import code_url
-from ..model import Finding, Severity, Span
-from ..store import DocumentStore
-from ..text import LineIndex
+from citelens.analysis import code_url
+from citelens.model import Finding, Severity, Span
+from citelens.store import DocumentStore
+from citelens.text import LineIndex
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,

@@ -6,12 +6,12 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..mdplain import plain
-from ..model import BibEntry, EntryView
+from citelens.mdplain import plain
+from citelens.model import BibEntry, EntryView
 
 if TYPE_CHECKING:
-    from ..sources.records import PaperRecord
-    from ..verify.status import Verification
+    from citelens.sources.records import PaperRecord
+    from citelens.verify.status import Verification
 
 _STATUS_MARK = {
     "VERIFIED": "✅ Verified",
@@ -133,7 +133,7 @@ def notice_section(v: Verification | None) -> str:
     """The paper's retraction, expression of concern or corrections, for the top of the
     hover: one line each, with a link to the notice. Plain words, DOIs only inside links,
     so no Markdown escape is needed (Neovim shows backslashes literally)."""
-    from ..verify import retraction
+    from citelens.verify import retraction
 
     if v is None or not v.notices:
         return ""

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from ..doclinks import bib_links, reference_links
-from ..store import kind_of
-from .convert import path_of, span_range, uri_of
+from citelens.doclinks import bib_links, reference_links
+from citelens.lsp.convert import path_of, span_range, uri_of
+from citelens.store import kind_of
 
 if TYPE_CHECKING:
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
 
 
 def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from .. import citesearch
-from ..bibedit import TextEdit
-from ..sources.records import PaperRecord
-from .convert import uri_of
+from citelens import citesearch
+from citelens.bibedit import TextEdit
+from citelens.lsp.convert import uri_of
+from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
 
 
 def _payload(raw: Any) -> tuple[str, str, bool, PaperRecord] | None:

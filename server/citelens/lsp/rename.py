@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from ..keyrename import RenameError, check_new_key, rename_edits
-from ..model import BibEntry, Span
-from ..store import kind_of
-from .actions import workspace_edit
-from .convert import path_of, span_range
+from citelens.keyrename import RenameError, check_new_key, rename_edits
+from citelens.lsp.actions import workspace_edit
+from citelens.lsp.convert import path_of, span_range
+from citelens.model import BibEntry, Span
+from citelens.store import kind_of
 
 if TYPE_CHECKING:
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
 
 
 def _refuse(message: str) -> JsonRpcException:

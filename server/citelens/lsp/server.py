@@ -16,17 +16,17 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
-from ..analysis import Analysis, analyze
-from ..model import BibEntry, Citation, EntryView, Finding
-from ..project import build_project, documents_using_bib, find_root
-from ..settings import Settings, from_sources
-from ..store import DocumentStore, kind_of
-from . import completion
-from .convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
-from .hover import entry_section, notice_section, verification_section
-from .protocol import CiteLensProtocol
-from .verification import Verifier
+from citelens import __version__
+from citelens.analysis import Analysis, analyze
+from citelens.lsp import completion
+from citelens.lsp.convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
+from citelens.lsp.hover import entry_section, notice_section, verification_section
+from citelens.lsp.protocol import CiteLensProtocol
+from citelens.lsp.verification import Verifier
+from citelens.model import BibEntry, Citation, EntryView, Finding
+from citelens.project import build_project, documents_using_bib, find_root
+from citelens.settings import Settings, from_sources
+from citelens.store import DocumentStore, kind_of
 
 log = logging.getLogger("citelens")
 
@@ -93,7 +93,7 @@ class CiteLensServer(LanguageServer):
         return (entry.path, entry.key, text[entry.span.start : entry.span.end])
 
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
-        from ..parsing.entry_view import entry_view
+        from citelens.parsing.entry_view import entry_view
 
         k = self.entry_key(entry)
         view = self.views.get(k)
@@ -168,7 +168,7 @@ class CiteLensServer(LanguageServer):
 
     def analyse(self, root: str) -> Analysis:
         if kind_of(root) == "bib":
-            from ..project import Project
+            from citelens.project import Project
 
             project = Project(root=root, files=[], bib_paths=[root])
         else:
@@ -214,7 +214,7 @@ class CiteLensServer(LanguageServer):
             out.extend(a.findings)
             out.extend(self.verifier.findings(a))
         if self.settings.claim_diagnostics:
-            from ..claims.diagnostics import claim_findings
+            from citelens.claims.diagnostics import claim_findings
 
             out.extend(claim_findings(self))
         return out
@@ -401,7 +401,7 @@ def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def create_server() -> CiteLensServer:
-    from .textsync import install
+    from citelens.lsp.textsync import install
 
     install()  # pygls's incremental sync costs a Python call per line of the document
     server = CiteLensServer()
@@ -514,7 +514,7 @@ def create_server() -> CiteLensServer:
             return None
         found = ls.key_at(path, offset)
         if found is None:
-            from .cite_hover import command_hover  # on the command, not on a key
+            from citelens.lsp.cite_hover import command_hover  # on the command, not on a key
 
             return command_hover(ls, path, offset) if kind_of(path) != "bib" else None
         key, analysis = found
@@ -626,21 +626,21 @@ def create_server() -> CiteLensServer:
     @_guard
     def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         ls.flush()  # answer from the latest text, not a queued one
-        from .actions import code_actions
+        from citelens.lsp.actions import code_actions
 
         return code_actions(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> Any:
         ls.flush()  # refusals are ResponseErrors with a message for the user: not guarded
-        from .rename import prepare_rename
+        from citelens.lsp.rename import prepare_rename
 
         return prepare_rename(ls, params)
 
     @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
     def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         ls.flush()
-        from .rename import rename
+        from citelens.lsp.rename import rename
 
         return rename(ls, params)
 
@@ -648,7 +648,7 @@ def create_server() -> CiteLensServer:
     @_guard
     def workspace_symbol(ls: CiteLensServer, params: lsp.WorkspaceSymbolParams) -> Any:
         ls.flush()
-        from .symbols import workspace_symbols
+        from citelens.lsp.symbols import workspace_symbols
 
         return workspace_symbols(ls, params.query)
 
@@ -656,7 +656,7 @@ def create_server() -> CiteLensServer:
     @_guard
     def document_link(ls: CiteLensServer, params: lsp.DocumentLinkParams) -> Any:
         ls.flush()
-        from .links import document_links
+        from citelens.lsp.links import document_links
 
         return document_links(ls, params.text_document.uri)
 
@@ -673,7 +673,7 @@ def create_server() -> CiteLensServer:
     @_guard
     async def open_notice(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
         """Show a retraction (or other) notice in the browser (``window/showDocument``)."""
-        from .actions import notice_target
+        from citelens.lsp.actions import notice_target
 
         url = notice_target(args)
         if url is None:
@@ -692,7 +692,7 @@ def create_server() -> CiteLensServer:
     @server.command(completion.ADD_PAPER)
     @_guard
     async def add_paper(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
-        from .papers import add_paper
+        from citelens.lsp.papers import add_paper
 
         return await add_paper(ls, args[0] if args else None)
 
@@ -710,7 +710,7 @@ def claim_section(
 ) -> str:
     """The claim check for this citation: cached result, or "checking…" after starting it."""
     try:
-        from ..claims.hover import claim_markdown
+        from citelens.claims.hover import claim_markdown
     except ImportError:
         return ""
     text = ls.store.text(path)
@@ -770,8 +770,8 @@ async def pull_configuration(ls: CiteLensServer) -> None:
 
 async def report(ls: CiteLensServer) -> dict[str, Any]:
     """The ``citelens check --format json`` report for the workspace."""
-    from ..batch import run_check
-    from ..report import to_json
+    from citelens.batch import run_check
+    from citelens.report import to_json
 
     paths = ls.workspace_roots or sorted({a.project.root for a in ls.analyses.values()})
     if not paths:

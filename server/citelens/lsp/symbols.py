@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from ..bibsearch import haystacks, search_entries
-from ..model import BibEntry
-from .convert import span_range, uri_of
+from citelens.bibsearch import haystacks, search_entries
+from citelens.lsp.convert import span_range, uri_of
+from citelens.model import BibEntry
 
 if TYPE_CHECKING:
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
 
 
 def workspace_bibliographies(ls: CiteLensServer) -> list[str]:
     """The .bib files of the analysed projects, then those in the workspace folders."""
-    from .server import workspace_sources
+    from citelens.lsp.server import workspace_sources
 
     paths: dict[str, None] = {}
     for a in ls.analyses.values():

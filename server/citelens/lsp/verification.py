@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from ..analysis import Analysis
-from ..model import BibEntry, EntryView, Finding
+from citelens.analysis import Analysis
+from citelens.model import BibEntry, EntryView, Finding
 
 if TYPE_CHECKING:
-    from ..verify.status import Verification
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
+    from citelens.verify.status import Verification
 
 log = logging.getLogger("citelens")
 _tokens = itertools.count(1)
@@ -41,7 +41,7 @@ PUBLISH_EVERY_S = 1.0
 
 def view_hash(view: EntryView) -> str:
     try:
-        from ..verify.engine import content_hash
+        from citelens.verify.engine import content_hash
 
         return str(content_hash(view))
     except ImportError:  # pragma: no cover - the engine is part of the package
@@ -94,13 +94,13 @@ class Verifier:
     def sources(self) -> Any:
         """The rate-limited scholarly clients, shared with the claim checker."""
         if self._sources is None:
-            from ..sources.http import Sources
+            from citelens.sources.http import Sources
 
             self._sources = Sources.from_settings(self.server.settings, self.server.log_once)
         return self._sources
 
     def clear_cache(self) -> str:
-        from ..verify.cache import open_cache
+        from citelens.verify.cache import open_cache
 
         cache = self._cache or open_cache(self.server.settings, self.server.log_once)
         cache.clear()
@@ -134,7 +134,7 @@ class Verifier:
         citations is cheap and follows every keystroke."""
         if not self.results or not self.server.settings.verification_enabled:
             return []
-        from ..verify.findings import citation_findings, entry_level_findings
+        from citelens.verify.findings import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
         # In a whole library only cited entries are verified: look at those, not at 68,000.
@@ -227,7 +227,7 @@ class Verifier:
     def _retry_later(self, results: Any) -> None:
         """Entries left UNVERIFIED because a source failed are checked again later (1, 2, 4…
         up to 16 minutes while the outage lasts); one timer, nothing polls."""
-        from ..verify.status import Status
+        from citelens.verify.status import Status
 
         if self._retry is not None:
             self._retry.cancel()
@@ -313,8 +313,8 @@ class Verifier:
         await progress.begin()
         self.runs += 1
         try:
-            from ..verify.cache import open_cache
-            from ..verify.engine import verify_entries
+            from citelens.verify.cache import open_cache
+            from citelens.verify.engine import verify_entries
 
             sources = self.sources()
             if self._cache is None:
