@@ -15,9 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from citelens.model import BibEntry, EntryView
-from citelens.parsing.bibtex import parse_bib, read_text
-from citelens.parsing.entry_view import entry_view
+from citelens.core.model import BibEntry, EntryView
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.view import entry_view
 from citelens.verify.cache import normalise_title
 
 HERE = Path(__file__).resolve().parent

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citelens.model import BibEntry
-from citelens.parsing.bibtex import (
+from citelens.core.model import BibEntry
+from citelens.documents.bibtex.parse import (
     MONTH_MACROS,
     all_problems,
     crossref_lookup,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from citelens.claims.eval import Outcome, escalation, main, read_items, score
 from citelens.claims.result import Verdict
-from citelens.settings import Settings
+from citelens.cli.eval import Outcome, escalation, main, read_items, score
+from citelens.core.settings import Settings
 from tests.fakes.llm import FakeLLM
 
 DATA = Path(__file__).parent / "data" / "claims" / "pairs.jsonl"

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from citelens.model import EntryView, Name
-from citelens.verify.duplicates import DuplicatePair, find_duplicates
+from citelens.checks.duplicates import DuplicatePair, find_duplicates
+from citelens.core.model import EntryView, Name
 
 
 def entry(key: str, title: str, **kw: object) -> EntryView:

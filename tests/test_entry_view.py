@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from citelens.model import BibEntry
-from citelens.parsing.bibtex import parse_bib, read_text
-from citelens.parsing.entry_view import entry_view, normalize_arxiv_id, normalize_doi
+from citelens.core.model import BibEntry
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.view import entry_view, normalize_arxiv_id, normalize_doi
 from tests.conftest import CORPUS
 
 

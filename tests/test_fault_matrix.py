@@ -34,11 +34,11 @@ from pathlib import Path
 
 import pytest
 
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.sources.http import LABELS, Sources
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.sources.transport import LABELS, Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.engine import verify_entries
+from citelens.verify.run import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens.parsing.latex_text import normalize_title, strip_accents, to_unicode
+from citelens.documents.latex_text import normalize_title, strip_accents, to_unicode
 
 
 @pytest.mark.parametrize(

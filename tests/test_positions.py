@@ -1,13 +1,13 @@
-"""Offset <-> LSP position conversion (:class:`citelens.text.LineIndex`) in every encoding."""
+"""Offset <-> LSP position conversion (:class:`citelens.core.text.LineIndex`) in every encoding."""
 
 from __future__ import annotations
 
 import pytest
 
-from citelens.model import Span
-from citelens.parsing.latex import parse_latex
-from citelens.parsing.markdown import parse_markdown
-from citelens.text import UTF8, UTF16, UTF32, LineIndex, Position
+from citelens.core.model import Span
+from citelens.core.text import UTF8, UTF16, UTF32, LineIndex, Position
+from citelens.documents.latex import parse_latex
+from citelens.documents.markdown import parse_markdown
 
 ENCODINGS = (UTF8, UTF16, UTF32)
 

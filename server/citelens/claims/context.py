@@ -9,10 +9,10 @@ import httpx
 
 from citelens.claims.result import Stage
 from citelens.claims.urlsafety import Fetched, redact_url, safe_fetch
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 
 if TYPE_CHECKING:
-    from citelens.sources.http import Sources
+    from citelens.sources.transport import Sources
 
 
 @dataclass(slots=True)

@@ -23,8 +23,8 @@ from citelens.claims.ranking import COSINE_MIN, TOP_K, best_sentences, top_bm25,
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.claims.signals import paper_identity, signals_from
 from citelens.claims.verdicts import Judgement
-from citelens.model import EntryView
-from citelens.settings import Settings
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 
 SETUP_HINT = (
@@ -48,7 +48,7 @@ async def check_claim(
 ) -> ClaimResult:
     """Check ``claim`` against the paper of ``view``/``record``; see the module docstring.
 
-    ``sources`` is a :class:`citelens.sources.http.Sources` (``None``: no scholarly
+    ``sources`` is a :class:`citelens.sources.transport.Sources` (``None``: no scholarly
     lookups). ``abstract``/``full_text`` bypass retrieval (evaluation datasets).
     """
     own = client is None

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-from citelens.model import Span
+from citelens.core.model import Span
 
 #: How many characters either side of the citation are looked at.
 WINDOW = 2000

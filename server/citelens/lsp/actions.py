@@ -3,7 +3,7 @@
 Every action is computed from the diagnostic's ``data`` and the current store,
 never from the network: the entry is looked up again by key in the current text
 of its .bib file, and the edit replaces exactly that entry (see
-:mod:`citelens.bibedit`). A diagnostic computed for an older version of its
+:mod:`citelens.documents.bibtex.edit`). A diagnostic computed for an older version of its
 document, or whose entry has changed since it was verified, gets no action.
 
 Edits are sent as ``WorkspaceEdit.changes`` (every client) and, when the client
@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from .. import bibedit
-from ..bibedit import TextEdit
-from ..model import BibEntry, Span
-from ..sources.records import PaperRecord
-from .convert import path_of, to_range, uri_of
+from citelens.core.model import BibEntry, Span
+from citelens.documents.bibtex import edit as bibedit
+from citelens.documents.bibtex.edit import TextEdit
+from citelens.lsp.convert import path_of, to_range, uri_of
+from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
-    from ..verify.status import Verification
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
+    from citelens.verify.status import Verification
 
 log = logging.getLogger("citelens")
 
@@ -162,7 +162,7 @@ def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verif
 
 def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperRecord | None:
     """For an arXiv entry: the record of the paper's venue publication, if one is known."""
-    from ..verify.venues import is_preprint_venue
+    from citelens.verify.match.venues import is_preprint_venue
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)
@@ -188,7 +188,7 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
 
 def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperRecord]:
     """Candidates of a DOI_MISMATCH that are the entry's own paper (same title)."""
-    from ..verify.match import title_similarity
+    from citelens.verify.match.compare import title_similarity
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)

@@ -6,7 +6,7 @@ import re
 
 from lsprotocol import types as lsp
 
-from ..model import BibEntry, EntryView
+from citelens.core.model import BibEntry, EntryView
 
 # Inside the key group of a citation command, before the cursor: \citep[p.~3]{a, b, par|
 _LATEX = re.compile(r"\\[a-zA-Z]*cite[a-zA-Z]*\*?(?:\s*\[[^\]]*\]|\s*\([^)]*\))*"

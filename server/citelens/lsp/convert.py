@@ -7,10 +7,10 @@ import functools
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..analysis import code_url
-from ..model import Finding, Severity, Span
-from ..store import DocumentStore
-from ..text import LineIndex
+from citelens.core.model import Finding, Severity, Span
+from citelens.core.text import LineIndex
+from citelens.workspace.index import code_url
+from citelens.workspace.store import DocumentStore
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,

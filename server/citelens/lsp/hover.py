@@ -6,11 +6,11 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ..model import BibEntry, EntryView
+from citelens.core.model import BibEntry, EntryView
 
 if TYPE_CHECKING:
-    from ..sources.records import PaperRecord
-    from ..verify.status import Verification
+    from citelens.sources.records import PaperRecord
+    from citelens.verify.status import Verification
 
 _STATUS_MARK = {
     "VERIFIED": "✅ Verified",

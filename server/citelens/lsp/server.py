@@ -16,17 +16,17 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
-from ..analysis import Analysis, analyze
-from ..model import BibEntry, Citation, EntryView, Finding
-from ..project import build_project, find_root
-from ..settings import Settings, from_sources
-from ..store import DocumentStore, kind_of
-from . import completion
-from .convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
-from .hover import entry_section, verification_section
-from .protocol import CiteLensProtocol
-from .verification import Verifier
+from citelens import __version__
+from citelens.core.model import BibEntry, Citation, EntryView, Finding
+from citelens.core.settings import Settings, from_sources
+from citelens.lsp import completion
+from citelens.lsp.convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
+from citelens.lsp.hover import entry_section, verification_section
+from citelens.lsp.protocol import CiteLensProtocol
+from citelens.lsp.verification import Verifier
+from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.project import build_project, find_root
+from citelens.workspace.store import DocumentStore, kind_of
 
 log = logging.getLogger("citelens")
 
@@ -90,7 +90,7 @@ class CiteLensServer(LanguageServer):
         return (entry.path, entry.key, text[entry.span.start : entry.span.end])
 
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
-        from ..parsing.entry_view import entry_view
+        from citelens.documents.bibtex.view import entry_view
 
         k = self.entry_key(entry)
         view = self.views.get(k)
@@ -165,7 +165,7 @@ class CiteLensServer(LanguageServer):
 
     def analyse(self, root: str) -> Analysis:
         if kind_of(root) == "bib":
-            from ..project import Project
+            from citelens.workspace.project import Project
 
             project = Project(root=root, files=[], bib_paths=[root])
         else:
@@ -191,7 +191,7 @@ class CiteLensServer(LanguageServer):
             out.extend(a.findings)
             out.extend(self.verifier.findings(a))
         if self.settings.claim_diagnostics:
-            from ..claims.diagnostics import claim_findings
+            from citelens.checks.claims import claim_findings
 
             out.extend(claim_findings(self))
         return out
@@ -593,7 +593,7 @@ def create_server() -> CiteLensServer:
     @_guard
     def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         ls.flush()  # answer from the latest text, not a queued one
-        from .actions import code_actions
+        from citelens.lsp.actions import code_actions
 
         return code_actions(ls, params)
 
@@ -627,7 +627,7 @@ def claim_section(
 ) -> str:
     """The claim check for this citation: cached result, or "checking…" after starting it."""
     try:
-        from ..claims.hover import claim_markdown
+        from citelens.claims.hover import claim_markdown
     except ImportError:
         return ""
     text = ls.store.text(path)
@@ -687,8 +687,8 @@ async def pull_configuration(ls: CiteLensServer) -> None:
 
 async def report(ls: CiteLensServer) -> dict[str, Any]:
     """The ``citelens check --format json`` report for the workspace."""
-    from ..batch import run_check
-    from ..report import to_json
+    from citelens.cli.check import run_check
+    from citelens.cli.report import to_json
 
     paths = ls.workspace_roots or sorted({a.project.root for a in ls.analyses.values()})
     if not paths:

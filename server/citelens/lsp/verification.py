@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from ..analysis import Analysis
-from ..model import BibEntry, EntryView, Finding
+from citelens.core.model import BibEntry, EntryView, Finding
+from citelens.workspace.index import Analysis
 
 if TYPE_CHECKING:
-    from ..verify.status import Verification
-    from .server import CiteLensServer
+    from citelens.lsp.server import CiteLensServer
+    from citelens.verify.status import Verification
 
 log = logging.getLogger("citelens")
 _tokens = itertools.count(1)
@@ -35,7 +35,7 @@ RETRY_MAX_S = 960.0
 
 def view_hash(view: EntryView) -> str:
     try:
-        from ..verify.engine import content_hash
+        from citelens.verify.run import content_hash
 
         return str(content_hash(view))
     except ImportError:  # pragma: no cover - the engine is part of the package
@@ -86,13 +86,13 @@ class Verifier:
     def sources(self) -> Any:
         """The rate-limited scholarly clients, shared with the claim checker."""
         if self._sources is None:
-            from ..sources.http import Sources
+            from citelens.sources.transport import Sources
 
             self._sources = Sources.from_settings(self.server.settings, self.server.log_once)
         return self._sources
 
     def clear_cache(self) -> str:
-        from ..verify.cache import open_cache
+        from citelens.verify.cache import open_cache
 
         cache = self._cache or open_cache(self.server.settings, self.server.log_once)
         cache.clear()
@@ -126,7 +126,7 @@ class Verifier:
         citations is cheap and follows every keystroke."""
         if not self.results or not self.server.settings.verification_enabled:
             return []
-        from ..verify.findings import citation_findings, entry_level_findings
+        from citelens.checks.verification import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
         for key, defs in analysis.definitions.items():
@@ -204,7 +204,7 @@ class Verifier:
     def _retry_later(self, results: Any) -> None:
         """Entries left UNVERIFIED because a source failed are checked again later (1, 2, 4…
         up to 16 minutes while the outage lasts); one timer, nothing polls."""
-        from ..verify.status import Status
+        from citelens.verify.status import Status
 
         if self._retry is not None:
             self._retry.cancel()
@@ -248,8 +248,8 @@ class Verifier:
         await progress.begin()
         self.runs += 1
         try:
-            from ..verify.cache import open_cache
-            from ..verify.engine import verify_entries
+            from citelens.verify.cache import open_cache
+            from citelens.verify.run import verify_entries
 
             sources = self.sources()
             if self._cache is None:

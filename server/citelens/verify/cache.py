@@ -23,7 +23,7 @@ from typing import Any
 import diskcache
 import platformdirs
 
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome
 
 FOUND_TTL_S = 30 * 24 * 3600.0

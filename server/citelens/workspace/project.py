@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model import Reference
-from .store import DocumentStore, kind_of
+from citelens.core.model import Reference
+from citelens.workspace.store import DocumentStore, kind_of
 
 MAX_FILES = 2000  # a project larger than this is cut (and says so)
 

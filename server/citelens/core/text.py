@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from .model import Span
+from citelens.core.model import Span
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

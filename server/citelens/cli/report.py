@@ -19,11 +19,11 @@ import os
 from collections import Counter
 from typing import Any
 
-from . import __version__
-from .analysis import code_url
-from .batch import CheckResult
-from .model import Finding, Severity
-from .store import DocumentStore
+from citelens import __version__
+from citelens.cli.check import CheckResult
+from citelens.core.model import Finding, Severity
+from citelens.workspace.index import code_url
+from citelens.workspace.store import DocumentStore
 
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
 

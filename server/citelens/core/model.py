@@ -2,7 +2,7 @@
 
 Every location is a :class:`Span` of *character* (code point) offsets into the
 text of one file, end exclusive. Offsets are converted to LSP positions (UTF-16,
-UTF-8 or UTF-32, as negotiated) only at the edge, by :mod:`citelens.text`.
+UTF-8 or UTF-32, as negotiated) only at the edge, by :mod:`citelens.core.text`.
 Nothing here imports the LSP layer, so ``citelens check`` and the server share it.
 """
 

@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 Log = Callable[[str], None]

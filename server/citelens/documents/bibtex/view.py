@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable, Mapping
 from urllib.parse import unquote
 
-from citelens.model import BibEntry, BibField, EntryView
-from citelens.parsing.bibtex import crossref_lookup, resolve_crossref
-from citelens.parsing.latex_text import to_unicode
-from citelens.parsing.names import split_names
+from citelens.core.model import BibEntry, BibField, EntryView
+from citelens.documents.bibtex.names import split_names
+from citelens.documents.bibtex.parse import crossref_lookup, resolve_crossref
+from citelens.documents.latex_text import to_unicode
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
 

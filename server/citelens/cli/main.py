@@ -9,8 +9,8 @@ import dataclasses
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .settings import Settings, from_sources
+from citelens import __version__
+from citelens.core.settings import Settings, from_sources
 
 
 def _progress_bar() -> object:
@@ -30,8 +30,8 @@ def _progress_bar() -> object:
 
 
 def _check(args: argparse.Namespace, settings: Settings) -> int:
-    from .batch import UsageError, run_check
-    from .report import has_errors, render
+    from citelens.cli.check import UsageError, run_check
+    from citelens.cli.report import has_errors, render
 
     if args.offline:
         settings = dataclasses.replace(settings, offline=True)
@@ -78,7 +78,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .lsp.server import create_server
+    from citelens.lsp.server import create_server
 
     server = create_server()
     if args.tcp:
@@ -90,7 +90,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _cache_clear(settings: Settings) -> int:
-    from .verify.cache import clear_cache
+    from citelens.verify.cache import clear_cache
 
     where = clear_cache(settings)
     print(f"citelens: cache cleared ({where})")
@@ -139,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cache":
         return _cache_clear(settings)
     if args.command == "eval":
-        from .claims.eval import main as eval_main
+        from citelens.cli.eval import main as eval_main
 
         return eval_main(list(args.rest))
     return 2

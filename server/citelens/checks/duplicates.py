@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from citelens.model import EntryView
-from citelens.verify.match import (
+from citelens.core.model import EntryView
+from citelens.verify.match.compare import (
     SEQUEL_TOKEN,
     STOPWORDS,
     entry_arxiv_id,
@@ -33,7 +33,7 @@ from citelens.verify.match import (
     title_similarity,
     title_tokens,
 )
-from citelens.verify.venues import is_preprint_venue, same_venue
+from citelens.verify.match.venues import is_preprint_venue, same_venue
 
 TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80

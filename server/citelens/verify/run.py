@@ -34,13 +34,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citelens.model import BibEntry, EntryView, Severity
-from citelens.settings import Settings
-from citelens.sources.http import Sources
+from citelens.core.model import BibEntry, EntryView, Severity
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import plan
+from citelens.sources.transport import Sources
+from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
-from citelens.verify.match import (
+from citelens.verify.match.compare import (
     SOURCE_NAMES,
     Discrepancy,
     compare,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..model import Citation, Reference, SourceDocument, Span
+from citelens.core.model import Citation, Reference, SourceDocument, Span
 
 # Environments whose content is not LaTeX we should read.
 _VERBATIM_ENVS = (

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .model import BibFile, BibProblem, SourceDocument, Span
-from .parsing.bibtex import parse_bib, read_text
-from .parsing.latex import parse_latex
-from .parsing.markdown import parse_markdown
-from .text import LineIndex
+from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
+from citelens.core.text import LineIndex
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.latex import parse_latex
+from citelens.documents.markdown import parse_markdown
 
 Stamp = tuple[object, ...]
 

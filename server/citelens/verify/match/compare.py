@@ -25,10 +25,10 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from citelens.model import EntryView, Name, Severity
-from citelens.settings import Settings
+from citelens.core.model import EntryView, Name, Severity
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
-from citelens.verify.venues import is_preprint_venue, same_venue
+from citelens.verify.match.venues import is_preprint_venue, same_venue
 
 _DEFAULTS = Settings()
 CANDIDATE_THRESHOLD: float = _DEFAULTS.title_candidate_threshold

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .model import (
+from citelens.core.model import (
     BibEntry,
     BibFile,
     Citation,
@@ -16,9 +16,9 @@ from .model import (
     SourceDocument,
     Span,
 )
-from .project import Project
-from .settings import Settings
-from .store import DocumentStore
+from citelens.core.settings import Settings
+from citelens.workspace.project import Project
+from citelens.workspace.store import DocumentStore
 
 DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
 
