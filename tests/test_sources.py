@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
-from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Outcome
 from citelens.sources.transport import Sources
 from tests.conftest import FIXTURES

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from citelens.core.model import EntryView
+from citelens.core.normalize import normalize_doi, normalize_title
 from citelens.verify.match.compare import (
     SEQUEL_TOKEN,
     STOPWORDS,
     entry_arxiv_id,
     family_key,
     is_typo,
-    normalize_doi,
-    normalize_title,
     sequel_conflict,
     split_subtitle,
     title_similarity,
@@ -80,7 +79,7 @@ def _prepare(v: EntryView) -> _Prepared:
     first = family_key(authors[0].last).split()[-1:] if authors else []
     content = frozenset(t for t in title_tokens(v.title or "") if t not in STOPWORDS)
     return _Prepared(title, tuple(title.split()), content, main, first[0] if first else "",
-                     normalize_doi(v.doi), entry_arxiv_id(v))
+                     normalize_doi(v.doi) or "", entry_arxiv_id(v))
 
 
 def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
-from citelens.sources.ids import normalize_arxiv, normalize_doi, normalize_pmid
+from citelens.core.normalize import normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources.records import PaperRecord
 
 

@@ -9,7 +9,7 @@
   cut at a time limit.
 
 :func:`safe_fetch` never raises: it returns a :class:`Fetched` with ``error`` set.
-URLs shown anywhere go through :func:`redact_url` (no credentials, no key-like
+URLs shown anywhere go through ``core.normalize.redact_url`` (no credentials, no key-like
 query parameters).
 """
 
@@ -20,34 +20,13 @@ import ipaddress
 import socket
 import time
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from citelens.core.normalize import redact_url
+
 MAX_REDIRECTS = 5
-SECRET_PARAMS = frozenset(
-    {"api_key", "apikey", "key", "token", "access_token", "mailto", "email", "sig", "signature"}
-)
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user info, fragment, and secret-looking query parameters."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        netloc = f"[{host}]" if ":" in host else host
-        if parts.port:
-            netloc += f":{parts.port}"
-        query = [
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if k.lower() not in SECRET_PARAMS
-        ]
-        return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), ""))
-    except ValueError:
-        return "<url>"
-
-
 def _address_refused(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped

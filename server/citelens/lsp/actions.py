@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 
 from citelens.core.model import BibEntry, Span
+from citelens.core.normalize import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import path_of, to_range, uri_of
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("citelens")
 
-_SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.org",
-                 "openalex": "OpenAlex", "arxiv": "arXiv", "pubmed": "PubMed"}
 MAX_CANDIDATES = 3
 #: The verification status (``Status`` name, any case) behind each diagnostic code.
 _VERIFICATION_CODES = {"METADATA_MISMATCH": "partial", "DOI_MISMATCH": "doi_mismatch",
@@ -140,10 +139,6 @@ def _records(value: object) -> list[PaperRecord]:
     return out
 
 
-def _source_name(r: PaperRecord) -> str:
-    return _SOURCE_NAMES.get(r.source, r.source)
-
-
 def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
                       ) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
@@ -155,7 +150,7 @@ def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verif
                            {ctx.path: [edit]}, preferred=True))
     if v.match is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, v.match, same_paper=True)
-        out.append(_action(ls, f"Replace entry with {_source_name(v.match)} metadata", d,
+        out.append(_action(ls, f"Replace entry with {source_name(v.match.source)} metadata", d,
                            {ctx.path: [edit]}, preferred=published is None))
     return [a for a in out if a is not None]
 
@@ -220,7 +215,7 @@ def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verificati
     if paper is not None:
         drop = ["doi"] if about_doi and not paper.doi else []
         edit = bibedit.replace_entry(ctx.text, ctx.entry, paper, same_paper=True, drop=drop)
-        out.append(_action(ls, f"Replace entry with {_source_name(paper)} metadata", d,
+        out.append(_action(ls, f"Replace entry with {source_name(paper.source)} metadata", d,
                            {ctx.path: [edit]}))
     return [a for a in out if a is not None]
 

@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import source_name
 
 if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord
@@ -85,8 +86,6 @@ def _record_line(r: PaperRecord) -> str:
     return "  \n".join(parts)
 
 
-_SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.org",
-                 "openalex": "OpenAlex", "arxiv": "arXiv", "pubmed": "PubMed"}
 
 
 def verification_section(v: Verification | None, pending: bool = False) -> str:
@@ -95,7 +94,7 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
-        source = _SOURCE_NAMES.get(v.match.source, v.match.source)
+        source = source_name(v.match.source)
         if status == "DOI_MISMATCH":
             lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
         else:

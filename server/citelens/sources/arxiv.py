@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import HostClient, HostResult, status_of
 

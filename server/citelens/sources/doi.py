@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.crossref import author_names, strip_jats, year_of
-from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import HostClient, decode_json, status_of
 

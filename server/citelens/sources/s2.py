@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import HostClient, HostResult, as_dict, as_list, decode_json
 

@@ -13,9 +13,7 @@ directory) turns into no cache, with one log line; verification carries on.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from typing import Any
 import diskcache
 import platformdirs
 
+from citelens.core.normalize import title_key
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome
 
@@ -31,8 +30,6 @@ NOT_FOUND_TTL_S = 24 * 3600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
 SCHEMA = "v1"
 
-_WS = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^\w\s]")
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -41,18 +38,10 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(platformdirs.user_cache_dir("citelens"))
 
 
-def normalise_title(title: str) -> str:
-    """Case, accents, punctuation and spacing removed: the cache key of a title search."""
-    text = unicodedata.normalize("NFKD", title)
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = text.replace("{", "").replace("}", "")
-    return _WS.sub(" ", _NON_WORD.sub(" ", text)).strip()
-
-
 def lookup_key(source: str, kind: str, value: str) -> str:
     """``source:kind:value``, the value normalised so equal lookups share one key."""
     if "title" in kind or kind in ("match", "search"):
-        norm = normalise_title(value)
+        norm = title_key(value)
     else:
         norm = value.strip().lower()
     return f"{source}:{kind}:{norm}"

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citelens.core.model import BibEntry, EntryView, Severity
+from citelens.core.normalize import source_name
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.match.compare import (
-    SOURCE_NAMES,
     Discrepancy,
     compare,
     identifier_conflict,
@@ -98,10 +98,6 @@ class Asked:
     cached: bool = False
 
 
-def _src_name(source: str) -> str:
-    return SOURCE_NAMES.get(source, source)
-
-
 def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
     """A title-search hit is the entry's paper: a verified-level title, or a close title
     with the same authors and year (then the title itself is the discrepancy)."""
@@ -146,7 +142,7 @@ def _describe(rec: PaperRecord) -> str:
 
 
 def _sources_list(asked: Sequence[Asked]) -> str:
-    names = list(dict.fromkeys(_src_name(a.lookup.source) for a in asked))
+    names = list(dict.fromkeys(source_name(a.lookup.source) for a in asked))
     return ", ".join(names)
 
 
@@ -155,9 +151,9 @@ def _failure_text(asked: Sequence[Asked]) -> str:
     if failed and all("offline" in a.lookup.detail for a in failed):
         return "offline, and no cached answer for this entry"
     parts = []
-    for name in dict.fromkeys(_src_name(a.lookup.source) for a in failed):
+    for name in dict.fromkeys(source_name(a.lookup.source) for a in failed):
         detail = next((a.lookup.detail for a in failed
-                       if _src_name(a.lookup.source) == name and a.lookup.detail), "")
+                       if source_name(a.lookup.source) == name and a.lookup.detail), "")
         parts.append(f"{name} ({detail})" if detail else name)
     return "could not ask " + "; ".join(parts)
 
@@ -217,7 +213,7 @@ def decide(
         f = bad_fields[0]
         rec = conflicts[f][0]
         value = getattr(ids, f) or ""
-        where = ", ".join(dict.fromkeys(_src_name(r.source) for r in conflicts[f]))
+        where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
         msg = (f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
                f"in {where}, not “{view.title}”")
         discrepancies = [Discrepancy(f, "identifier", Severity.ERROR,
@@ -256,8 +252,8 @@ def decide(
                for a in asked) and match.source != "s2":
             audit.append(AuditStep(S2_NOT_FOUND, "s2", S2_NOT_FOUND,
                                    f"Semantic Scholar does not know this paper; found in "
-                                   f"{_src_name(match.source)}"))
-        where = _src_name(match.source)
+                                   f"{source_name(match.source)}"))
+        where = source_name(match.source)
         if found:
             shown = "; ".join(d.message for d in found[:2])
             more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""

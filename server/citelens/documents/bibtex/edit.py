@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import BibEntry, BibField, Span
+from citelens.core.normalize import to_unicode
 from citelens.documents.bibtex.names import split_names
-from citelens.documents.latex_text import to_unicode
 from citelens.sources.records import PaperRecord
 
 __all__ = [

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from citelens.core.model import Name
-from citelens.documents.latex_text import strip_accents, to_unicode
+from citelens.core.normalize import strip_accents, to_unicode
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")
