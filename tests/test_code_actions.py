@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from citelens.core.model import Severity
+from citelens.core.findings import Severity
 from citelens.lsp.actions import code_actions
 from citelens.lsp.server import CiteLensServer
 from citelens.sources.records import PaperRecord

@@ -24,7 +24,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from citelens.claims.render import PENDING
-from citelens.core.model import Severity
+from citelens.core.findings import Severity
 from tests.fakes.llm import MODEL, FakeLLM, Request, rule_based
 from tests.fakes.scholarly import ScholarlyFake
 from tests.lsp_session import PRESETS, open_doc, session, uri, wait_for

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from citelens.core.model import EntryView, Name, Severity
+from citelens.core.findings import Severity
+from citelens.core.model import EntryView, Name
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.compare import (
     Comparison,

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from citelens.checks.verification import verification_findings
-from citelens.core.model import Citation, EntryView, Severity, Span
+from citelens.core.findings import Severity
+from citelens.core.model import Citation, EntryView, Span
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view

@@ -35,7 +35,7 @@ from typing import Any
 from tests.fakes.scholarly import fast_rates, running
 
 from citelens.checks.verification import verification_findings
-from citelens.core.model import Finding, Severity
+from citelens.core.findings import Finding, Severity
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.transport import Sources

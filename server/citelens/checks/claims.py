@@ -28,9 +28,9 @@ from citelens.claims.checker import ClaimChecker
 from citelens.claims.hover import checker_for, claim_at, known_result, start
 from citelens.claims.llm import LLMConfig
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.core.model import EntryView, Finding
+from citelens.core.findings import Finding, make_finding
+from citelens.core.model import EntryView
 from citelens.sources.records import PaperRecord
-from citelens.workspace.index import make_finding
 from citelens.workspace.store import kind_of
 
 log = logging.getLogger("citelens")

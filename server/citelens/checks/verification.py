@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from citelens.checks.duplicates import find_duplicates
-from citelens.core.model import BibEntry, BibField, BibFile, Citation, Finding, Related, Severity, Span
+from citelens.core.findings import Finding, Related, Severity
+from citelens.core.model import BibEntry, BibField, BibFile, Citation, Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import PaperRecord

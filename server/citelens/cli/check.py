@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citelens.core.model import BibEntry, BibFile, Finding
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, BibFile
 from citelens.core.settings import Settings
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.project import Project, build_project, find_root

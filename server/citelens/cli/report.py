@@ -21,8 +21,7 @@ from typing import Any
 
 from citelens import __version__
 from citelens.cli.check import CheckResult
-from citelens.core.model import Finding, Severity
-from citelens.workspace.index import code_url
+from citelens.core.findings import Finding, Severity, code_url
 from citelens.workspace.store import DocumentStore
 
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}

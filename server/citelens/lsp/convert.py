@@ -7,9 +7,9 @@ import functools
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
-from citelens.core.model import Finding, Severity, Span
+from citelens.core.findings import Finding, Severity, code_url
+from citelens.core.model import Span
 from citelens.core.text import LineIndex
-from citelens.workspace.index import code_url
 from citelens.workspace.store import DocumentStore
 
 _SEVERITY = {

@@ -17,7 +17,8 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from citelens import __version__
-from citelens.core.model import BibEntry, Citation, EntryView, Finding
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
 from citelens.lsp import completion
 from citelens.lsp.convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from citelens.core.model import BibEntry, EntryView, Finding
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, EntryView
 from citelens.workspace.index import Analysis
 
 if TYPE_CHECKING:

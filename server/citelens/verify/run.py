@@ -34,7 +34,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citelens.core.model import BibEntry, EntryView, Severity
+from citelens.core.findings import Severity
+from citelens.core.model import BibEntry, EntryView
 from citelens.core.normalize import source_name
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord

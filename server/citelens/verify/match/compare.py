@@ -24,7 +24,8 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from citelens.core.model import EntryView, Name, Severity
+from citelens.core.findings import Severity
+from citelens.core.model import EntryView, Name
 from citelens.core.normalize import (
     INFORMATIONAL_TYPES,
     normalize_arxiv,
