@@ -27,7 +27,7 @@ DEFAULT_FILES = [CORPUS / "bigbib" / "physrev_e_1993_2024.bib",
 
 def measure(path: str, fields: bool) -> dict[str, object]:
     """Run in the child process: time the parse of one file."""
-    from citelens.parsing.bibtex import parse_bib, read_text
+    from citelens.documents.bibtex.parse import parse_bib, read_text
 
     start = time.perf_counter()
     text = read_text(path)
@@ -40,7 +40,7 @@ def measure(path: str, fields: bool) -> dict[str, object]:
         "parse_index_s": round(wall, 2),
     }
     if fields:
-        from citelens.parsing.entry_view import entry_view
+        from citelens.documents.bibtex.view import entry_view
 
         start = time.perf_counter()
         n_fields = sum(len(e.fields) for e in bib.entries)

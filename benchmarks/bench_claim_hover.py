@@ -13,7 +13,7 @@ default) against the fake scholarly APIs and the fake OpenAI-compatible model on
 2. Per path: model calls (chat, embeddings), HTTP requests to the scholarly APIs (by
    source) and to full-text hosts, and the time from the first hover to the verdict.
    Verification runs first and its requests are not counted.
-3. Claim diagnostics: what :func:`citelens.claims.diagnostics.claim_findings` adds to
+3. Claim diagnostics: what :func:`citelens.checks.claims.claim_findings` adds to
    every publish (it runs on each keystroke once wired), on a real thesis chapter,
    in process and without network: the first publish (every claim extracted), the
    steady state (every result known), and after a one-character edit.
@@ -220,7 +220,7 @@ def publish_cost(repeat: int = 50) -> None:
     from tests.conftest import CORPUS
     from tests.lsp_session import uri
 
-    from citelens.claims import diagnostics
+    from citelens.checks import claims as diagnostics
     from citelens.claims.result import ClaimResult, Status, Verdict
     from citelens.lsp.server import create_server
 

@@ -26,8 +26,8 @@ from citelens.claims.checker import ClaimChecker
 from citelens.claims.pipeline import check_claim
 from citelens.claims.render import render_markdown
 from citelens.claims.sentences import extract_claim
-from citelens.model import EntryView, Span
-from citelens.settings import Settings
+from citelens.core.model import EntryView, Span
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 
 ABSTRACT = ("We introduce the Transformer, a sequence transduction model based solely on "

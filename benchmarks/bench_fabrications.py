@@ -52,9 +52,10 @@ from benchmarks.fabrications.bibload import to_view  # noqa: E402
 from benchmarks.fabrications.e2e import run  # noqa: E402
 from benchmarks.fabrications.generate import ensure_generated, load_set, load_truth  # noqa: E402
 
-from citelens.model import EntryView, Severity  # noqa: E402
+from citelens.core.findings import Severity  # noqa: E402
+from citelens.core.model import EntryView  # noqa: E402
 from citelens.sources.records import PaperRecord  # noqa: E402
-from citelens.verify.match import (  # noqa: E402
+from citelens.verify.match.compare import (  # noqa: E402
     best_candidate,
     compare,
     entry_arxiv_id,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from citelens.bibsearch import haystacks, search_entries
 from citelens.keyrename import rename_edits
-from citelens.project import documents_using_bibliography
-from citelens.store import DocumentStore
+from citelens.workspace.project import documents_using_bibliography
+from citelens.workspace.store import DocumentStore
 
 CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"

@@ -31,8 +31,8 @@ from benchmarks.make_bib300 import _paper  # noqa: E402
 from tests.conftest import CORPUS  # noqa: E402
 from tests.fakes.scholarly import ScholarlyFake  # noqa: E402
 
-from citelens.parsing.bibtex import parse_bib, read_text  # noqa: E402
-from citelens.parsing.entry_view import entry_view  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib, read_text  # noqa: E402
+from citelens.documents.bibtex.view import entry_view  # noqa: E402
 
 PAPER = CORPUS / "papers" / "astropy-v5.0"
 

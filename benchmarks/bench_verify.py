@@ -28,14 +28,14 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.fakes.scholarly import ENV_VARS, REAL_LIMITS  # noqa: E402
 
-from citelens.model import EntryView  # noqa: E402
-from citelens.parsing.bibtex import parse_bib, read_text  # noqa: E402
-from citelens.parsing.entry_view import entry_view  # noqa: E402
-from citelens.settings import from_sources  # noqa: E402
-from citelens.sources.http import DEFAULT_RATES, Sources  # noqa: E402
+from citelens.core.model import EntryView  # noqa: E402
+from citelens.core.settings import from_sources  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib, read_text  # noqa: E402
+from citelens.documents.bibtex.view import entry_view  # noqa: E402
+from citelens.sources.transport import DEFAULT_RATES, Sources  # noqa: E402
 from citelens.verify import plan  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
-from citelens.verify.engine import verify_entries  # noqa: E402
+from citelens.verify.run import verify_entries  # noqa: E402
 
 BIB = HERE / "data" / "bib300.bib"
 PAPERS = HERE / "data" / "bib300_papers.json"

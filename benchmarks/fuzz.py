@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conftest import CORPUS  # noqa: E402
 
-from citelens.parsing.bibtex import parse_bib  # noqa: E402
-from citelens.parsing.entry_view import entry_view  # noqa: E402
-from citelens.parsing.latex import parse_latex  # noqa: E402
-from citelens.parsing.markdown import parse_markdown  # noqa: E402
-from citelens.text import LineIndex  # noqa: E402
+from citelens.core.text import LineIndex  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
+from citelens.documents.bibtex.view import entry_view  # noqa: E402
+from citelens.documents.latex import parse_latex  # noqa: E402
+from citelens.documents.markdown import parse_markdown  # noqa: E402
 
 FRAGMENTS = [b"\\cite{", b"\\citep[p.~2]{", b"}", b"{", b"@article{", b"@string{", b",", b"=",
              b'"', b"#", b"%", b"\\input{", b"\\bibliography{", b"[@", b"@", b"]", b"---\n",
@@ -169,9 +169,9 @@ async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
     from tests.lsp_session import diagnostics, open_doc, session, wait_for
     from tests.test_server_robustness import CANARY, GMR, _key, _position, random_edits
 
-    from citelens.batch import run_check
-    from citelens.report import to_json
-    from citelens.settings import Settings
+    from citelens.cli.check import run_check
+    from citelens.cli.report import to_json
+    from citelens.core.settings import Settings
 
     problems: list[str] = []
     for s in range(sessions):

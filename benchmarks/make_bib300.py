@@ -15,10 +15,10 @@ import json
 import sys
 from pathlib import Path
 
-from citelens.model import BibEntry, EntryView
-from citelens.parsing.bibtex import parse_bib, read_text
-from citelens.parsing.entry_view import entry_view
-from citelens.verify.cache import normalise_title
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import title_key
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.view import entry_view
 
 HERE = Path(__file__).resolve().parent
 OUT_BIB = HERE / "data" / "bib300.bib"
@@ -43,7 +43,7 @@ def _round_robin(groups: list[list[tuple[BibEntry, EntryView, str]]], n: int,
         for q in queues:
             while q:
                 entry, view, text = q.pop(0)
-                marks = {"t:" + normalise_title(view.title)} | ({"d:" + view.doi} if view.doi
+                marks = {"t:" + title_key(view.title)} | ({"d:" + view.doi} if view.doi
                                                                else set())
                 if marks & seen:
                     continue

@@ -74,8 +74,8 @@ def _rss_kb(pid: int) -> int:
 
 
 def make_paper(folder: Path, n: int) -> tuple[list[str], Path]:
-    from citelens.parsing.bibtex import parse_bib, read_text
-    from citelens.parsing.entry_view import entry_view
+    from citelens.documents.bibtex.parse import parse_bib, read_text
+    from citelens.documents.bibtex.view import entry_view
 
     bib = parse_bib(read_text(THESIS_BIB), str(THESIS_BIB))
     chosen, papers, seen = [], [], set()

@@ -1,4 +1,4 @@
-"""Write docs/configuration.md from citelens.settings (run after adding a setting)."""
+"""Write docs/configuration.md from citelens.core.settings (run after adding a setting)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from citelens.settings import DEFAULT_SEVERITY, SETTINGS, Settings
+from citelens.core.settings import DEFAULT_SEVERITY, SETTINGS, Settings
 
 HEADER = """# Configuration
 

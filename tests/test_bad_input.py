@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from citelens import cli
-from citelens.batch import run_check
-from citelens.settings import Settings
+from citelens.cli import main as cli
+from citelens.cli.check import run_check
+from citelens.core.settings import Settings
 from tests.conftest import CORPUS, ROOT
 
 BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
@@ -156,8 +156,8 @@ def test_check_never_reprs_its_whole_result(tmp_path: Path) -> None:
     write(tmp_path / "main.tex", tex("\\cite{real2020}"))
     script = (
         "import sys\n"
-        "from citelens import cli\n"
-        "from citelens.batch import CheckResult\n"
+        "from citelens.cli import main as cli\n"
+        "from citelens.cli.check import CheckResult\n"
         "def no_repr(self):\n"
         "    print('repr() of the whole CheckResult', file=sys.stderr); raise SystemExit(17)\n"
         "CheckResult.__repr__ = no_repr\n"

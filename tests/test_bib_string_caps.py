@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
-from citelens.parsing.bibtex import MAX_EXPANDED_CHARS, MAX_MACRO_DEPTH, parse_bib
+from citelens.documents.bibtex.parse import MAX_EXPANDED_CHARS, MAX_MACRO_DEPTH, parse_bib
 from tests.conftest import ROOT
 from tests.lsp_session import diagnostics, open_doc, rng, session
 

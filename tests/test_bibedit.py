@@ -1,8 +1,9 @@
-"""Unit tests of the quick-fix edits (citelens.bibedit): exact before/after text."""
+"""Unit tests of the quick-fix edits (citelens.documents.bibtex.edit): exact before/after text."""
 
 from __future__ import annotations
 
-from citelens.bibedit import (
+from citelens.core.model import Span
+from citelens.documents.bibtex.edit import (
     apply_edits,
     bibtex_author,
     delete_entry,
@@ -13,8 +14,7 @@ from citelens.bibedit import (
     replace_entry,
     replace_field,
 )
-from citelens.model import Span
-from citelens.parsing.bibtex import parse_bib
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.sources.records import PaperRecord
 
 ALIGNED = """% my refs

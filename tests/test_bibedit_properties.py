@@ -11,7 +11,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citelens.bibedit import (
+from citelens.core.model import BibFile
+from citelens.documents.bibtex.edit import (
     TextEdit,
     apply_edits,
     delete_entry,
@@ -20,8 +21,7 @@ from citelens.bibedit import (
     replace_entry,
     replace_field,
 )
-from citelens.model import BibFile
-from citelens.parsing.bibtex import parse_bib
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.sources.records import PaperRecord
 
 FIELD_NAMES = ["title", "author", "year", "doi", "journal", "booktitle", "note", "pages",

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citelens.model import BibEntry
-from citelens.parsing.bibtex import (
+from citelens.core.model import BibEntry
+from citelens.documents.bibtex.parse import (
     MONTH_MACROS,
     all_problems,
     crossref_lookup,
@@ -390,7 +390,7 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
     """``reparse_edit`` (only the entries an edit touched) gives what a full parse gives."""
     import random
 
-    from citelens.parsing.bibtex import EAGER_LIMIT, all_problems, reparse_edit
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, reparse_edit
 
     one = ("@article{{key{i},\n  title = {{A {{Title}} number {i}}},\n  author = {{Doe, J."
            " and Roe, R.}},\n  journal = jnl,\n  year = {{20{i2:02d}}},\n}}\n\n")

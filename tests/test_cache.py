@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import cache as cache_mod
 from citelens.verify.cache import VerificationCache, clear_cache, lookup_key, open_cache

@@ -23,7 +23,7 @@ import pytest
 from citelens import datacache
 from citelens.claims import cache as claim_cache
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import SCHEMA, VerificationCache
 from tests.conftest import ROOT

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from citelens import citesearch, keys
-from citelens.bibedit import apply_edits
-from citelens.parsing.bibtex import parse_bib
-from citelens.sources.http import Sources
+from citelens.documents.bibtex.edit import apply_edits
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.sources.records import PaperRecord
+from citelens.sources.transport import Sources
 from citelens.verify.cache import open_cache
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from citelens.claims.eval import Outcome, escalation, main, read_items, score
 from citelens.claims.result import Verdict
-from citelens.settings import Settings
+from citelens.cli.eval import Outcome, escalation, main, read_items, score
+from citelens.core.settings import Settings
 from tests.fakes.llm import MODEL, FakeLLM
 from tests.fakes.scholarly import ScholarlyFake
 

@@ -14,10 +14,10 @@ from citelens.claims.checker import ClaimChecker
 from citelens.claims.pipeline import check_claim
 from citelens.claims.render import render_markdown, render_pending
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.model import EntryView, Span
-from citelens.settings import Settings
-from citelens.sources.http import DEFAULT_RATES, Rate, Sources
+from citelens.core.model import EntryView, Span
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
+from citelens.sources.transport import DEFAULT_RATES, Rate, Sources
 from tests.conftest import FIXTURES
 from tests.fakes.llm import FakeLLM
 from tests.fakes.scholarly import ScholarlyFake, tiny_pdf
@@ -365,7 +365,7 @@ class _Server:
 
 async def test_hover_entry_point_pending_then_result(fake: FakeLLM) -> None:
     from citelens.claims.hover import claim_markdown
-    from citelens.model import Citation
+    from citelens.core.model import Citation
 
     text = "Intro. The Transformer is based solely on attention mechanisms \\cite{vaswani}. End."
     at = text.index("vaswani")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citelens.claims.sentences import extract_claim, split_sentences
-from citelens.model import Span
+from citelens.core.model import Span
 from tests.conftest import CORPUS
 
 PAPERS = CORPUS / "papers"

@@ -25,7 +25,7 @@ from citelens.claims.result import Verdict
 from citelens.claims.urlsafety import check_url, redact_url, safe_fetch
 from citelens.claims.verdicts import parse_judgement
 from citelens.claims.words import title_overlap
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from tests.conftest import FIXTURES
 from tests.fakes.llm import FakeLLM
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from lsprotocol import types as lsp
 
+from citelens.core.findings import Severity
 from citelens.lsp.actions import code_actions
 from citelens.lsp.server import CiteLensServer
-from citelens.model import Severity
 from citelens.sources.records import PaperRecord
-from citelens.verify.match import Discrepancy
+from citelens.verify.match.compare import Discrepancy
 from citelens.verify.status import Status, Verification
 from tests.lsp_session import uri
 

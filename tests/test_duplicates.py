@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from citelens.model import EntryView, Name
-from citelens.verify.duplicates import DuplicatePair, find_duplicates
+from citelens.checks.duplicates import DuplicatePair, find_duplicates
+from citelens.core.model import EntryView, Name
 
 
 def entry(key: str, title: str, **kw: object) -> EntryView:
@@ -98,7 +98,7 @@ def test_not_duplicates(why: str, views: list[EntryView]) -> None:
 
 
 def test_json_round_trip_and_bad_input() -> None:
-    views = [entry("a", "X", doi="10.1/x"), entry("b", "Y", doi="10.1/X")]
+    views = [entry("a", "X", doi="10.1000/x"), entry("b", "Y", doi="10.1000/X")]
     (p,) = find_duplicates(views)
     assert DuplicatePair.from_json(p.to_json()) == p
     broken = [entry("a", "", authors=(Name("", "", "", ""),), year=None), entry("b", "\x00{")]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from citelens.bibedit import apply_edits
 from citelens.bibsearch import haystacks, search_entries
 from citelens.doclinks import bib_links
+from citelens.documents.bibtex.edit import apply_edits
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.keyrename import RenameError, check_new_key, rename_edits
 from citelens.mdplain import plain
-from citelens.parsing.bibtex import parse_bib
-from citelens.store import DocumentStore
+from citelens.workspace.store import DocumentStore
 
 BIB = (
     '@article{smith2020,\n  author = {M{\\"u}ller, Anna and Smith, Bob},\n'

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from citelens.model import BibEntry
-from citelens.parsing.bibtex import parse_bib, read_text
-from citelens.parsing.entry_view import entry_view, normalize_arxiv_id, normalize_doi
+from citelens.core.model import BibEntry
+from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.view import entry_view
 from tests.conftest import CORPUS
 
 
@@ -144,8 +145,8 @@ def test_crossref_fields_inherited_with_mapping_or_function() -> None:
 def test_normalizers_directly() -> None:
     assert normalize_doi(" https://doi.org/10.5281/ZENODO.1 ") == "10.5281/zenodo.1"
     assert normalize_doi("") is None
-    assert normalize_arxiv_id("arXiv:1234.56789v3") == "1234.56789"
-    assert normalize_arxiv_id("1234") is None
+    assert normalize_arxiv("arXiv:1234.56789v3") == "1234.56789"
+    assert normalize_arxiv("1234") is None
 
 
 @pytest.mark.skipif(not (CORPUS / "papers").is_dir(), reason="shared corpus not available")

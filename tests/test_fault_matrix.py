@@ -34,11 +34,12 @@ from pathlib import Path
 
 import pytest
 
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.sources.http import LABELS, Sources
+from citelens.core.normalize import source_name
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.engine import verify_entries
+from citelens.verify.run import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 
@@ -215,7 +216,7 @@ def test_fault_cell(matrix: dict[tuple[str, str], Cell], source: str, fault: str
     assert {k: v.status for k, v in cell.second.items()} == dict.fromkeys(
         DECIDERS, Status.VERIFIED), {k: v.summary for k, v in cell.second.items()}
     # The outage is logged once (not once per entry or per request).
-    label = LABELS[source]
+    label = source_name(source)
     mentions = [line for line in cell.logs if label in line and "requests so far" not in line
                 and "in a row" not in line]
     # A host answering only 429 or 5xx is cut off by its circuit breaker, said once.

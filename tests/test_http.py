@@ -10,8 +10,8 @@ import time
 import pytest
 
 from citelens.sources import crossref, openalex, s2
-from citelens.sources.http import Rate, Sources, redact_url
 from citelens.sources.records import Outcome
+from citelens.sources.transport import Rate, Sources, redact_url
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
 
@@ -88,7 +88,7 @@ async def test_stall_fails_within_the_timeout(scholarly_server: ScholarlyFake) -
 async def test_connection_refused_makes_source_unavailable_once() -> None:
     port = free_port()  # nothing listens there
     log: list[str] = []
-    from citelens.settings import Settings
+    from citelens.core.settings import Settings
 
     settings = Settings(s2_api_url=f"http://127.0.0.1:{port}/s2", request_timeout_s=2.0)
     async with Sources.from_settings(settings, log.append, rates=fast_rates()) as src:

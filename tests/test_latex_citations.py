@@ -1,4 +1,4 @@
-"""Citation commands, resources and includes found by :func:`citelens.parsing.latex.parse_latex`.
+"""Citation commands, resources and includes found by :func:`citelens.documents.latex.parse_latex`.
 
 Every case checks the key *and* its span: ``text[span.start:span.end] == key``, and that
 the command span starts at the backslash of the command and contains the key.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from citelens.model import SourceDocument
-from citelens.parsing.latex import parse_latex
+from citelens.core.model import SourceDocument
+from citelens.documents.latex import parse_latex
 
 
 def parse(text: str, extra: tuple[str, ...] = ()) -> SourceDocument:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens.parsing.latex_text import normalize_title, strip_accents, to_unicode
+from citelens.core.normalize import normalize_title, strip_accents, to_unicode
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_to_unicode_keeps_arguments_of_unknown_commands() -> None:
         ("The  Title.", "the title"),
         ("ﬁne-tuning", "fine tuning"),  # NFKC ligature
         ("“Quoted” title", '"Quoted" Title'),
-        ("Don't stop", "Dont stop"),
+        ("Don’t stop", "Don't stop"),  # typographic apostrophe
     ],
 )
 def test_normalize_title_equates_typographic_variants(a: str, b: str) -> None:

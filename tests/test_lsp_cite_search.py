@@ -14,8 +14,8 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from citelens.parsing.bibtex import parse_bib
-from citelens.text import LineIndex
+from citelens.core.text import LineIndex
+from citelens.documents.bibtex.parse import parse_bib
 from tests.fakes.scholarly import ScholarlyFake
 from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
 

@@ -5,7 +5,7 @@ The server runs ``citelens serve`` in its own process, configured through
 fake OpenAI-compatible model on 127.0.0.1. Each test hovers a citation: the first
 hover starts the check ("⏳ Checking claim…"), later hovers show the verdict.
 
-The second part tests :func:`citelens.claims.diagnostics.claim_findings` (the
+The second part tests :func:`citelens.checks.claims.claim_findings` (the
 ``claimDiagnostics`` setting) on an in-process server object, with the server's
 ``findings`` extended exactly as the wiring proposes.
 """
@@ -24,7 +24,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from citelens.claims.render import LOOKING_UP, PENDING
-from citelens.model import Severity
+from citelens.core.findings import Severity
 from tests.fakes.llm import MODEL, FakeLLM, Request, rule_based
 from tests.fakes.scholarly import ScholarlyFake
 from tests.lsp_session import PRESETS, open_doc, session, uri, wait_for
@@ -496,7 +496,7 @@ class InProcess:
     exactly as proposed for lsp/server.py, publications recorded."""
 
     def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
-        from citelens.claims.diagnostics import claim_findings
+        from citelens.checks.claims import claim_findings
         from citelens.lsp.server import create_server
 
         ls = create_server()
@@ -527,7 +527,7 @@ class InProcess:
         return list(mine[-1].diagnostics) if mine else []
 
     async def close(self) -> None:
-        from citelens.claims.diagnostics import wait_idle
+        from citelens.checks.claims import wait_idle
 
         await wait_idle(self.ls)
         if self.ls.claims is not None:
@@ -546,7 +546,7 @@ def diag_settings(scholarly: ScholarlyFake, llm: FakeLLM, **extra: Any) -> dict[
 async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
     tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
-    from citelens.claims.diagnostics import claim_findings, state_of, wait_idle
+    from citelens.checks.claims import claim_findings, state_of, wait_idle
 
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
         scholarly_server.add_paper(paper)
@@ -583,7 +583,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         assert len(claim_findings(server.ls)) == 2 and len(llm.requests) == calls
         # A hover on a checked citation reads the same cached result: no new model call.
         from citelens.claims.hover import claim_markdown
-        from citelens.model import Citation
+        from citelens.core.model import Citation
 
         source = server.ls.store.source(str(doc))
         assert source is not None
@@ -602,7 +602,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
 async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
-    from citelens.claims.diagnostics import claim_findings, wait_idle
+    from citelens.checks.claims import claim_findings, wait_idle
 
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
         scholarly_server.add_paper(paper)
@@ -665,7 +665,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
 
 def test_the_settings_sent_are_settings_the_server_knows() -> None:
     """A misspelt key would be ignored silently and the tests would test the defaults."""
-    from citelens.settings import SETTINGS
+    from citelens.core.settings import SETTINGS
 
     with FakeLLM() as llm, ScholarlyFake([]) as scholarly:
         sent = set(diag_settings(scholarly, llm, diagnosticSeverity={}, cacheDir="x"))
@@ -678,7 +678,7 @@ async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None
     from types import SimpleNamespace
 
     from citelens.claims.hover import checker_for
-    from citelens.settings import Settings
+    from citelens.core.settings import Settings
 
     s = Settings(cache_dir=str(tmp_path / "c"))
     first, second = object(), object()
@@ -700,7 +700,7 @@ async def test_claim_extraction_is_spread_over_publishes(
 ) -> None:
     """Opening a long document never blocks a publish on extracting every claim: each
     publish extracts at least one, within a time budget, and publishes again for the rest."""
-    from citelens.claims import diagnostics
+    from citelens.checks import claims as diagnostics
 
     monkeypatch.setattr(diagnostics, "EXTRACT_BUDGET_S", 0.0)  # one claim per publish
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():

@@ -22,9 +22,9 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from citelens.model import BibEntry, Span
-from citelens.parsing.bibtex import parse_bib
-from citelens.text import LineIndex
+from citelens.core.model import BibEntry, Span
+from citelens.core.text import LineIndex
+from citelens.documents.bibtex.parse import parse_bib
 from tests.conftest import CORPUS
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
 from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, uri, wait_for
@@ -90,10 +90,10 @@ def _add_papers(fake: ScholarlyFake) -> None:
 @pytest.fixture(scope="module")
 def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A verification cache holding the fake's answers for the paper's own entries."""
-    from citelens.parsing.entry_view import entry_view
-    from citelens.sources.http import Sources
+    from citelens.documents.bibtex.view import entry_view
+    from citelens.sources.transport import Sources
     from citelens.verify.cache import open_cache
-    from citelens.verify.engine import verify_entries
+    from citelens.verify.run import verify_entries
 
     directory = tmp_path_factory.mktemp("warm-cache")
     bib = parse_bib((YELLOW / "Biblio.bib").read_text(encoding="utf-8"))

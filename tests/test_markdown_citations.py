@@ -1,11 +1,11 @@
-"""Pandoc citations and YAML bibliographies found by :func:`citelens.parsing.markdown.parse_markdown`."""
+"""Pandoc citations and YAML bibliographies found by :func:`citelens.documents.markdown.parse_markdown`."""
 
 from __future__ import annotations
 
 import pytest
 
-from citelens.model import SourceDocument
-from citelens.parsing.markdown import parse_markdown
+from citelens.core.model import SourceDocument
+from citelens.documents.markdown import parse_markdown
 
 
 def parse(text: str) -> SourceDocument:

@@ -6,9 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from citelens.model import EntryView, Name, Severity
+from citelens.core.findings import Severity
+from citelens.core.model import EntryView, Name
 from citelens.sources.records import PaperRecord
-from citelens.verify.match import (
+from citelens.verify.match.compare import (
     Comparison,
     Discrepancy,
     best_candidate,
@@ -18,7 +19,7 @@ from citelens.verify.match import (
     is_same_paper,
     title_similarity,
 )
-from citelens.verify.venues import is_preprint_venue, normalize_venue, same_venue
+from citelens.verify.match.venues import is_preprint_venue, normalize_venue, same_venue
 
 YEAR_NOW = 2025
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens.model import Name
-from citelens.parsing.names import family_key, split_names
+from citelens.core.model import Name
+from citelens.documents.bibtex.names import family_key, split_names
 
 
 def parts(value: str) -> list[tuple[str, str, str, str]]:

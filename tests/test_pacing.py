@@ -6,13 +6,13 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
 from citelens.sources import crossref, s2
-from citelens.sources.http import BREAKER_THRESHOLD, Rate, Sources
 from citelens.sources.records import Outcome
+from citelens.sources.transport import BREAKER_THRESHOLD, Rate, Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.engine import verify_entries
+from citelens.verify.run import verify_entries
 from citelens.verify.status import Status
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture

@@ -8,11 +8,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citelens.model import SourceDocument
-from citelens.parsing.bibtex import parse_bib, read_text
-from citelens.parsing.latex import parse_latex
-from citelens.parsing.markdown import parse_markdown
-from citelens.text import UTF8, UTF16, UTF32, LineIndex
+from citelens.core.model import SourceDocument
+from citelens.core.text import UTF8, UTF16, UTF32, LineIndex
+from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.latex import parse_latex
+from citelens.documents.markdown import parse_markdown
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,13 +1,13 @@
-"""Offset <-> LSP position conversion (:class:`citelens.text.LineIndex`) in every encoding."""
+"""Offset <-> LSP position conversion (:class:`citelens.core.text.LineIndex`) in every encoding."""
 
 from __future__ import annotations
 
 import pytest
 
-from citelens.model import Span
-from citelens.parsing.latex import parse_latex
-from citelens.parsing.markdown import parse_markdown
-from citelens.text import UTF8, UTF16, UTF32, LineIndex, Position
+from citelens.core.model import Span
+from citelens.core.text import UTF8, UTF16, UTF32, LineIndex, Position
+from citelens.documents.latex import parse_latex
+from citelens.documents.markdown import parse_markdown
 
 ENCODINGS = (UTF8, UTF16, UTF32)
 
@@ -170,7 +170,7 @@ def test_empty_text() -> None:
 def test_line_index_after_an_edit_of_a_big_text_equals_a_fresh_one() -> None:
     import random
 
-    from citelens.text import index_after_edit
+    from citelens.core.text import index_after_edit
 
     rng = random.Random(5)
     text = "".join(rng.choice(["abc ", "é", "\n", "@article{k,\n", "}\n"]) for _ in range(400_000))

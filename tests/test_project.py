@@ -1,4 +1,4 @@
-"""Project resolution: root files, include walks and bibliography lookup (citelens.project)."""
+"""Project resolution: root files, include walks and bibliography lookup (citelens.workspace.project)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from citelens.project import build_project, find_root
-from citelens.store import DocumentStore
+from citelens.workspace.project import build_project, find_root
+from citelens.workspace.store import DocumentStore
 from tests.conftest import CORPUS
 
 PAPERS = CORPUS / "papers"

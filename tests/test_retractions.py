@@ -18,14 +18,14 @@ from typing import Any, Union
 import pytest
 from lsprotocol import types as lsp
 
-from citelens.batch import run_check
-from citelens.model import Severity
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.report import has_errors, to_json, to_sarif
-from citelens.sources.http import Sources
+from citelens.cli.check import run_check
+from citelens.cli.report import has_errors, to_json, to_sarif
+from citelens.core.findings import Severity
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.engine import verify_entries
+from citelens.verify.run import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running

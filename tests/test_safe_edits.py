@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from citelens.parsing.bibtex import parse_bib
+from citelens.documents.bibtex.parse import parse_bib
 from tests.conftest import CORPUS
 from tests.fakes.scholarly import ScholarlyFake
 from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from citelens.batch import run_check
-from citelens.report import to_json
-from citelens.settings import Settings
+from citelens.cli.check import run_check
+from citelens.cli.report import to_json
+from citelens.core.settings import Settings
 from tests.conftest import CORPUS
 from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
 
@@ -109,9 +109,9 @@ async def test_fifty_megabyte_bib_by_path(tmp_path: Path) -> None:
 def test_entry_views_do_not_rebuild_the_key_table_each_time(tmp_path: Path) -> None:
     """Viewing N entries must not scan all definitions N times (it did: one completion in a
     project using ml_conferences.bib, 37,046 entries, took 247 s)."""
-    from citelens.analysis import analyze
-    from citelens.batch import collect_projects
+    from citelens.cli.check import collect_projects
     from citelens.lsp.server import CiteLensServer
+    from citelens.workspace.index import analyze
 
     bib = "".join(f"@misc{{k{i}, title = {{Title {i}}}, year = 2000}}\n" for i in range(200))
     (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")

@@ -1,6 +1,6 @@
-"""citelens.settings, the VS Code manifest and docs/configuration.md list the same settings.
+"""citelens.core.settings, the VS Code manifest and docs/configuration.md list the same settings.
 
-citelens.settings (SETTINGS and the Settings dataclass) is the source of truth; a failure names
+citelens.core.settings (SETTINGS and the Settings dataclass) is the source of truth; a failure names
 the file that is out of date and how to bring it back in line.
 """
 
@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from citelens.settings import SETTINGS, Settings
+from citelens.core.settings import SETTINGS, Settings
 from tests.conftest import ROOT
 
 MANIFEST = ROOT / "clients" / "vscode" / "package.json"
 GENERATOR = ROOT / "clients" / "vscode" / "scripts" / "gen_settings.py"
 DOCS = ROOT / "docs" / "configuration.md"
 REGENERATE = (
-    "clients/vscode/package.json is out of date with citelens.settings: "
+    "clients/vscode/package.json is out of date with citelens.core.settings: "
     "run `python3 clients/vscode/scripts/gen_settings.py` and commit package.json"
 )
 
@@ -72,7 +72,7 @@ def test_manifest_has_setting_with_type_and_default(
         json_default
     ), f"{key}: default {prop.get('default')!r}, settings say {json_default!r}. {REGENERATE}"
     assert prop.get("description", "").startswith(doc.description), (
-        f"{key}: description differs from citelens.settings. {REGENERATE}"
+        f"{key}: description differs from citelens.core.settings. {REGENERATE}"
     )
 
 
@@ -105,10 +105,10 @@ def test_docs_table_has_setting_and_env_var(doc: Any) -> None:
     key = f"`citelens.{doc.key}`"
     rows = [r for r in _docs_rows() if re.search(rf"`citelens\.{re.escape(doc.key)}`", r)]
     assert rows, (
-        f"docs/configuration.md is out of date with citelens.settings: no table row for {key}"
+        f"docs/configuration.md is out of date with citelens.core.settings: no table row for {key}"
     )
     if doc.env:
         assert any(f"`{doc.env}`" in r for r in rows), (
-            f"docs/configuration.md is out of date with citelens.settings: the row for {key} "
+            f"docs/configuration.md is out of date with citelens.core.settings: the row for {key} "
             f"does not name its environment variable `{doc.env}`"
         )

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
-from citelens.sources.http import Sources
-from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Outcome
+from citelens.sources.transport import Sources
 from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.settings import Settings
+from citelens.core.settings import Settings
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify.engine import Asked, decide
+from citelens.verify.run import Asked, decide
 from tests.fakes.scholarly import ScholarlyFake
 
 MADE_UP = """

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citelens.sources.http import BREAKER_THRESHOLD, LABELS
+from citelens.core.normalize import source_name
+from citelens.sources.transport import BREAKER_THRESHOLD
 from tests.fakes.scholarly import SOURCES, ScholarlyFake
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
 
@@ -89,7 +90,8 @@ def test_429_storm_everything_unverified_and_each_host_cut_off_once(
     assert not [d for d in report["diagnostics"] if d["code"] in ("NOT_FOUND", "DOI_MISMATCH")]
     # The breaker: every host stops being asked after a few refusals, and says so once.
     lines = [line for line in stderr.splitlines() if "in a row" in line]
-    for name, label in LABELS.items():
+    for name in ("s2", "crossref", "openalex", "arxiv", "arxiv_site", "ncbi", "doi", "unpaywall"):
+        label = source_name(name)
         said = [line for line in lines if f"citelens: {label} answered" in line]
         assert len(said) <= 1, said
         if name in ("s2", "crossref", "openalex", "doi"):  # asked about many entries

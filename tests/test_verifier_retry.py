@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from citelens.core.settings import Settings
 from citelens.lsp import verification as vmod
-from citelens.settings import Settings
 from citelens.verify.status import Status, Verification
 
 

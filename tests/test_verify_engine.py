@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from citelens.model import Citation, EntryView, Severity, Span
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.settings import Settings
-from citelens.sources.http import Sources
-from citelens.verify.engine import content_hash, verify_entries
-from citelens.verify.findings import verification_findings
+from citelens.checks.verification import verification_findings
+from citelens.core.findings import Severity
+from citelens.core.model import Citation, EntryView, Span
+from citelens.core.settings import Settings
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.sources.transport import Sources
+from citelens.verify.run import content_hash, verify_entries
 from citelens.verify.status import Status, Verification
 from tests.fakes.scholarly import ScholarlyFake, running
 

@@ -15,7 +15,7 @@ import bibtexparser
 from bibtexparser.middlewares import names as bnames
 from pylatexenc.latex2text import LatexNodes2Text
 
-from citelens.model import EntryView, Name
+from citelens.core.model import EntryView, Name
 
 _L2T = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _ARXIV = re.compile(r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})", re.IGNORECASE)

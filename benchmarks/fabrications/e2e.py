@@ -34,14 +34,14 @@ from typing import Any
 
 from tests.fakes.scholarly import fast_rates, running
 
-from citelens.model import Finding, Severity
-from citelens.parsing.bibtex import parse_bib
-from citelens.parsing.entry_view import entry_view
-from citelens.sources.http import Sources
+from citelens.checks.verification import verification_findings
+from citelens.core.findings import Finding, Severity
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.engine import verify_entries
-from citelens.verify.findings import verification_findings
-from citelens.verify.match import normalize_doi, normalize_title
+from citelens.verify.match.compare import normalize_doi, normalize_title
+from citelens.verify.run import verify_entries
 from citelens.verify.status import Verification
 
 Row = dict[str, Any]

@@ -49,7 +49,7 @@ sys.path.insert(0, str(HERE.parent.parent))  # the repo root, for `benchmarks.*`
 
 from benchmarks.fabrications.bibload import plain_entry, read_entries  # noqa: E402
 
-from citelens.verify.venues import venue_display_name  # noqa: E402
+from citelens.verify.match.venues import venue_display_name  # noqa: E402
 
 #: Bump when the output changes for a reason the key does not see (e.g. a library upgrade).
 GENERATOR_VERSION = "4"

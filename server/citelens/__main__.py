@@ -1,5 +1,5 @@
 import sys
 
-from citelens.cli import main
+from citelens.cli.main import main
 
 sys.exit(main())

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citelens.model import BibEntry
-from citelens.parsing.latex_text import normalize_title, strip_accents
-from citelens.parsing.names import split_names
+from citelens.core.model import BibEntry
+from citelens.core.normalize import normalize_title, strip_accents
+from citelens.documents.bibtex.names import split_names
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 No LSP here. :func:`search_papers` asks Semantic Scholar's paper search first and
 OpenAlex, then Crossref only when the one before it failed (rate-limited, down): a
 source that *answered* "nothing" ends the search. Every call goes through the
-rate-limited :class:`~citelens.sources.http.HostClient` s and the verification cache.
+rate-limited :class:`~citelens.sources.transport.HostClient` s and the verification cache.
 :func:`entry_edit` renders the chosen paper as a new entry in the file's own style and
 appends it; the rest of the file stays byte-identical.
 """
@@ -15,14 +15,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from citelens import bibedit, keys
-from citelens.model import BibEntry, BibFile, EntryView
-from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens import keys
+from citelens.core.model import BibEntry, BibFile, EntryView
+from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
+from citelens.documents.bibtex import edit as bibedit
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify.cache import lookup_key, normalise_title
+from citelens.verify.cache import lookup_key
 
 if TYPE_CHECKING:
-    from citelens.sources.http import Sources
+    from citelens.sources.transport import Sources
     from citelens.verify.cache import VerificationCache
 
 #: Fewer typed characters than this never start a search.
@@ -69,7 +70,7 @@ def _dedupe(records: Sequence[PaperRecord]) -> list[PaperRecord]:
     seen: set[str] = set()
     out = []
     for r in records:
-        ident = r.doi or r.arxiv_id or normalise_title(r.title)
+        ident = r.doi or r.arxiv_id or title_key(r.title)
         if r.title and ident not in seen:
             seen.add(ident)
             out.append(r)
@@ -91,7 +92,7 @@ def bib_index(entries: Iterable[BibEntry]) -> dict[str, str]:
         arxiv = normalize_arxiv(eprint) if eprint else None
         if arxiv:
             out.setdefault("arxiv:" + arxiv, e.key)
-        title = normalise_title(e.get("title") or "")
+        title = title_key(e.get("title") or "")
         if title:
             out.setdefault("title:" + title, e.key)
     return out
@@ -101,7 +102,7 @@ def existing_key(record: PaperRecord, index: Mapping[str, str]) -> str | None:
     """The key of an entry that already is ``record`` (same DOI, arXiv id, or title)."""
     doi = normalize_doi(record.doi)
     arxiv = normalize_arxiv(record.arxiv_id)
-    title = normalise_title(record.title)
+    title = title_key(record.title)
     for probe in (doi and "doi:" + doi, arxiv and "arxiv:" + arxiv, title and "title:" + title):
         if probe and probe in index:
             return index[probe]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from citelens.model import BibFile, SourceDocument, Span
-from citelens.parsing.entry_view import normalize_arxiv_id, normalize_doi
-from citelens.project import resolve
-from citelens.store import DocumentStore
+from citelens.core.model import BibFile, SourceDocument, Span
+from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.workspace.project import resolve
+from citelens.workspace.store import DocumentStore
 
 
 def _inner(text: str, span: Span) -> Span:
@@ -35,7 +35,7 @@ def bib_links(bib: BibFile, text: str) -> list[tuple[Span, str]]:
             elif name == "url" and f.value.strip().startswith(("http://", "https://", "ftp://")):
                 target = f.value.strip().replace("\\_", "_").replace("\\%", "%")
             elif name == "eprint" and prefix == "arxiv":
-                arxiv = normalize_arxiv_id(f.value)
+                arxiv = normalize_arxiv(f.value)
                 target = f"https://arxiv.org/abs/{arxiv}" if arxiv else None
             if target:
                 out.append((_inner(text, f.value_span), target))

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from citelens.bibedit import TextEdit
-from citelens.model import BibEntry
-from citelens.store import DocumentStore
+from citelens.core.model import BibEntry
+from citelens.documents.bibtex.edit import TextEdit
+from citelens.workspace.store import DocumentStore
 
 # A key that is valid everywhere it can be cited: BibTeX/biber, \cite{...} and pandoc's
 # @key (a word character first; inner punctuation only between word characters).

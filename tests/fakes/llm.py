@@ -38,7 +38,7 @@ from typing import Any
 
 import pytest
 
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 
 Request = dict[str, Any]
 Reply = str | Callable[[Request], str]

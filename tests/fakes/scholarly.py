@@ -72,8 +72,8 @@ from xml.sax.saxutils import escape as xml_escape
 import pytest
 from rapidfuzz import fuzz
 
-from citelens.settings import Settings
-from citelens.sources.http import DEFAULT_RATES, Rate
+from citelens.core.settings import Settings
+from citelens.sources.transport import DEFAULT_RATES, Rate
 
 PAPERS_JSON = Path(__file__).with_name("papers.json")
 

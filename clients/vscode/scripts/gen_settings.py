@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write the VS Code manifest's settings (contributes.configuration) from citelens.settings.
+"""Write the VS Code manifest's settings (contributes.configuration) from citelens.core.settings.
 
-Every server setting in ``citelens.settings.SETTINGS`` becomes ``citelens.<camelCaseKey>``
+Every server setting in ``citelens.core.settings.SETTINGS`` becomes ``citelens.<camelCaseKey>``
 with the JSON type and default of its ``Settings`` field; ``citelens.server.*`` (how the
 extension starts the server) are the only settings of the extension itself.
 
@@ -26,7 +26,7 @@ REPO = HERE.parents[2]
 if str(REPO / "server") not in sys.path:
     sys.path.insert(0, str(REPO / "server"))
 
-from citelens.settings import DEFAULT_SEVERITY, SETTINGS, Settings  # noqa: E402
+from citelens.core.settings import DEFAULT_SEVERITY, SETTINGS, Settings  # noqa: E402
 
 SEVERITIES = ["error", "warning", "information", "hint", "off"]
 
@@ -119,7 +119,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         if wanted != current:
             print(
-                f"{MANIFEST} is out of date with citelens.settings: "
+                f"{MANIFEST} is out of date with citelens.core.settings: "
                 "run python3 clients/vscode/scripts/gen_settings.py",
                 file=sys.stderr,
             )

@@ -22,7 +22,7 @@ from citelens.claims.context import Context
 from citelens.claims.extract import decode, html_abstract, html_title
 from citelens.claims.signals import Signals
 from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 

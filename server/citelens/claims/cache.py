@@ -24,7 +24,7 @@ from citelens import datacache
 from citelens.claims.prompts import PROMPT_VERSION
 from citelens.claims.ranking import COSINE_MIN
 from citelens.claims.result import ClaimResult
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 
 #: How long a result stays (seconds): papers do not change, models and prompts are in the key.
 TTL_S = 60 * 60 * 24 * 90

@@ -21,12 +21,12 @@ from citelens.claims import cache as claim_cache
 from citelens.claims.pipeline import check_claim
 from citelens.claims.result import ClaimResult
 from citelens.claims.signals import paper_identity
-from citelens.model import EntryView
-from citelens.settings import Settings
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
-    from citelens.sources.http import Sources
+    from citelens.sources.transport import Sources
 
 
 class ClaimChecker:
@@ -102,7 +102,7 @@ class ClaimChecker:
     def _sources_for_run(self) -> Sources | None:
         if self._sources is None and not self.settings.offline:
             try:
-                from citelens.sources.http import Sources as _Sources
+                from citelens.sources.transport import Sources as _Sources
 
                 self._sources = _Sources.from_settings(self.settings)
                 self._own_sources = True

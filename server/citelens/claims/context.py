@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 import httpx
 
 from citelens.claims.result import Stage
-from citelens.claims.urlsafety import Fetched, redact_url, safe_fetch
-from citelens.settings import Settings
+from citelens.claims.urlsafety import Fetched, safe_fetch
+from citelens.core.normalize import redact_url
+from citelens.core.settings import Settings
 
 if TYPE_CHECKING:
-    from citelens.sources.http import Sources
+    from citelens.sources.transport import Sources
 
 
 @dataclass(slots=True)

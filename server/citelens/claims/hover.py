@@ -29,7 +29,7 @@ from citelens.claims.pipeline import SETUP_HINT, evidence_at_once
 from citelens.claims.render import render_looking_up, render_markdown, render_pending
 from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import WINDOW, extract_claim
-from citelens.model import Citation, EntryView, Span
+from citelens.core.model import Citation, EntryView, Span
 from citelens.sources.records import PaperRecord
 
 #: Bound on the claim texts a checker remembers (see :func:`claim_at`).
@@ -187,6 +187,6 @@ def claim_markdown(
 def _republish(ls: Any) -> None:
     """With claim diagnostics on, a result found by a hover shows up as a diagnostic too."""
     if getattr(getattr(ls, "settings", None), "claim_diagnostics", False):
-        from citelens.claims.diagnostics import republish_soon
+        from citelens.checks.claims import republish_soon
 
         republish_soon(ls)

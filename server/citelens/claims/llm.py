@@ -15,7 +15,7 @@ import httpx
 
 from citelens.claims.prompts import RETRY
 from citelens.claims.verdicts import Judgement, parse_judgement
-from citelens.settings import Settings
+from citelens.core.settings import Settings
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Local models can be slow: one completion may take this long.

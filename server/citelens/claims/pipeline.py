@@ -26,10 +26,10 @@ from citelens.claims.fulltext import FullText, find_fulltext
 from citelens.claims.ranking import TOP_K, best_sentences, cosine, top_bm25, top_cosine
 from citelens.claims.result import ClaimResult, Stage, Status, Verdict
 from citelens.claims.signals import Signals, paper_identity, signals_from
-from citelens.claims.urlsafety import redact_url
 from citelens.claims.verdicts import Judgement
-from citelens.model import EntryView
-from citelens.settings import Settings
+from citelens.core.model import EntryView
+from citelens.core.normalize import redact_url
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 
 T = TypeVar("T")
@@ -75,7 +75,7 @@ async def check_claim(
 ) -> ClaimResult:
     """Check ``claim`` against the paper of ``view``/``record``; see the module docstring.
 
-    ``sources`` is a :class:`citelens.sources.http.Sources` (``None``: no scholarly
+    ``sources`` is a :class:`citelens.sources.transport.Sources` (``None``: no scholarly
     lookups). ``abstract``/``full_text`` bypass retrieval (evaluation datasets).
     ``live`` is called once with the result being filled in, so that a hover can show
     the evidence found so far while the model is still judging.

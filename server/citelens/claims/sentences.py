@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pylatexenc.latex2text import LatexNodes2Text
-
-from citelens.model import Span
+from citelens.core.model import Span
+from citelens.core.normalize import latex_to_text
 
 #: How many characters either side of the citation are looked at.
 WINDOW = 2000
@@ -86,7 +85,6 @@ _LATEX_BREAK = re.compile(
     # the command's own arguments (\begin{document}, \section{Intro}) are not claim text
     r"(?:\s*\[[^\]\n]*\])?(?:\s*\{[^{}\n]*\})*|(?<!\\)&|\\\\"
 )
-_CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
 
 def _skip_group(text: str, i: int, open_: str, close: str) -> int:
@@ -200,13 +198,6 @@ def _unit(text: str, breaks: re.Pattern[str]) -> str:
     return text[start:end]
 
 
-def _latex_to_text(unit: str) -> str:
-    try:
-        return str(_CONVERTER.latex_to_text(unit))
-    except Exception:  # pylatexenc is tolerant, but never let a hover fail on odd input
-        return re.sub(r"\\[A-Za-z]+\*?|[{}]", " ", unit)
-
-
 # ---------------------------------------------------------------------------- Markdown
 
 _KEY = r"@(?:\{[^}]*\}|[\w](?:[\w]|[:.#$%&\-+?<>~/](?=[\w]))*)"
@@ -307,7 +298,7 @@ def extract_claim(
             plain = unit
         else:
             unit = _latex_unit(_mark_latex(window, rel))
-            plain = _latex_to_text(unit)
+            plain = latex_to_text(unit)
         if _MARK not in plain:  # the converter swallowed the marker (e.g. inside an argument)
             plain = plain + _MARK
         return _tidy(_sentence_with_mark(plain))

@@ -1,6 +1,6 @@
 """What we know about the cited paper before retrieving anything.
 
-Signals come from the bibliography entry (:class:`~citelens.model.EntryView`) and,
+Signals come from the bibliography entry (:class:`~citelens.core.model.EntryView`) and,
 when the verification engine has resolved it, its :class:`PaperRecord` (which
 may already carry the abstract, an open-access PDF link or a PMC id).
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citelens.model import EntryView
-from citelens.sources.ids import normalize_arxiv, normalize_doi, normalize_pmid
+from citelens.core.model import EntryView
+from citelens.core.normalize import normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources.records import PaperRecord
 
 

@@ -22,7 +22,7 @@
   cut at a time limit.
 
 :func:`safe_fetch` never raises: it returns a :class:`Fetched` with ``error`` set.
-URLs shown anywhere go through :func:`redact_url` (no credentials, no key-like
+URLs shown anywhere go through ``core.normalize.redact_url`` (no credentials, no key-like
 query parameters).
 """
 
@@ -34,34 +34,13 @@ import re
 import socket
 import time
 from dataclasses import dataclass
-from urllib.parse import SplitResult, parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 import httpx
 
+from citelens.core.normalize import redact_url
+
 MAX_REDIRECTS = 5
-SECRET_PARAMS = frozenset(
-    {"api_key", "apikey", "key", "token", "access_token", "mailto", "email", "sig", "signature"}
-)
-
-
-def redact_url(url: str) -> str:
-    """``url`` without user info, fragment, and secret-looking query parameters."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        netloc = f"[{host}]" if ":" in host else host
-        if parts.port:
-            netloc += f":{parts.port}"
-        query = [
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if k.lower() not in SECRET_PARAMS
-        ]
-        return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), ""))
-    except ValueError:
-        return "<url>"
-
-
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _REFUSED_V6 = (
     ipaddress.IPv6Network("2002::/16"),  # 6to4: the IPv4 address is bits 16-48

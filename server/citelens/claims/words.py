@@ -7,7 +7,8 @@ W(t) = lower-cased alphanumeric tokens of t minus English stop words;
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from citelens.core.normalize import strip_accents
 
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before
@@ -26,8 +27,7 @@ _TOKEN = re.compile(r"[^\W_]+")
 
 def tokens(text: str) -> list[str]:
     """Lower-cased alphanumeric tokens (accents folded), stop words kept."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    folded = strip_accents(text)
     return _TOKEN.findall(folded.lower())
 
 

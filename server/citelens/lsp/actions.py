@@ -3,7 +3,7 @@
 Every action is computed from the diagnostic's ``data`` and the current store,
 never from the network: the entry is looked up again by key in the current text
 of its .bib file, and the edit replaces exactly that entry (see
-:mod:`citelens.bibedit`). A diagnostic computed for an older version of its
+:mod:`citelens.documents.bibtex.edit`). A diagnostic computed for an older version of its
 document, or whose entry has changed since it was verified, gets no action.
 
 Edits are sent as ``WorkspaceEdit.changes`` (every client) and, when the client
@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from citelens import bibedit
-from citelens.bibedit import TextEdit
+from citelens.core.model import BibEntry, Span
+from citelens.core.normalize import source_name
+from citelens.documents.bibtex import edit as bibedit
+from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import path_of, to_range, uri_of
-from citelens.model import BibEntry, Span
 from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("citelens")
 
-_SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.org",
-                 "openalex": "OpenAlex", "arxiv": "arXiv", "pubmed": "PubMed"}
 MAX_CANDIDATES = 3
 #: The verification status (``Status`` name, any case) behind each diagnostic code.
 _VERIFICATION_CODES = {"METADATA_MISMATCH": "partial", "DOI_MISMATCH": "doi_mismatch",
@@ -144,10 +143,6 @@ def _records(value: object) -> list[PaperRecord]:
     return out
 
 
-def _source_name(r: PaperRecord) -> str:
-    return _SOURCE_NAMES.get(r.source, r.source)
-
-
 def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
                       ) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
@@ -159,14 +154,14 @@ def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verif
                            {ctx.path: [edit]}, preferred=True))
     if v.match is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, v.match, same_paper=True)
-        out.append(_action(ls, f"Replace entry with {_source_name(v.match)} metadata", d,
+        out.append(_action(ls, f"Replace entry with {source_name(v.match.source)} metadata", d,
                            {ctx.path: [edit]}, preferred=published is None))
     return [a for a in out if a is not None]
 
 
 def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperRecord | None:
     """For an arXiv entry: the record of the paper's venue publication, if one is known."""
-    from citelens.verify.venues import is_preprint_venue
+    from citelens.verify.match.venues import is_preprint_venue
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)
@@ -192,7 +187,7 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
 
 def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperRecord]:
     """Candidates of a DOI_MISMATCH that are the entry's own paper (same title)."""
-    from citelens.verify.match import title_similarity
+    from citelens.verify.match.compare import title_similarity
 
     assert ctx.entry is not None
     view = ls.entry_view(ctx.entry, ctx.analysis)
@@ -224,7 +219,7 @@ def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verificati
     if paper is not None:
         drop = ["doi"] if about_doi and not paper.doi else []
         edit = bibedit.replace_entry(ctx.text, ctx.entry, paper, same_paper=True, drop=drop)
-        out.append(_action(ls, f"Replace entry with {_source_name(paper)} metadata", d,
+        out.append(_action(ls, f"Replace entry with {source_name(paper.source)} metadata", d,
                            {ctx.path: [edit]}))
     return [a for a in out if a is not None]
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from citelens.core.model import Citation, EntryView
 from citelens.lsp.convert import span_range
 from citelens.lsp.hover import citation_list
-from citelens.model import Citation, EntryView
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

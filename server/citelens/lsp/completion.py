@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 
 from citelens import citesearch
-from citelens.model import BibEntry, BibFile, EntryView
+from citelens.core.model import BibEntry, BibFile, EntryView
+from citelens.core.normalize import title_key
 from citelens.sources.records import PaperRecord
-from citelens.verify.cache import normalise_title
 
 if TYPE_CHECKING:
-    from citelens.analysis import Analysis
     from citelens.lsp.server import CiteLensServer
+    from citelens.workspace.index import Analysis
 
 #: Keys offered at most per answer (the list is then incomplete).
 MAX_ITEMS = 100
@@ -138,7 +138,7 @@ class PaperSearch:
     async def find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
         """The papers for ``query``: from memory at once, else after the next search of
         this document if it ends within ``wait_s``; None when there are none (yet)."""
-        norm = normalise_title(query)
+        norm = title_key(query)
         if norm in self.results:
             return self.results[norm]
         fut = self._waiting.get(norm)
@@ -160,7 +160,7 @@ class PaperSearch:
             query = self._wanted.pop(path, None)
             if query is None:
                 return
-            norm = normalise_title(query)
+            norm = title_key(query)
             records = self.results.get(norm)
             if records is None:
                 records = await self._search(query)
@@ -172,7 +172,7 @@ class PaperSearch:
             if fut is not None and not fut.done():
                 fut.set_result(records)
             # queries typed over before their window came: their requests get keys only
-            wanted = {normalise_title(q) for q in self._wanted.values()}
+            wanted = {title_key(q) for q in self._wanted.values()}
             for other in [n for n in self._waiting if n not in wanted]:
                 waiter = self._waiting.pop(other)
                 if not waiter.done():

@@ -7,10 +7,10 @@ import functools
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
-from citelens.analysis import code_url
-from citelens.model import Finding, Severity, Span
-from citelens.store import DocumentStore
-from citelens.text import LineIndex
+from citelens.core.findings import Finding, Severity, code_url
+from citelens.core.model import Span
+from citelens.core.text import LineIndex
+from citelens.workspace.store import DocumentStore
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,

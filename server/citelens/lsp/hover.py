@@ -6,8 +6,9 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import source_name
 from citelens.mdplain import plain
-from citelens.model import BibEntry, EntryView
 
 if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord
@@ -82,8 +83,6 @@ def _record_line(r: PaperRecord) -> str:
     return "  \n".join(parts)
 
 
-_SOURCE_NAMES = {"s2": "Semantic Scholar", "crossref": "Crossref", "doi": "doi.org",
-                 "openalex": "OpenAlex", "arxiv": "arXiv", "pubmed": "PubMed"}
 
 
 def verification_section(v: Verification | None, pending: bool = False) -> str:
@@ -92,7 +91,7 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
-        source = _SOURCE_NAMES.get(v.match.source, v.match.source)
+        source = source_name(v.match.source)
         if status == "DOI_MISMATCH":
             lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
         else:
@@ -154,7 +153,7 @@ def notice_section(v: Verification | None) -> str:
             f"{what} (the notice is not named)"
         when = f", {n['date']}" if n.get("date") else ""
         lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
-                     f"{retraction.source_name(n)}")
+                     f"{retraction.notice_source(n)}")
     return "  \n".join(lines)
 
 

@@ -10,7 +10,7 @@ from lsprotocol import types as lsp
 
 from citelens.doclinks import bib_links, reference_links
 from citelens.lsp.convert import path_of, span_range, uri_of
-from citelens.store import kind_of
+from citelens.workspace.store import kind_of
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

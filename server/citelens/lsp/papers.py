@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 
 from citelens import citesearch
-from citelens.bibedit import TextEdit
+from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import uri_of
 from citelens.sources.records import PaperRecord
 

@@ -17,16 +17,17 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from citelens import __version__
-from citelens.analysis import Analysis, analyze
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, Citation, EntryView
+from citelens.core.settings import Settings, from_sources
 from citelens.lsp import completion
 from citelens.lsp.convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
 from citelens.lsp.hover import entry_section, notice_section, verification_section
 from citelens.lsp.protocol import CiteLensProtocol
 from citelens.lsp.verification import Verifier
-from citelens.model import BibEntry, Citation, EntryView, Finding
-from citelens.project import build_project, documents_using_bib, find_root
-from citelens.settings import Settings, from_sources
-from citelens.store import DocumentStore, kind_of
+from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.project import build_project, documents_using_bib, find_root
+from citelens.workspace.store import DocumentStore, kind_of
 
 log = logging.getLogger("citelens")
 
@@ -93,7 +94,7 @@ class CiteLensServer(LanguageServer):
         return (entry.path, entry.key, text[entry.span.start : entry.span.end])
 
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
-        from citelens.parsing.entry_view import entry_view
+        from citelens.documents.bibtex.view import entry_view
 
         k = self.entry_key(entry)
         view = self.views.get(k)
@@ -168,7 +169,7 @@ class CiteLensServer(LanguageServer):
 
     def analyse(self, root: str) -> Analysis:
         if kind_of(root) == "bib":
-            from citelens.project import Project
+            from citelens.workspace.project import Project
 
             project = Project(root=root, files=[], bib_paths=[root])
         else:
@@ -214,7 +215,7 @@ class CiteLensServer(LanguageServer):
             out.extend(a.findings)
             out.extend(self.verifier.findings(a))
         if self.settings.claim_diagnostics:
-            from citelens.claims.diagnostics import claim_findings
+            from citelens.checks.claims import claim_findings
 
             out.extend(claim_findings(self))
         return out
@@ -770,8 +771,8 @@ async def pull_configuration(ls: CiteLensServer) -> None:
 
 async def report(ls: CiteLensServer) -> dict[str, Any]:
     """The ``citelens check --format json`` report for the workspace."""
-    from citelens.batch import run_check
-    from citelens.report import to_json
+    from citelens.cli.check import run_check
+    from citelens.cli.report import to_json
 
     paths = ls.workspace_roots or sorted({a.project.root for a in ls.analyses.values()})
     if not paths:

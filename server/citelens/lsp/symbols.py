@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types as lsp
 
 from citelens.bibsearch import haystacks, search_entries
+from citelens.core.model import BibEntry
 from citelens.lsp.convert import span_range, uri_of
-from citelens.model import BibEntry
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from citelens.analysis import Analysis
-from citelens.model import BibEntry, EntryView, Finding
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, EntryView
+from citelens.workspace.index import Analysis
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer
@@ -41,7 +42,7 @@ PUBLISH_EVERY_S = 1.0
 
 def view_hash(view: EntryView) -> str:
     try:
-        from citelens.verify.engine import content_hash
+        from citelens.verify.run import content_hash
 
         return str(content_hash(view))
     except ImportError:  # pragma: no cover - the engine is part of the package
@@ -94,7 +95,7 @@ class Verifier:
     def sources(self) -> Any:
         """The rate-limited scholarly clients, shared with the claim checker."""
         if self._sources is None:
-            from citelens.sources.http import Sources
+            from citelens.sources.transport import Sources
 
             self._sources = Sources.from_settings(self.server.settings, self.server.log_once)
         return self._sources
@@ -134,7 +135,7 @@ class Verifier:
         citations is cheap and follows every keystroke."""
         if not self.results or not self.server.settings.verification_enabled:
             return []
-        from citelens.verify.findings import citation_findings, entry_level_findings
+        from citelens.checks.verification import citation_findings, entry_level_findings
 
         by_key: dict[str, Verification] = {}
         # In a whole library only cited entries are verified: look at those, not at 68,000.
@@ -314,7 +315,7 @@ class Verifier:
         self.runs += 1
         try:
             from citelens.verify.cache import open_cache
-            from citelens.verify.engine import verify_entries
+            from citelens.verify.run import verify_entries
 
             sources = self.sources()
             if self._cache is None:

@@ -13,9 +13,9 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from citelens.sources.http import HostClient, HostResult, status_of
-from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import HostClient, HostResult, status_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"

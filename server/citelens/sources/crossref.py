@@ -12,9 +12,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import HostClient, as_dict, as_list, decode_json, status_of
-from citelens.sources.ids import normalize_doi
+from citelens.core.normalize import normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import HostClient, as_dict, as_list, decode_json, status_of
 
 _TAG = re.compile(r"<[^>]+>")
 _JATS_TITLE = re.compile(r"<jats:title>\s*abstract\s*</jats:title>", re.IGNORECASE)

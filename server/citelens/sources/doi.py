@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
-from citelens.sources.http import HostClient, decode_json, status_of
-from citelens.sources.ids import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import HostClient, decode_json, status_of
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 

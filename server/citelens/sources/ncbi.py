@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from citelens.sources.http import HostClient, HostResult, status_of
-from citelens.sources.ids import normalize_doi, normalize_pmid
+from citelens.core.normalize import normalize_doi, normalize_pmid
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import HostClient, HostResult, status_of
 
 BATCH_SIZE = 200
 

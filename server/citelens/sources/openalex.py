@@ -12,7 +12,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import (
+from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import (
     HostClient,
     HostResult,
     as_dict,
@@ -20,8 +22,6 @@ from citelens.sources.http import (
     decode_json,
     status_of,
 )
-from citelens.sources.ids import normalize_arxiv, normalize_doi
-from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 BATCH_SIZE = 50
 

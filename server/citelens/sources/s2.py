@@ -1,6 +1,6 @@
 """Semantic Scholar Graph API v1: single papers, batches, title match and search.
 
-Every function takes the ``s2`` :class:`~citelens.sources.http.HostClient` and
+Every function takes the ``s2`` :class:`~citelens.sources.transport.HostClient` and
 returns :class:`Lookup` values; remote problems become ``FAILED``/``UNAVAILABLE``,
 and only S2's own "not found" answers (404 JSON ``{"error": ...}``, ``null`` in a
 batch, a search without ``data``) become ``NOT_FOUND``.
@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.sources.http import HostClient, HostResult, as_dict, as_list, decode_json
-from citelens.sources.ids import normalize_arxiv, normalize_doi
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import HostClient, HostResult, as_dict, as_list, decode_json
 
 FIELDS = (
     "paperId,corpusId,externalIds,title,authors,year,venue,publicationVenue,journal,"

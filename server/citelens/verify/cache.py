@@ -19,11 +19,8 @@ overwritten.
 
 from __future__ import annotations
 
-import functools
-import re
 import sqlite3
 import time
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +29,8 @@ import diskcache
 import platformdirs
 
 from citelens import datacache
-from citelens.settings import Settings
+from citelens.core.normalize import title_key
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome
 
 FOUND_TTL_S = 30 * 24 * 3600.0
@@ -42,8 +40,6 @@ NOT_FOUND_TTL_S = 24 * 3600.0
 #: notices (v1 answers lack them).
 SCHEMA = "v2"
 
-_WS = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^\w\s]")
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -52,19 +48,10 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(platformdirs.user_cache_dir("citelens"))
 
 
-@functools.lru_cache(maxsize=4096)  # every title tier of an entry asks for the same title
-def normalise_title(title: str) -> str:
-    """Case, accents, punctuation and spacing removed: the cache key of a title search."""
-    text = unicodedata.normalize("NFKD", title)
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = text.replace("{", "").replace("}", "")
-    return _WS.sub(" ", _NON_WORD.sub(" ", text)).strip()
-
-
 def lookup_key(source: str, kind: str, value: str) -> str:
     """``source:kind:value``, the value normalised so equal lookups share one key."""
     if "title" in kind or kind in ("match", "search"):
-        norm = normalise_title(value)
+        norm = title_key(value)
     else:
         norm = value.strip().lower()
     return f"{source}:{kind}:{norm}"

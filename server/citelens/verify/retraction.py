@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
+from citelens.core.normalize import source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
 
@@ -31,8 +32,6 @@ CODES = ("RETRACTED", "EXPRESSION_OF_CONCERN", "CORRECTION")
 #: Sources whose records say whether a paper was retracted (an absent notice means none).
 SIGNAL_SOURCES = frozenset({"crossref", "openalex", "pubmed"})
 _FOUND = (Status.VERIFIED, Status.PARTIAL)
-_SOURCE_NAMES = {"retraction-watch": "Retraction Watch", "publisher": "the publisher",
-                 "openalex": "OpenAlex", "pubmed": "PubMed", "crossref": "Crossref"}
 _KIND_NAMES = {"retraction": "retraction", "withdrawal": "withdrawal", "removal": "removal",
                "partial_retraction": "partial retraction",
                "expression_of_concern": "expression of concern", "correction": "correction",
@@ -127,9 +126,9 @@ def notice_url(notice: dict[str, str]) -> str | None:
     return None
 
 
-def source_name(notice: dict[str, str]) -> str:
-    src = notice.get("source", "")
-    return _SOURCE_NAMES.get(src, src or "unknown source")
+def notice_source(notice: dict[str, str]) -> str:
+    """Who reports the notice: Retraction Watch, the publisher, OpenAlex, PubMed."""
+    return source_name(notice.get("source"), "unknown source")
 
 
 def kind_name(notice: dict[str, str]) -> str:
@@ -141,7 +140,7 @@ def describe(notice: dict[str, str]) -> str:
     """``retraction notice 10.x/y (2010-02-02, Retraction Watch)``: what, which, when, who."""
     what = kind_name(notice)
     ident = notice.get("doi") or (f"PMID {notice['pmid']}" if notice.get("pmid") else "")
-    when = ", ".join(x for x in (notice.get("date", ""), f"per {source_name(notice)}") if x)
+    when = ", ".join(x for x in (notice.get("date", ""), f"per {notice_source(notice)}") if x)
     if ident:
         return f"{what} notice {ident} ({when})"
     return f"{what} ({when}; the notice is not named)"

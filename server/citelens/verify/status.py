@@ -2,7 +2,7 @@
 
 A :class:`Verification` is plain data: the CLI puts :meth:`Verification.to_json`
 into its JSON report, the server keeps it between checks, and
-:mod:`citelens.verify.findings` turns it into diagnostics.
+:mod:`citelens.checks.verification` turns it into diagnostics.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from citelens.sources.records import Outcome, PaperRecord
-from citelens.verify.match import Discrepancy
+from citelens.verify.match.compare import Discrepancy
 
 __all__ = ["S2_NOT_FOUND", "AuditStep", "Discrepancy", "Status", "Verification"]
 

@@ -1,4 +1,4 @@
-"""Verification results as :class:`~citelens.model.Finding` diagnostics.
+"""Verification results as :class:`~citelens.core.model.Finding` diagnostics.
 
 Codes: ``DOI_MISMATCH`` (the identifier names another paper), ``NOT_FOUND``,
 ``METADATA_MISMATCH`` (the paper exists, some fields are wrong), ``UNVERIFIED``
@@ -15,23 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from citelens.model import (
-    BibEntry,
-    BibField,
-    BibFile,
-    Citation,
-    EntryView,
-    Finding,
-    Related,
-    Severity,
-    Span,
-)
-from citelens.parsing.entry_view import entry_view
-from citelens.settings import DEFAULT_SEVERITY, Settings
+from citelens.checks.duplicates import find_duplicates
+from citelens.core.findings import Finding, Related, Severity
+from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
+from citelens.core.settings import DEFAULT_SEVERITY, Settings
+from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
-from citelens.verify.duplicates import find_duplicates
-from citelens.verify.match import Discrepancy
+from citelens.verify.match.compare import Discrepancy
 from citelens.verify.status import Status, Verification
 
 #: BibTeX fields holding what a discrepancy is about, most likely first.

@@ -31,8 +31,8 @@ from citelens.claims.eval_stats import coverage_report, latency_report, passage_
 from citelens.claims.llm import LLM_TIMEOUT_S, LLMConfig
 from citelens.claims.pipeline import check_claim
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.model import EntryView
-from citelens.settings import Settings, from_sources
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings, from_sources
 
 LABELS = (Verdict.SUPPORTS, Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO)
 SHORT = {Verdict.SUPPORTS: "SUP", Verdict.CONTRADICTS: "CON", Verdict.NOT_ENOUGH_INFO: "NEI"}
@@ -293,7 +293,7 @@ async def run_items(items: list[Item], settings: Settings,
                     abstract_only: bool) -> list[tuple[Item, ClaimResult]]:
     sources: Any = None
     if any(i.paper for i in items) and not settings.offline:
-        from citelens.sources.http import Sources
+        from citelens.sources.transport import Sources
 
         sources = Sources.from_settings(settings)
     gate = asyncio.Semaphore(CONCURRENCY)

@@ -1,6 +1,6 @@
 """Edits of one BibTeX entry that never touch anything else: pure functions, no LSP.
 
-Every function takes the file's text and a parsed :class:`~citelens.model.BibEntry`
+Every function takes the file's text and a parsed :class:`~citelens.core.model.BibEntry`
 of it and returns :class:`TextEdit` s: character offsets into that text. An edit of
 an entry replaces exactly ``entry.span`` (the entry from ``@`` to its closing
 delimiter); only :func:`delete_entry` also takes the blank line around the entry.
@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from citelens.model import BibEntry, BibField, Span
-from citelens.parsing.latex_text import to_unicode
-from citelens.parsing.names import split_names
+from citelens.core.model import BibEntry, BibField, Span
+from citelens.core.normalize import to_unicode
+from citelens.documents.bibtex.names import split_names
 from citelens.sources.records import PaperRecord
 
 __all__ = [

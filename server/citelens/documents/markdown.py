@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from citelens.model import Citation, Reference, SourceDocument, Span
+from citelens.core.model import Citation, Reference, SourceDocument, Span
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _MASK = re.compile(

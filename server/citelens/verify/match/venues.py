@@ -19,6 +19,8 @@ from importlib import resources
 
 from rapidfuzz import fuzz
 
+from citelens.core.normalize import strip_accents
+
 _DROP = frozenset(
     {"proceedings", "proc", "the", "of", "in", "on", "and", "for", "at", "to",
      "annual", "vol", "volume", "pp", "edition", "ed"}
@@ -38,18 +40,13 @@ class VenueTable:
     preprint: frozenset[str]  # canonical ids of preprint servers
 
 
-def _strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def _tokens(name: str) -> list[str]:
     """Normalised tokens of a venue name (no table lookup)."""
     text = unicodedata.normalize("NFKC", name)
     text = text.replace("\\&", " and ").replace("&", " and ")
     text = _LATEX_CMD.sub(lambda m: "" if len(m.group(1)) == 1 else " ", text)
     text = _APOS_YEAR.sub(" ", text)
-    text = _strip_accents(text).casefold()
+    text = strip_accents(text).casefold()
     words = re.split(r"[^0-9a-z]+", text)
     return [w for w in words if w and w not in _DROP and not _ORDINAL.match(w)]
 

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from citelens import __version__
-from citelens.settings import Settings, from_sources
+from citelens.core.settings import Settings, from_sources
 
 
 def _progress_bar() -> object:
@@ -30,8 +30,8 @@ def _progress_bar() -> object:
 
 
 def _check(args: argparse.Namespace, settings: Settings) -> int:
-    from citelens.batch import UsageError, run_check
-    from citelens.report import has_errors, render
+    from citelens.cli.check import UsageError, run_check
+    from citelens.cli.report import has_errors, render
 
     if args.offline:
         settings = dataclasses.replace(settings, offline=True)
@@ -139,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cache":
         return _cache_clear(settings)
     if args.command == "eval":
-        from citelens.claims.eval import main as eval_main
+        from citelens.cli.eval import main as eval_main
 
         return eval_main(list(args.rest))
     return 2

@@ -1,6 +1,6 @@
 """What to ask about an entry, in which order, and how each question is cached.
 
-The engine (:mod:`citelens.verify.engine`) runs the plan; this module holds the
+The engine (:mod:`citelens.verify.run`) runs the plan; this module holds the
 parts that need no state: which identifiers an entry has, which entry types
 are "informational", which title tiers exist and on which host each runs, and
 the one adapter from a tier name to the source function that answers it.
@@ -12,19 +12,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citelens.model import EntryView
+from citelens.core.model import EntryView
+from citelens.core.normalize import (
+    INFORMATIONAL_TYPES,
+    is_s2_paper_id,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_pmid,
+)
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
-from citelens.sources.http import Sources
-from citelens.sources.ids import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources.records import Lookup, Outcome
+from citelens.sources.transport import Sources
 from citelens.verify.cache import lookup_key
-
-#: Entry types whose absence from the indexes is information, never a warning.
-INFORMATIONAL_TYPES = frozenset({
-    "book", "inbook", "booklet", "phdthesis", "mastersthesis", "thesis",
-    "techreport", "report", "software", "dataset", "data", "online", "webpage", "electronic",
-    "www", "manual", "unpublished", "standard", "patent", "misc",
-})
 
 #: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
 DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.5061/", "10.6084/", "10.17632/")

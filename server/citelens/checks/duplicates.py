@@ -15,25 +15,24 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from citelens.model import EntryView
-from citelens.verify.match import (
+from citelens.core.model import EntryView
+from citelens.core.normalize import normalize_doi, normalize_title
+from citelens.verify.match.compare import (
     SEQUEL_TOKEN,
     STOPWORDS,
     entry_arxiv_id,
     family_key,
     is_typo,
-    normalize_doi,
-    normalize_title,
     sequel_conflict,
     split_subtitle,
     title_similarity,
     title_tokens,
 )
-from citelens.verify.venues import is_preprint_venue, same_venue
+from citelens.verify.match.venues import is_preprint_venue, same_venue
 
 TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
@@ -80,7 +79,7 @@ def _prepare(v: EntryView) -> _Prepared:
     first = family_key(authors[0].last).split()[-1:] if authors else []
     content = frozenset(t for t in title_tokens(v.title or "") if t not in STOPWORDS)
     return _Prepared(title, tuple(title.split()), content, main, first[0] if first else "",
-                     normalize_doi(v.doi), entry_arxiv_id(v))
+                     normalize_doi(v.doi) or "", entry_arxiv_id(v))
 
 
 def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:
@@ -166,53 +165,79 @@ def find_duplicates(
 
 
 def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePair]:
-    prepared = [_prepare(v) for v in views]
-    found: dict[tuple[int, int], DuplicatePair] = {}
+    found = _Found(views, [_prepare(v) for v in views])
+    _same_identifier(found, resolved)
+    _similar_titles(found)
+    _same_author_year(found)
+    return [found.pairs[k] for k in sorted(found.pairs)]
 
-    def add(i: int, j: int, reason: str, score: float, message: str) -> None:
+
+@dataclass(slots=True)
+class _Found:
+    """The pairs found so far, by (lower, higher) index into ``views``."""
+
+    views: list[EntryView]
+    prepared: list[_Prepared]
+    pairs: dict[tuple[int, int], DuplicatePair] = field(default_factory=dict)
+
+    def add(self, i: int, j: int, reason: str, score: float, message: str) -> None:
         a, b = (i, j) if i < j else (j, i)
-        if views[a].key == views[b].key or (a, b) in found:
+        if self.views[a].key == self.views[b].key or (a, b) in self.pairs:
             return  # the same key twice is DUPLICATE_KEY, not ours
-        found[(a, b)] = DuplicatePair(views[a].key, views[b].key, reason, score, message)
+        self.pairs[(a, b)] = DuplicatePair(self.views[a].key, self.views[b].key, reason, score,
+                                           message)
 
-    def by_value(values: Iterable[tuple[int, str]]) -> list[list[int]]:
-        groups: dict[str, list[int]] = defaultdict(list)
-        for i, value in values:
-            if value:
-                groups[value].append(i)
-        return [g for g in groups.values() if len(g) > 1]
+    def distinct(self, i: int, j: int) -> bool:
+        return _distinct_publications(self.views[i], self.prepared[i], self.views[j],
+                                      self.prepared[j])
 
-    for group in by_value((i, p.doi) for i, p in enumerate(prepared)):
+
+def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
+    """Indexes sharing a non-empty value, for each value shared by more than one."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, value in values:
+        if value:
+            groups[value].append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
+    views = f.views
+    for group in _groups((i, p.doi) for i, p in enumerate(f.prepared)):
         for j in group[1:]:
-            add(group[0], j, "doi", 1.0,
-                f"same DOI as '{views[group[0]].key}' ({prepared[j].doi})")
+            f.add(group[0], j, "doi", 1.0,
+                  f"same DOI as '{views[group[0]].key}' ({f.prepared[j].doi})")
     s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
-    for group in by_value(s2):
+    for group in _groups(s2):
         for j in group[1:]:
-            add(group[0], j, "s2", 1.0,
-                f"'{views[group[0]].key}' is the same Semantic Scholar paper")
+            f.add(group[0], j, "s2", 1.0,
+                  f"'{views[group[0]].key}' is the same Semantic Scholar paper")
 
+
+def _similar_titles(f: _Found) -> None:
+    views, prepared = f.views, f.prepared
     for i, j in sorted(_title_candidates(prepared)):
-        if (i, j) in found:
+        if (i, j) in f.pairs:
             continue
         if prepared[i].main != prepared[j].title and prepared[j].main != prepared[i].title \
                 and not _may_be_similar(prepared[i], prepared[j]):
             continue
         score = title_similarity(views[i].title, views[j].title)
-        if score <= AUTHOR_YEAR_TITLE_THRESHOLD:
-            continue
-        if _distinct_publications(views[i], prepared[i], views[j], prepared[j]):
+        if score <= AUTHOR_YEAR_TITLE_THRESHOLD or f.distinct(i, j):
             continue
         same_author_year = (prepared[i].first_author and views[i].year is not None
                             and prepared[i].first_author == prepared[j].first_author
                             and views[i].year == views[j].year)
         if score > TITLE_THRESHOLD:
-            add(i, j, "title", score, f"same title as '{views[i].key}'")
+            f.add(i, j, "title", score, f"same title as '{views[i].key}'")
         elif same_author_year:
-            add(i, j, "author_year_title", score,
-                f"same first author, year and a similar title as '{views[i].key}'")
+            f.add(i, j, "author_year_title", score,
+                  f"same first author, year and a similar title as '{views[i].key}'")
 
-    # same first author and year: titles may differ more than fuzz.ratio lets through
+
+def _same_author_year(f: _Found) -> None:
+    """Same first author and year: titles may differ more than fuzz.ratio lets through."""
+    views, prepared = f.views, f.prepared
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     for i, (v, p) in enumerate(zip(views, prepared, strict=True)):
         if p.first_author and v.year is not None and p.title:
@@ -222,11 +247,9 @@ def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePai
             continue
         for x, i in enumerate(members):
             for j in members[x + 1:]:
-                if (i, j) in found or not _may_be_similar(prepared[i], prepared[j]):
+                if (i, j) in f.pairs or not _may_be_similar(prepared[i], prepared[j]):
                     continue
                 score = title_similarity(views[i].title, views[j].title)
-                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not _distinct_publications(
-                        views[i], prepared[i], views[j], prepared[j]):
-                    add(i, j, "author_year_title", score,
-                        f"same first author, year and a similar title as '{views[i].key}'")
-    return [found[k] for k in sorted(found)]
+                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(i, j):
+                    f.add(i, j, "author_year_title", score,
+                          f"same first author, year and a similar title as '{views[i].key}'")

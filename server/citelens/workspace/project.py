@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citelens.model import Reference
-from citelens.store import DocumentStore, kind_of
+from citelens.core.model import Reference
+from citelens.workspace.store import DocumentStore, kind_of
 
 MAX_FILES = 2000  # a project larger than this is cut (and says so)
 

@@ -14,7 +14,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from citelens.model import Span
+from citelens.core.model import Span
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from sys import intern
 
-from citelens.model import BibEntry, BibField, BibFile, BibProblem, Span
-from citelens.text import common_prefix, common_suffix
+from citelens.core.model import BibEntry, BibField, BibFile, BibProblem, Span
+from citelens.core.text import common_prefix, common_suffix
 
 #: Texts up to this many characters have all their fields parsed at once.
 EAGER_LIMIT = 2_000_000

@@ -34,19 +34,20 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citelens.model import BibEntry, EntryView, Severity
-from citelens.settings import Settings
-from citelens.sources.http import Sources
+from citelens.core.findings import Severity
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import SOURCE_NAMES, normalize_title, source_name
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import plan, retraction
+from citelens.sources.transport import Sources
+from citelens.verify import retraction
+from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
-from citelens.verify.match import (
-    SOURCE_NAMES,
+from citelens.verify.match.compare import (
     Discrepancy,
     compare,
     identifier_conflict,
     is_confident_match,
-    normalize_title,
     title_similarity,
 )
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
@@ -113,10 +114,6 @@ def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
             a.lookup.method, a.value)
 
 
-def _src_name(source: str) -> str:
-    return SOURCE_NAMES.get(source, source)
-
-
 def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
     """A title-search hit is the entry's paper: a verified-level title, or a close title
     with a shared identifier or the same authors and year (then the title itself is the
@@ -150,7 +147,7 @@ def _describe(rec: PaperRecord) -> str:
 
 
 def _sources_list(asked: Sequence[Asked]) -> str:
-    names = list(dict.fromkeys(_src_name(a.lookup.source) for a in asked))
+    names = list(dict.fromkeys(source_name(a.lookup.source) for a in asked))
     return ", ".join(names)
 
 
@@ -173,8 +170,8 @@ def _failure_text(asked: Sequence[Asked]) -> str:
         return "offline, and no cached answer for this entry"
     unreachable: dict[str, None] = {}
     parts = []
-    for name in dict.fromkeys(_src_name(a.lookup.source) for a in failed):
-        mine = [a.lookup for a in failed if _src_name(a.lookup.source) == name]
+    for name in dict.fromkeys(source_name(a.lookup.source) for a in failed):
+        mine = [a.lookup for a in failed if source_name(a.lookup.source) == name]
         if all(is_network_failure(x.outcome.value, x.detail) for x in mine):
             unreachable[name] = None  # the errno text is the same for every entry: not here
             continue
@@ -204,7 +201,7 @@ def offline_summary(verifications: Iterable[Verification]) -> str | None:
             down |= hit
     if not count:
         return None
-    names = _in_source_order(_src_name(s) for s in down)
+    names = _in_source_order(source_name(s) for s in down)
     return (f"offline: {count} {'entry' if count == 1 else 'entries'} unverified; "
             f"sources unreachable: {', '.join(names)}")
 
@@ -267,7 +264,7 @@ def decide(
         f = bad_fields[0]
         rec = conflicts[f][0]
         value = getattr(ids, f) or ""
-        where = ", ".join(dict.fromkeys(_src_name(r.source) for r in conflicts[f]))
+        where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
         msg = (f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
                f"in {where}, not “{view.title}”")
         discrepancies = [Discrepancy(f, "identifier", Severity.ERROR,
@@ -306,8 +303,8 @@ def decide(
                for a in asked) and match.source != "s2":
             audit.append(AuditStep(S2_NOT_FOUND, "s2", S2_NOT_FOUND,
                                    f"Semantic Scholar does not know this paper; found in "
-                                   f"{_src_name(match.source)}"))
-        where = _src_name(match.source)
+                                   f"{source_name(match.source)}"))
+        where = source_name(match.source)
         if found:
             shown = "; ".join(d.message for d in found[:2])
             more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""

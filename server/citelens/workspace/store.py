@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from citelens.model import BibFile, BibProblem, SourceDocument, Span
-from citelens.parsing.bibtex import parse_bib, read_text, reparse_edit
-from citelens.parsing.latex import parse_latex
-from citelens.parsing.markdown import parse_markdown
-from citelens.text import LineIndex, index_after_edit
+from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
+from citelens.core.text import LineIndex, index_after_edit
+from citelens.documents.bibtex.parse import parse_bib, read_text, reparse_edit
+from citelens.documents.latex import parse_latex
+from citelens.documents.markdown import parse_markdown
 
 Stamp = tuple[object, ...]
 

@@ -6,27 +6,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from citelens.model import (
-    BibEntry,
-    BibFile,
-    Citation,
-    Finding,
-    Related,
-    Severity,
-    SourceDocument,
-    Span,
-)
-from citelens.parsing.bibtex import unclosed_keys
-from citelens.project import Project
-from citelens.settings import Settings
-from citelens.store import DocumentStore
-
-DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
-
-
-def code_url(code: str) -> str:
-    """The ``codeDescription`` link of a diagnostic code (its section in docs/diagnostics.md)."""
-    return f"{DOCS_URL}#{code.lower()}"
+from citelens.core.findings import Finding, Related, make_finding
+from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
+from citelens.core.settings import Settings
+from citelens.documents.bibtex.parse import unclosed_keys
+from citelens.workspace.project import Project
+from citelens.workspace.store import DocumentStore
 
 
 @dataclass(slots=True)
@@ -58,22 +43,6 @@ class Analysis:
 
     def entry(self, key: str) -> BibEntry | None:
         return self.first.get(key)
-
-
-def make_finding(
-    settings: Settings, path: str, code: str, message: str, span: Span, *,
-    key: str | None = None, related: list[Related] | None = None,
-    data: dict[str, object] | None = None,
-) -> Finding | None:
-    """A finding at the configured severity, or None when the code is turned off."""
-    sev = settings.severity(code)
-    if sev == "off":
-        return None
-    try:
-        severity = Severity(sev)
-    except ValueError:
-        severity = Severity.WARNING
-    return Finding(path, span, code, message, severity, key, related or [], data or {})
 
 
 def _names(paths: list[str]) -> str:

@@ -24,14 +24,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from citelens.analysis import make_finding
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.hover import checker_for, claim_at, known_result, start
 from citelens.claims.llm import LLMConfig
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.model import EntryView, Finding
+from citelens.core.findings import Finding, make_finding
+from citelens.core.model import EntryView
 from citelens.sources.records import PaperRecord
-from citelens.store import kind_of
+from citelens.workspace.store import kind_of
 
 log = logging.getLogger("citelens")
 

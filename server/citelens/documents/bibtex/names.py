@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from citelens.model import Name
-from citelens.parsing.latex_text import strip_accents, to_unicode
+from citelens.core.model import Name
+from citelens.core.normalize import strip_accents, to_unicode
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")

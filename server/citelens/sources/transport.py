@@ -34,17 +34,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
-from citelens.settings import Settings
+from citelens.core.normalize import redact_url, source_name
+from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 Log = Callable[[str], None]
 
-#: Query parameters whose values never appear in logs or details.
-SECRET_PARAMS = frozenset({"api_key", "apikey", "key", "mailto", "email", "token"})
 #: Longest ``Retry-After`` we honour: a server asking for more gets this.
 MAX_RETRY_AFTER_S = 60.0
 #: Answers in a row that are HTTP 429 or 5xx after which a host is not asked again.
@@ -58,17 +57,6 @@ NARROW = 1.05
 #: exactly 1 s apart do not arrive exactly 1 s apart.
 S2_PACING_MARGIN = 1.1
 USER_AGENT = "CiteLens/0.1 (citation checker; https://github.com/citelens/citelens)"
-
-
-def redact_url(url: str) -> str:
-    """The URL without secret query parameters (api_key, key, mailto, ...)."""
-    try:
-        parts = urlsplit(url)
-        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                 if k.lower() not in SECRET_PARAMS]
-        return urlunsplit(parts._replace(query=urlencode(query), fragment=""))
-    except ValueError:
-        return "<url>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,18 +343,6 @@ DEFAULT_RATES: dict[str, Rate] = {
     "unpaywall": Rate.per_second(5.0, 2),
 }
 
-LABELS: dict[str, str] = {
-    "s2": "Semantic Scholar",
-    "crossref": "Crossref",
-    "openalex": "OpenAlex",
-    "arxiv": "arXiv",
-    "arxiv_site": "arXiv (site)",
-    "ncbi": "PubMed",
-    "doi": "doi.org",
-    "unpaywall": "Unpaywall",
-}
-
-
 @dataclass
 class Sources:
     """One :class:`HostClient` per scholarly API, sharing one HTTP client."""
@@ -409,7 +385,7 @@ class Sources:
         def host(name: str, base: str, headers: Mapping[str, str] | None = None,
                  params: Mapping[str, str] | None = None) -> HostClient:
             return HostClient(
-                name, LABELS[name], base, http, rate=table[name],
+                name, source_name(name), base, http, rate=table[name],
                 timeout_s=settings.request_timeout_s,
                 retry_backoff_s=settings.retry_backoff_s, max_retries=settings.max_retries,
                 headers=headers, params=params, secrets=secrets, log=log,

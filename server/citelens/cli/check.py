@@ -1,4 +1,4 @@
-"""The batch check behind ``citelens check`` and the ``citelens.report`` command.
+"""The batch check behind ``citelens check`` and the ``citelens.cli.report`` command.
 
 Same functions as the language server: collect projects, run the local
 analysis, verify the entries, place the findings. No LSP here.
@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citelens.analysis import Analysis, analyze
-from citelens.model import BibEntry, BibFile, Finding
-from citelens.project import Project, build_project, find_root
-from citelens.settings import Settings
-from citelens.store import DocumentStore, kind_of
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, BibFile
+from citelens.core.settings import Settings
+from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.project import Project, build_project, find_root
+from citelens.workspace.store import DocumentStore, kind_of
 
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
@@ -163,9 +164,9 @@ async def _verify(
     result: CheckResult, bibs: list[BibFile], cited_first: dict[str, None], settings: Settings,
     log: Callable[[str], None] | None, progress: Callable[[int, int], None] | None,
 ) -> list[Finding]:
-    from citelens.parsing.entry_view import entry_view
-    from citelens.verify.engine import verify_entries
-    from citelens.verify.findings import verification_findings
+    from citelens.checks.verification import verification_findings
+    from citelens.documents.bibtex.view import entry_view
+    from citelens.verify.run import verify_entries
 
     def _log(msg: str) -> None:
         result.log.append(msg)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,48 +24,28 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from citelens.model import EntryView, Name, Severity
-from citelens.settings import Settings
+from citelens.core.findings import Severity
+from citelens.core.model import EntryView, Name
+from citelens.core.normalize import (
+    INFORMATIONAL_TYPES,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_title,
+    source_name,
+    words,
+)
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
-from citelens.verify.venues import is_preprint_venue, same_venue
+from citelens.verify.match.venues import is_preprint_venue, same_venue
 
 _DEFAULTS = Settings()
 CANDIDATE_THRESHOLD: float = _DEFAULTS.title_candidate_threshold
 VERIFIED_THRESHOLD: float = _DEFAULTS.title_verified_threshold
 
-SOURCE_NAMES: dict[str, str] = {
-    "s2": "Semantic Scholar",
-    "crossref": "Crossref",
-    "doi": "doi.org",
-    "openalex": "OpenAlex",
-    "arxiv": "arXiv",
-    "pubmed": "PubMed",
-}
-
-#: Entry types whose metadata is often legitimately different from any record.
-INFORMAL_TYPES = frozenset(
-    {"book", "inbook", "booklet", "phdthesis", "mastersthesis", "thesis", "techreport",
-     "report", "online", "software", "dataset", "manual", "unpublished", "electronic", "www"}
-)
-
 _SEVERITY_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
 # --------------------------------------------------------------------------- text normalisation
 
-_GREEK = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "θ", "iota": "ι", "kappa": "κ",
-    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ",
-    "tau": "τ", "upsilon": "υ", "phi": "φ", "varphi": "φ", "chi": "χ", "psi": "ψ",
-    "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ",
-    "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
-}
-_LATEX_LETTERS = {"i": "i", "j": "j", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ss",
-                  "ae": "ae", "AE": "AE", "oe": "oe", "OE": "OE", "aa": "å", "AA": "Å"}
-_LATEX_CMD = re.compile(r"\\([a-zA-Z]+|[^a-zA-Z\s])\s*")
-_HTML_TAG = re.compile(r"<[^>]{1,40}>")
-_WORD_SPLIT = re.compile(r"[\W_]+")
-_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b"), "-")
 _SUBTITLE = re.compile(r"\s*(?::|\s[-\u2013\u2014]{1,3}\s|\u2014|[.?!]\s)\s*")
 
 STOPWORDS = frozenset(
@@ -75,63 +54,7 @@ STOPWORDS = frozenset(
      "be", "it", "this", "that", "their", "our", "can", "how", "what", "when", "why"}
 )
 
-_SPELLING = {
-    "colour": "color", "centre": "center", "centres": "centers", "fibre": "fiber",
-    "fibres": "fibers", "metre": "meter", "litre": "liter", "theatre": "theater",
-    "modelling": "modeling", "modelled": "modeled", "labelled": "labeled",
-    "labelling": "labeling", "travelling": "traveling", "signalling": "signaling",
-    "tunnelling": "tunneling", "channelling": "channeling", "cancelled": "canceled",
-    "catalogue": "catalog", "analogue": "analog", "dialogue": "dialog", "defence": "defense",
-    "licence": "license", "offence": "offense", "grey": "gray", "aluminium": "aluminum",
-    "programme": "program", "programmes": "programs", "sulphur": "sulfur", "aeroplane": "airplane",
-    "oestrogen": "estrogen", "haemoglobin": "hemoglobin", "anaemia": "anemia",
-    "paediatric": "pediatric", "tumour": "tumor", "tumours": "tumors", "judgement": "judgment",
-    "ageing": "aging", "artefact": "artifact", "artefacts": "artifacts",
-}
-_SUFFIXES = (
-    ("isations", "izations"), ("isation", "ization"), ("ising", "izing"), ("ised", "ized"),
-    ("ises", "izes"), ("isers", "izers"), ("iser", "izer"), ("ise", "ize"),
-    ("ysing", "yzing"), ("ysed", "yzed"), ("yser", "yzer"), ("yse", "yze"),
-    ("ours", "ors"), ("oured", "ored"), ("ouring", "oring"), ("ourite", "orite"), ("our", "or"),
-)
 SEQUEL_TOKEN = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
-
-
-def _latex_to_text(text: str) -> str:
-    """Undo the LaTeX a parser may have left: accents, braces, \\emph, $\\alpha$."""
-    if "\\" not in text and "{" not in text and "$" not in text:
-        return text
-
-    def repl(m: re.Match[str]) -> str:
-        cmd = m.group(1)
-        if cmd in _GREEK:
-            return _GREEK[cmd]
-        if cmd in _LATEX_LETTERS:
-            return _LATEX_LETTERS[cmd]
-        if cmd == "&":
-            return "&"
-        return "" if not cmd.isalpha() or len(cmd) == 1 else " "
-
-    text = _LATEX_CMD.sub(repl, text)
-    return text.replace("{", "").replace("}", "").replace("$", "")
-
-
-def strip_accents(text: str) -> str:
-    if text.isascii():
-        return text
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).replace("ł", "l")
-
-
-@lru_cache(maxsize=65536)
-def _spelling(token: str) -> str:
-    if token in _SPELLING:
-        return _SPELLING[token]
-    if len(token) >= 6:
-        for brit, amer in _SUFFIXES:
-            if token.endswith(brit):
-                return token[: -len(brit)] + amer
-    return token
 
 
 def _stem(token: str) -> str:
@@ -141,17 +64,6 @@ def _stem(token: str) -> str:
     if len(token) > 3 and token.endswith("s") and not token.endswith(("ss", "us", "is")):
         return token[:-1]
     return token
-
-
-def normalize_title(text: str) -> str:
-    """A title reduced for comparison: NFKC, casefold, no accents/braces/punctuation."""
-    if not text:
-        return ""
-    text = _HTML_TAG.sub(" ", text)
-    text = unicodedata.normalize("NFKC", text)
-    text = _latex_to_text(text).translate(_DASHES)
-    text = strip_accents(text).casefold()
-    return " ".join(_spelling(w) for w in _WORD_SPLIT.split(text) if w)
 
 
 @lru_cache(maxsize=65536)
@@ -265,8 +177,7 @@ def sequel_conflict(a: str, b: str) -> bool:
 
 def family_key(text: str) -> str:
     """A family name reduced for comparison: no accents, braces, case or punctuation."""
-    text = strip_accents(_latex_to_text(unicodedata.normalize("NFKC", text))).casefold()
-    return " ".join(w for w in _WORD_SPLIT.split(text) if w)
+    return " ".join(words(text))
 
 
 _SUFFIX_WORDS = frozenset({"jr", "sr", "ii", "iii", "iv", "phd", "md"})
@@ -493,35 +404,18 @@ def identifier_conflict(
     return title_similarity(view.title, record.title) < threshold
 
 
-def normalize_doi(doi: str | None) -> str:
-    if not doi:
-        return ""
-    d = doi.strip().lower()
-    d = re.sub(r"^(https?://)?(dx\.)?doi\.org/", "", d)
-    return d.removeprefix("doi:").strip()
-
-
 _ARXIV_ID = re.compile(
     r"(?:arxiv[:/\s]*(?:abs/)?|abs/|arxiv\.org/(?:abs|pdf)/)\s*"
     r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?",
     re.IGNORECASE,
 )
-_BARE_ARXIV = re.compile(r"^(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.IGNORECASE)
-
-
-def _norm_arxiv(ident: str | None) -> str:
-    if not ident:
-        return ""
-    s = ident.strip()
-    m = _BARE_ARXIV.match(s) or _ARXIV_ID.search(s)
-    return m.group(1).lower() if m else s.lower()
 
 
 def entry_arxiv_id(view: EntryView) -> str:
     """The arXiv id an entry cites: its eprint field, or one in its venue, DOI or URL."""
     if view.arxiv_id:
-        return _norm_arxiv(view.arxiv_id)
-    doi = normalize_doi(view.doi)
+        return _arxiv_of(view.arxiv_id)
+    doi = _doi_of(view.doi)
     if doi.startswith("10.48550/arxiv."):
         return doi.removeprefix("10.48550/arxiv.")
     for text in (view.venue, view.url or ""):
@@ -532,21 +426,29 @@ def entry_arxiv_id(view: EntryView) -> str:
 
 
 def _shares_identifier(view: EntryView, rec: PaperRecord) -> bool:
-    doi = normalize_doi(view.doi)
+    doi = _doi_of(view.doi)
     ax = entry_arxiv_id(view)
     return bool(
-        (doi and doi == normalize_doi(rec.doi))
-        or (ax and ax == _norm_arxiv(rec.arxiv_id))
+        (doi and doi == _doi_of(rec.doi))
+        or (ax and ax == _arxiv_of(rec.arxiv_id))
         or (view.pmid and view.pmid.strip() == (rec.pmid or "").strip())
         or (view.s2_id and view.s2_id == rec.s2_paper_id)
     )
+
+
+def _doi_of(value: str | None) -> str:
+    return normalize_doi(value) or ""
+
+
+def _arxiv_of(value: str | None) -> str:
+    return normalize_arxiv(value) or ""
 
 
 # --------------------------------------------------------------------------- compare
 
 
 def _src(rec: PaperRecord) -> str:
-    return SOURCE_NAMES.get(rec.source, rec.source or "the record")
+    return source_name(rec.source, "the record")
 
 
 def _list_names(names: Sequence[str], limit: int = 6) -> str:
@@ -669,7 +571,7 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
     venue = (view.venue or "").strip()
     if not venue:
         return []
-    paper_arxiv = {_norm_arxiv(v.arxiv_id) for v in versions if v.arxiv_id}
+    paper_arxiv = {_arxiv_of(v.arxiv_id) for v in versions if v.arxiv_id}
     cited_arxiv = entry_arxiv_id(view)
     arxiv_conflict = bool(cited_arxiv and paper_arxiv and cited_arxiv not in paper_arxiv)
     published = [v for v in versions if v.venue and not _version_is_preprint(v)]
@@ -704,9 +606,9 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
 
 def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
     out: list[Discrepancy] = []
-    doi = normalize_doi(view.doi)
-    known = {normalize_doi(v.doi): v for v in versions if v.doi}
-    arxiv_known = {_norm_arxiv(v.arxiv_id) for v in versions if v.arxiv_id}
+    doi = _doi_of(view.doi)
+    known = {_doi_of(v.doi): v for v in versions if v.doi}
+    arxiv_known = {_arxiv_of(v.arxiv_id) for v in versions if v.arxiv_id}
     if doi and known and doi not in known:
         arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix(
             "10.48550/arxiv.") in arxiv_known
@@ -714,15 +616,15 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
             v = next(iter(known.values()))
             out.append(Discrepancy(
                 "doi", "identifier", Severity.WARNING,
-                f"doi: {doi} in the entry; {_src(v)} has {normalize_doi(v.doi)} for this paper",
-                doi, normalize_doi(v.doi), v.source))
-    ax = _norm_arxiv(view.arxiv_id) if view.arxiv_id else ""
+                f"doi: {doi} in the entry; {_src(v)} has {_doi_of(v.doi)} for this paper",
+                doi, _doi_of(v.doi), v.source))
+    ax = _arxiv_of(view.arxiv_id) if view.arxiv_id else ""
     if ax and arxiv_known and ax not in arxiv_known and not is_preprint_venue(view.venue or ""):
         v = next(v for v in versions if v.arxiv_id)
         out.append(Discrepancy(
             "arxiv", "identifier", Severity.WARNING,
-            f"arxiv: {ax} in the entry; {_src(v)} has {_norm_arxiv(v.arxiv_id)} for this paper",
-            ax, _norm_arxiv(v.arxiv_id), v.source))
+            f"arxiv: {ax} in the entry; {_src(v)} has {_arxiv_of(v.arxiv_id)} for this paper",
+            ax, _arxiv_of(v.arxiv_id), v.source))
     pmids = {(v.pmid or "").strip(): v for v in versions if v.pmid}
     if view.pmid and pmids and view.pmid.strip() not in pmids:
         v = next(iter(pmids.values()))
@@ -795,7 +697,9 @@ _ALWAYS_WARN = frozenset({"placeholder_author", "year_future"})
 
 def _is_informal(view: EntryView) -> bool:
     t = view.entry_type.lower()
-    return t in INFORMAL_TYPES or (t == "misc" and bool(view.url))
+    if t == "misc":
+        return bool(view.url)
+    return t in INFORMATIONAL_TYPES
 
 
 def _as_information(d: Discrepancy) -> Discrepancy:

@@ -2,14 +2,13 @@
 
 Every location is a :class:`Span` of *character* (code point) offsets into the
 text of one file, end exclusive. Offsets are converted to LSP positions (UTF-16,
-UTF-8 or UTF-32, as negotiated) only at the edge, by :mod:`citelens.text`.
+UTF-8 or UTF-32, as negotiated) only at the edge, by :mod:`citelens.core.text`.
 Nothing here imports the LSP layer, so ``citelens check`` and the server share it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,36 +20,6 @@ class Span:
 
     def contains(self, offset: int) -> bool:
         return self.start <= offset <= self.end
-
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFORMATION = "information"
-    HINT = "hint"
-
-
-@dataclass(frozen=True, slots=True)
-class Related:
-    """A secondary location attached to a finding (LSP ``relatedInformation``)."""
-
-    path: str
-    span: Span
-    message: str
-
-
-@dataclass(slots=True)
-class Finding:
-    """One diagnostic, independent of the LSP: the engine produces these."""
-
-    path: str
-    span: Span
-    code: str
-    message: str
-    severity: Severity
-    key: str | None = None
-    related: list[Related] = field(default_factory=list)
-    data: dict[str, object] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- citations

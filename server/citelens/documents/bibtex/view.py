@@ -9,37 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from urllib.parse import unquote
 
-from citelens.model import BibEntry, BibField, EntryView
-from citelens.parsing.bibtex import crossref_lookup, resolve_crossref
-from citelens.parsing.latex_text import to_unicode
-from citelens.parsing.names import split_names
+from citelens.core.model import BibEntry, BibField, EntryView
+from citelens.core.normalize import (
+    is_s2_paper_id,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_pmid,
+    plain_identifier,
+    to_unicode,
+)
+from citelens.documents.bibtex.names import split_names
+from citelens.documents.bibtex.parse import crossref_lookup, resolve_crossref
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_DOI_PREFIX = re.compile(
-    r"^(?:https?://)?(?:dx\.)?(?:www\.)?doi\.org/|^doi:\s*|^doi\s+|^urn:doi:", re.IGNORECASE
-)
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOI_IN_URL = re.compile(r"^(?:https?://)?(?:dx\.)?(?:www\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
-_ARXIV_NEW = r"\d{4}\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
-_ARXIV_ID = re.compile(rf"^(?:arxiv:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
-_ARXIV_URL = re.compile(
-    rf"arxiv\.org/(?:abs|pdf|html)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?:\.pdf)?/?(?:[?#]\S*)?$",
-    re.IGNORECASE,
-)
-_ARXIV_DOI = re.compile(rf"^10\.48550/arxiv\.({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
 _ARXIV_IN_TEXT = re.compile(
-    rf"\barxiv\s*(?:preprint)?\s*(?:arxiv)?\s*[:\s]\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?\b",
+    r"\barxiv\s*(?:preprint)?\s*(?:arxiv)?\s*[:\s]\s*(\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})"
+    r"(?:v\d+)?\b",
     re.IGNORECASE,
 )
-_S2_ID = re.compile(r"^[0-9a-f]{40}$", re.IGNORECASE)
-_ESCAPES = str.maketrans({"{": None, "}": None})
-_ESCAPED = re.compile(r"\\([_%&#$~])")
-_URL_MACRO = re.compile(r"^\\(?:url|href)\s*\{(.*?)\}", re.DOTALL)
 
 #: Venue fields by entry type, in order of preference.
 _VENUE_BY_TYPE: dict[str, tuple[str, ...]] = {
@@ -139,29 +130,10 @@ def _venue(entry_type: str, f: Mapping[str, str]) -> str:
     return ""
 
 
-def _plain_id(value: str) -> str:
-    """An identifier as written, without braces, escapes or ``\\url{}``."""
-    value = value.strip()
-    m = _URL_MACRO.match(value)
-    if m is not None:
-        value = m.group(1)
-    return _ESCAPED.sub(r"\1", value).translate(_ESCAPES).strip()
-
-
-def normalize_doi(value: str) -> str | None:
-    """A bare, lower-case DOI (``10.x/y``) from a DOI, ``doi:`` or doi.org URL; else None."""
-    doi = _plain_id(value)
-    doi = _DOI_PREFIX.sub("", doi).strip()
-    if "%" in doi:
-        doi = unquote(doi)
-    doi = doi.rstrip(".,;").lower()
-    return doi if _DOI.match(doi) else None
-
-
 def _doi(f: Mapping[str, str]) -> str | None:
     value = f.get("doi")
     if value:
-        for part in re.split(r"\s+|,", _plain_id(value)):  # some list several DOIs
+        for part in re.split(r"\s+|,", plain_identifier(value)):  # some list several DOIs
             doi = normalize_doi(part)
             if doi:
                 return doi
@@ -170,68 +142,52 @@ def _doi(f: Mapping[str, str]) -> str | None:
         if doi:
             return doi
     for name in ("url", "howpublished", "note"):
-        url = _plain_id(f.get(name, ""))
+        url = plain_identifier(f.get(name, ""))
         m = _DOI_IN_URL.match(url)
         if m is not None:
             return normalize_doi(m.group(1))
     return None
 
 
-def normalize_arxiv_id(value: str) -> str | None:
-    """An arXiv id without version from an id, ``arXiv:`` id, arxiv.org URL or arXiv DOI."""
-    text = _plain_id(value)
-    for pattern in (_ARXIV_ID, _ARXIV_DOI):
-        m = pattern.match(text)
-        if m is not None:
-            return m.group(1)
-    m = _ARXIV_URL.search(text)
-    return m.group(1) if m is not None else None
-
-
 def _arxiv_id(f: Mapping[str, str], doi: str | None) -> str | None:
     prefix = (f.get("archiveprefix") or f.get("eprinttype") or "").strip().lower()
     eprint = f.get("eprint")
     if eprint and prefix in ("", "arxiv"):
-        found = normalize_arxiv_id(eprint)
+        found = normalize_arxiv(eprint)
         if found:
             return found
     for name in ("arxiv", "arxivid", "arxiv_id"):
-        if f.get(name):
-            found = normalize_arxiv_id(f[name])
-            if found:
-                return found
-    if doi:
-        m = _ARXIV_DOI.match(doi)
-        if m is not None:
-            return m.group(1)
+        found = normalize_arxiv(f.get(name))
+        if found:
+            return found
+    if doi and doi.startswith("10.48550/"):
+        found = normalize_arxiv(doi)
+        if found:
+            return found
     for name in ("url", "pdf", "eprint", "howpublished", "note"):
-        if f.get(name):
-            m = _ARXIV_URL.search(_plain_id(f[name]))
-            if m is not None:
-                return m.group(1)
+        found = normalize_arxiv(f.get(name))
+        if found:
+            return found
     for name in ("journal", "journaltitle", "booktitle", "howpublished", "note", "volume"):
         if f.get(name):
-            m = _ARXIV_IN_TEXT.search(_plain_id(f[name]))
+            m = _ARXIV_IN_TEXT.search(plain_identifier(f[name]))
             if m is not None:
-                return m.group(1)
+                return normalize_arxiv(m.group(1))
     return None
 
 
 def _pmid(f: Mapping[str, str]) -> str | None:
-    value = _plain_id(f.get("pmid", ""))
-    if value.lower().startswith("pmid:"):
-        value = value[5:].strip()
-    return value if value.isdigit() else None
+    return normalize_pmid(plain_identifier(f.get("pmid", "")))
 
 
 def _s2_id(f: Mapping[str, str]) -> str | None:
     for name in ("s2id", "semantic_scholar_id", "s2_id", "s2paperid"):
-        value = _plain_id(f.get(name, ""))
+        value = plain_identifier(f.get(name, ""))
         if value:
-            return value.lower() if _S2_ID.match(value) else value
+            return value.lower() if is_s2_paper_id(value) else value
     return None
 
 
 def _url(f: Mapping[str, str]) -> str | None:
-    value = _plain_id(f.get("url", ""))
+    value = plain_identifier(f.get("url", ""))
     return value or None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from citelens.model import Citation, Reference, SourceDocument, Span
+from citelens.core.model import Citation, Reference, SourceDocument, Span
 
 # Environments whose content is not LaTeX we should read.
 _VERBATIM_ENVS = (
@@ -131,6 +131,26 @@ def _citations(
     doc: SourceDocument, masked: str, extra_commands: frozenset[str]
 ) -> None:
     defined = _definition_names(masked)
+    for m in _cite_commands(masked, extra_commands):
+        name = m.group(1)
+        if (name in _NOT_CITATIONS or name.startswith(_HOOK_PREFIXES)) and name not in extra_commands:
+            continue
+        end = m.end()
+        if m.start() in defined or (end < len(masked) and masked[end].isalpha()):
+            continue
+        groups, i = _key_groups(masked, end, _is_multicite(name))
+        for gs, ge in groups:
+            if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
+                continue  # commands or groups inside: code, not a list of keys
+            for key, span in _keys(masked, gs, ge):
+                if key == "*" and name.lower() == "nocite":
+                    doc.nocite_all = True
+                    continue
+                doc.citations.append(Citation(key, span, name + m.group(2), Span(m.start(), i)))
+
+
+def _cite_commands(masked: str, extra_commands: frozenset[str]) -> list[re.Match[str]]:
+    """Citation commands in document order: ``\\*cite*`` and the configured extra ones."""
     commands: list[re.Match[str]] = list(_CMD.finditer(masked))
     # Names containing "cite" are already matched by _CMD; the others need their own pattern.
     others = [c for c in extra_commands if not re.search("cite|Cite", c)]
@@ -140,54 +160,37 @@ def _citations(
         )
         commands.extend(extra.finditer(masked))
         commands.sort(key=lambda m: m.start())
-    for m in commands:
-        name = m.group(1)
-        if (name in _NOT_CITATIONS or name.startswith(_HOOK_PREFIXES)) and name not in extra_commands:
-            continue
-        if m.start() in defined:
-            continue
-        end = m.end()
-        if end < len(masked) and (masked[end].isalpha()):
-            continue
-        multi = _is_multicite(name)
-        i = _skip_ws(masked, end)
-        groups: list[tuple[int, int]] = []
-        # biblatex multicite global (pre)(post)
-        while multi and i < len(masked) and masked[i] == "(":
-            j = _balanced(masked, i, "(", ")", 2000)
+    return commands
+
+
+def _key_groups(masked: str, end: int, multi: bool) -> tuple[list[tuple[int, int]], int]:
+    """The ``{keys}`` groups of a citation command ending at ``end`` (every group of a
+    biblatex multicite), skipping ``[pre][post]`` and ``(global)`` arguments; and the end
+    of the command's arguments."""
+    i = _skip_ws(masked, end)
+    groups: list[tuple[int, int]] = []
+    while multi and i < len(masked) and masked[i] == "(":  # biblatex multicite (pre)(post)
+        j = _balanced(masked, i, "(", ")", 2000)
+        if j < 0:
+            break
+        i = _skip_ws(masked, j)
+    while i < len(masked) and masked[i] in "[{":
+        if masked[i] == "[":
+            j = _balanced(masked, i, "[", "]", 4000)
             if j < 0:
                 break
             i = _skip_ws(masked, j)
-        while i < len(masked):
-            c = masked[i]
-            if c == "[":
-                j = _balanced(masked, i, "[", "]", 4000)
-                if j < 0:
-                    break
-                i = _skip_ws(masked, j)
-                continue
-            if c == "{":
-                j = _balanced(masked, i, "{", "}", 4000)
-                if j < 0:
-                    break
-                groups.append((i + 1, j - 1))
-                i = j
-                if not multi:
-                    break
-                k = _skip_ws(masked, i)
-                if k < len(masked) and masked[k] in "[{":
-                    i = k
-                    continue
-                break
+            continue
+        j = _balanced(masked, i, "{", "}", 4000)
+        if j < 0:
             break
-        for gs, ge in groups:
-            if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
-                continue  # commands or groups inside: code, not a list of keys
-            for key, span in _keys(masked, gs, ge):
-                if key == "*" and name.lower() == "nocite":
-                    doc.nocite_all = True
-                    continue
-                doc.citations.append(Citation(key, span, name + m.group(2), Span(m.start(), i)))
+        groups.append((i + 1, j - 1))
+        i = j
+        k = _skip_ws(masked, i)
+        if not multi or k >= len(masked) or masked[k] not in "[{":
+            break
+        i = k
+    return groups, i
 
 
 def _first_arg(masked: str, i: int) -> tuple[str, Span] | None:
