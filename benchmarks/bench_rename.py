@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from citelens.bibsearch import haystacks, search_entries
-from citelens.keyrename import rename_edits
+from citelens.workspace.bibsearch import haystacks, search_entries
 from citelens.workspace.project import documents_using_bibliography
+from citelens.workspace.rename import rename_edits
 from citelens.workspace.store import DocumentStore
 
 CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from citelens import datacache
 from citelens.claims import cache as claim_cache
 from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.core import datacache
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import SCHEMA, VerificationCache

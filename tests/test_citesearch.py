@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from citelens import citesearch, keys
+from citelens.documents.bibtex import keys
 from citelens.documents.bibtex.edit import apply_edits
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.sources.records import PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify.cache import open_cache
+from citelens.workspace import citesearch
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 
 RECORD = PaperRecord(

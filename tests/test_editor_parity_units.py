@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from citelens.bibsearch import haystacks, search_entries
-from citelens.doclinks import bib_links
+from citelens.core.mdplain import plain
 from citelens.documents.bibtex.edit import apply_edits
 from citelens.documents.bibtex.parse import parse_bib
-from citelens.keyrename import RenameError, check_new_key, rename_edits
-from citelens.mdplain import plain
+from citelens.workspace.bibsearch import haystacks, search_entries
+from citelens.workspace.links import bib_links
+from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 from citelens.workspace.store import DocumentStore
 
 BIB = (

@@ -4,7 +4,7 @@ Directory: ``Settings.cache_dir`` or ``CITELENS_CACHE_DIR`` or the platform user
 cache, subfolder ``claims``, created with mode 0o700. The key is a hash of the
 claim text, the paper's identity, the models, the prompt version and a
 non-default embedding cutoff, never of an API key or endpoint credential. Values are
-JSON text (:mod:`citelens.datacache`): nothing read back is ever unpickled, and an
+JSON text (:mod:`citelens.core.datacache`): nothing read back is ever unpickled, and an
 unreadable or malformed row is a miss (the claim is checked again and the row
 overwritten).
 """
@@ -20,10 +20,10 @@ from typing import Any
 import diskcache
 import platformdirs
 
-from citelens import datacache
 from citelens.claims.prompts import PROMPT_VERSION
 from citelens.claims.ranking import COSINE_MIN
 from citelens.claims.result import ClaimResult
+from citelens.core import datacache
 from citelens.core.settings import Settings
 
 #: How long a result stays (seconds): papers do not change, models and prompts are in the key.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.mdplain import plain
+from citelens.core.mdplain import plain
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from citelens import citesearch
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import title_key
 from citelens.sources.records import PaperRecord
+from citelens.workspace import citesearch
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

@@ -6,9 +6,9 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.normalize import source_name
-from citelens.mdplain import plain
 
 if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord

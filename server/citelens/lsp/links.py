@@ -1,6 +1,6 @@
 """textDocument/documentLink: DOIs, URLs and arXiv eprints in .bib files; the files named
 by \\bibliography, \\addbibresource, \\input, \\include and a Markdown ``bibliography:``
-(:mod:`citelens.doclinks`)."""
+(:mod:`citelens.workspace.links`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from citelens.doclinks import bib_links, reference_links
 from citelens.lsp.convert import path_of, span_range, uri_of
+from citelens.workspace.links import bib_links, reference_links
 from citelens.workspace.store import kind_of
 
 if TYPE_CHECKING:

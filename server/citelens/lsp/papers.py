@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
-from citelens import citesearch
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import uri_of
 from citelens.sources.records import PaperRecord
+from citelens.workspace import citesearch
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

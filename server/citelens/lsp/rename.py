@@ -4,7 +4,7 @@ The key is renamed in its .bib entry (and in ``crossref`` fields naming it) and 
 citation in the documents of the projects whose bibliography is that .bib
 (:func:`citelens.workspace.project.documents_using_bib`): other projects, comments and
 files no project includes are left alone. The edits come from
-:func:`citelens.keyrename.rename_edits`.
+:func:`citelens.workspace.rename.rename_edits`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from citelens.core.model import BibEntry, Span
-from citelens.keyrename import RenameError, check_new_key, rename_edits
 from citelens.lsp.actions import workspace_edit
 from citelens.lsp.convert import path_of, span_range
+from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 from citelens.workspace.store import kind_of
 
 if TYPE_CHECKING:

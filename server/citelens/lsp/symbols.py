@@ -1,5 +1,5 @@
 """workspace/symbol: the entries of the workspace's bibliographies, by key, title words
-or first author (:func:`citelens.bibsearch.search_entries`)."""
+or first author (:func:`citelens.workspace.bibsearch.search_entries`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from citelens.bibsearch import haystacks, search_entries
 from citelens.core.model import BibEntry
 from citelens.lsp.convert import span_range, uri_of
+from citelens.workspace.bibsearch import haystacks, search_entries
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

@@ -11,7 +11,7 @@ shorter setting applies to answers stored before it.
 
 A cache that cannot be opened or used (corrupted database, read-only
 directory) turns into no cache, with one log line; verification carries on.
-Values are JSON text (:mod:`citelens.datacache`): nothing read from the cache is
+Values are JSON text (:mod:`citelens.core.datacache`): nothing read from the cache is
 ever unpickled, and a row that is unreadable, not JSON, or not a well-formed
 FOUND/NOT_FOUND answer is a miss, so the lookup is made again and the row
 overwritten.
@@ -28,7 +28,7 @@ from typing import Any
 import diskcache
 import platformdirs
 
-from citelens import datacache
+from citelens.core import datacache
 from citelens.core.normalize import title_key
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome

@@ -15,10 +15,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from citelens import keys
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
 from citelens.documents.bibtex import edit as bibedit
+from citelens.documents.bibtex import keys
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import lookup_key
 
