@@ -27,7 +27,8 @@ DEFAULT_FILES = [CORPUS / "bigbib" / "physrev_e_1993_2024.bib",
 
 def measure(path: str, fields: bool) -> dict[str, object]:
     """Run in the child process: time the parse of one file."""
-    from citelens.documents.bibtex.parse import parse_bib, read_text
+    from citelens.documents.bibtex.parse import parse_bib
+    from citelens.documents.read import read_text
 
     start = time.perf_counter()
     text = read_text(path)

@@ -31,8 +31,9 @@ from benchmarks.make_bib300 import _paper  # noqa: E402
 from tests.conftest import CORPUS  # noqa: E402
 from tests.fakes.scholarly import ScholarlyFake  # noqa: E402
 
-from citelens.documents.bibtex.parse import parse_bib, read_text  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
+from citelens.documents.read import read_text  # noqa: E402
 
 PAPER = CORPUS / "papers" / "astropy-v5.0"
 

@@ -26,7 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.fakes.scholarly import SOURCES, ScholarlyFake  # noqa: E402
 
-from citelens.documents.bibtex.parse import parse_bib, read_text  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
+from citelens.documents.read import read_text  # noqa: E402
 
 BIB = HERE / "data" / "bib300.bib"
 WITH_IDS = 250  # bib300.bib: 250 entries with identifiers, then 50 title-only

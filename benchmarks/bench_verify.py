@@ -30,8 +30,9 @@ from tests.fakes.scholarly import ENV_VARS, REAL_LIMITS  # noqa: E402
 
 from citelens.core.model import EntryView  # noqa: E402
 from citelens.core.settings import from_sources  # noqa: E402
-from citelens.documents.bibtex.parse import parse_bib, read_text  # noqa: E402
+from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
+from citelens.documents.read import read_text  # noqa: E402
 from citelens.sources.transport import DEFAULT_RATES, Sources  # noqa: E402
 from citelens.verify import plan  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.normalize import title_key
-from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
+from citelens.documents.read import read_text
 
 HERE = Path(__file__).resolve().parent
 OUT_BIB = HERE / "data" / "bib300.bib"

@@ -74,8 +74,9 @@ def _rss_kb(pid: int) -> int:
 
 
 def make_paper(folder: Path, n: int) -> tuple[list[str], Path]:
-    from citelens.documents.bibtex.parse import parse_bib, read_text
+    from citelens.documents.bibtex.parse import parse_bib
     from citelens.documents.bibtex.view import entry_view
+    from citelens.documents.read import read_text
 
     bib = parse_bib(read_text(THESIS_BIB), str(THESIS_BIB))
     chosen, papers, seen = [], [], set()

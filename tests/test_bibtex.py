@@ -17,9 +17,9 @@ from citelens.documents.bibtex.parse import (
     all_problems,
     crossref_lookup,
     parse_bib,
-    read_text,
     resolve_crossref,
 )
+from citelens.documents.read import read_text
 from tests.conftest import CORPUS
 
 PAPER_BIBS = sorted((CORPUS / "papers").glob("**/*.bib"))

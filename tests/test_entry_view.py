@@ -8,8 +8,9 @@ import pytest
 
 from citelens.core.model import BibEntry
 from citelens.core.normalize import normalize_arxiv, normalize_doi
-from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
+from citelens.documents.read import read_text
 from tests.conftest import CORPUS
 
 

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from citelens.core.model import SourceDocument
 from citelens.core.text import UTF8, UTF16, UTF32, LineIndex
-from citelens.documents.bibtex.parse import parse_bib, read_text
+from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
+from citelens.documents.read import read_text
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

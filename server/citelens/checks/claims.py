@@ -30,8 +30,8 @@ from citelens.claims.llm import LLMConfig
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.core.findings import Finding, make_finding
 from citelens.core.model import EntryView
+from citelens.documents.read import kind_of
 from citelens.sources.records import PaperRecord
-from citelens.workspace.store import kind_of
 
 log = logging.getLogger("citelens")
 

@@ -15,9 +15,10 @@ from typing import Any
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, BibFile
 from citelens.core.settings import Settings
+from citelens.documents.read import kind_of
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.project import Project, build_project, find_root
-from citelens.workspace.store import DocumentStore, kind_of
+from citelens.workspace.store import DocumentStore
 
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 

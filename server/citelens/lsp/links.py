@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of, span_range, uri_of
 from citelens.workspace.links import bib_links, reference_links
-from citelens.workspace.store import kind_of
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

@@ -15,10 +15,10 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from citelens.core.model import BibEntry, Span
+from citelens.documents.read import kind_of
 from citelens.lsp.actions import workspace_edit
 from citelens.lsp.convert import path_of, span_range
 from citelens.workspace.rename import RenameError, check_new_key, rename_edits
-from citelens.workspace.store import kind_of
 
 if TYPE_CHECKING:
     from citelens.lsp.server import CiteLensServer

@@ -20,6 +20,7 @@ from citelens import __version__
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
+from citelens.documents.read import kind_of
 from citelens.lsp import completion
 from citelens.lsp.convert import RelatedMemo, path_of, span_range, to_diagnostic, uri_of
 from citelens.lsp.hover import entry_section, notice_section, verification_section
@@ -27,7 +28,7 @@ from citelens.lsp.protocol import CiteLensProtocol
 from citelens.lsp.verification import Verifier
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.project import build_project, documents_using_bib, find_root
-from citelens.workspace.store import DocumentStore, kind_of
+from citelens.workspace.store import DocumentStore
 
 log = logging.getLogger("citelens")
 

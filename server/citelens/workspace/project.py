@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citelens.core.model import Reference
-from citelens.workspace.store import DocumentStore, kind_of
+from citelens.documents.read import kind_of
+from citelens.workspace.store import DocumentStore
 
 MAX_FILES = 2000  # a project larger than this is cut (and says so)
 

@@ -8,31 +8,15 @@ even when the client sends no ``didChangeWatchedFiles`` (Neovim).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
 from citelens.core.text import LineIndex, index_after_edit
-from citelens.documents.bibtex.parse import parse_bib, read_text, reparse_edit
+from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
+from citelens.documents.read import kind_of, read_text
 
 Stamp = tuple[object, ...]
-
-MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".rmd", ".qmd", ".pandoc"})
-LATEX_SUFFIXES = frozenset({".tex", ".ltx", ".latex", ".sty", ".cls"})
-BIB_SUFFIXES = frozenset({".bib", ".bibtex"})
-
-
-def kind_of(path: str) -> str | None:
-    suffix = Path(path).suffix.lower()
-    if suffix in BIB_SUFFIXES:
-        return "bib"
-    if suffix in LATEX_SUFFIXES:
-        return "latex"
-    if suffix in MARKDOWN_SUFFIXES:
-        return "markdown"
-    return None
-
 
 class DocumentStore:
     """The one place that reads files; parses are cached per stamp."""

@@ -37,7 +37,6 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from sys import intern
 
 from citelens.core.model import BibEntry, BibField, BibFile, BibProblem, Span
@@ -181,16 +180,6 @@ def _lazy_entry(
 
 
 # --------------------------------------------------------------------------- public API
-
-
-def read_text(path: str | Path) -> str:
-    """A file's text: UTF-8, invalid bytes replaced, BOM stripped; ``""`` if unreadable."""
-    try:
-        data = Path(path).read_bytes()
-    except (OSError, ValueError):
-        return ""
-    text = data.decode("utf-8", errors="replace")
-    return text[1:] if text.startswith("\ufeff") else text
 
 
 def parse_bib(
