@@ -242,19 +242,19 @@ def publish_cost(repeat: int = 50) -> None:
         steps.send(handler(*args))
     except StopIteration:
         pass
-    ls.text_document_publish_diagnostics = lambda params: None  # type: ignore[method-assign]
+    ls.publisher.send = lambda params: None
     text = chapter.read_text(encoding="utf-8")
-    ls.store.open(str(chapter), text, 1)
-    ls.refresh(str(chapter))
+    ls.session.store.open(str(chapter), text, 1)
+    ls.check_now(str(chapter))
     # No event loop: nothing is checked, the claims are only queued; each publish extracts
     # what fits its budget (the server publishes again at once until all are extracted).
     rounds: list[float] = []
     n_before = -1
     while True:
         t0 = time.perf_counter()
-        diagnostics.claim_findings(ls)
+        ls.session.claim_findings()
         rounds.append((time.perf_counter() - t0) * 1000)
-        state = diagnostics.state_of(ls.claims)
+        state = diagnostics.state_of(ls.session.claim_checker())
         if len(rounds) > 1 and len(state.queued) == n_before:
             break
         n_before = len(state.queued)
@@ -267,13 +267,13 @@ def publish_cost(repeat: int = 50) -> None:
     steady = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        found = diagnostics.claim_findings(ls)
+        found = ls.session.claim_findings()
         steady.append((time.perf_counter() - t0) * 1000)
     mid = text.index("\\cite", len(text) // 2)
-    ls.store.open(str(chapter), text[:mid] + "x" + text[mid:], 2)
-    ls.refresh(str(chapter))
+    ls.session.store.open(str(chapter), text[:mid] + "x" + text[mid:], 2)
+    ls.check_now(str(chapter))
     t0 = time.perf_counter()
-    diagnostics.claim_findings(ls)
+    ls.session.claim_findings()
     edit = (time.perf_counter() - t0) * 1000
     print(f"claim_findings on {chapter.name} ({len(text)} chars, {n} distinct claims, "
           f"{len(found)} findings once known):")

@@ -169,9 +169,9 @@ async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
     from tests.lsp_session import diagnostics, open_doc, session, wait_for
     from tests.test_server_robustness import CANARY, GMR, _key, _position, random_edits
 
-    from citelens.cli.check import run_check
-    from citelens.cli.report import to_json
     from citelens.core.settings import Settings
+    from citelens.workspace.check import run_check
+    from citelens.workspace.report import to_json
 
     problems: list[str] = []
     for s in range(sessions):

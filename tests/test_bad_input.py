@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from citelens.cli import main as cli
-from citelens.cli.check import run_check
 from citelens.core.settings import Settings
+from citelens.workspace.check import run_check
 from tests.conftest import CORPUS, ROOT
 
 BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
@@ -157,7 +157,7 @@ def test_check_never_reprs_its_whole_result(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from citelens.cli import main as cli\n"
-        "from citelens.cli.check import CheckResult\n"
+        "from citelens.workspace.check import CheckResult\n"
         "def no_repr(self):\n"
         "    print('repr() of the whole CheckResult', file=sys.stderr); raise SystemExit(17)\n"
         "CheckResult.__repr__ = no_repr\n"

@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 
 from citelens.core.findings import Severity
 from citelens.lsp.actions import code_actions
-from citelens.lsp.server import CiteLensServer
+from citelens.lsp.state import CiteLensServer
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.compare import Discrepancy
 from citelens.verify.status import Status, Verification
@@ -33,17 +33,18 @@ def _server(tmp_path: Path) -> tuple[CiteLensServer, str, lsp.Diagnostic]:
     ls = CiteLensServer()
     path = str(tmp_path / "refs.bib")
     Path(path).write_text(BIB, encoding="utf-8")
-    ls.store.open(path, BIB, 3)
-    ls.analyse(path)
-    entry = ls.store.bib(path).entries[0]  # type: ignore[union-attr]
+    session = ls.session
+    session.store.open(path, BIB, 3)
+    session.analyse(path)
+    entry = session.store.bib(path).entries[0]  # type: ignore[union-attr]
     v = Verification("eyal", Status.DOI_MISMATCH, "wrong DOI", match=WRONG,
                      discrepancies=[Discrepancy("doi", "identifier", Severity.ERROR, "doi: ...")],
                      candidates=[RIGHT])
-    h = ls.verifier._hash(entry, ls.analysis_for(path))
+    h = session.entry_hash(entry, session.analysis_for(path))
     assert h
-    ls.verifier.results[h] = v
+    session.verdicts[h] = v
     f = entry.fields["doi"].value_span
-    index = ls.store.line_index(path)
+    index = session.store.line_index(path)
     assert index is not None
     s, e = index.range(f)
     diag = lsp.Diagnostic(
@@ -92,8 +93,8 @@ def test_no_fix_for_a_stale_diagnostic_or_another_kind(tmp_path: Path) -> None:
 def test_no_fix_once_the_entry_changed(tmp_path: Path) -> None:
     ls, path, d = _server(tmp_path)
     # the entry changed since it was verified: its verification is gone, so is the fix
-    ls.store.open(path, BIB.replace("2014", "2015"), 4)
-    ls.analyse(path)
+    ls.session.store.open(path, BIB.replace("2014", "2015"), 4)
+    ls.session.analyse(path)
     newer = lsp.Diagnostic(range=d.range, message=d.message, code=d.code, source=d.source,
                            data={**_data(d), "version": 4})
     assert _ask(ls, path, newer) == []
@@ -102,7 +103,7 @@ def test_no_fix_once_the_entry_changed(tmp_path: Path) -> None:
 def test_remove_doi_when_the_right_paper_has_none(tmp_path: Path) -> None:
     ls, path, d = _server(tmp_path)
     no_doi = PaperRecord.from_json({**RIGHT.to_json(), "doi": None})
-    for v in ls.verifier.results.values():
+    for v in ls.session.verdicts.values():
         v.candidates = [no_doi]
     titles = [a.title for a in _ask(ls, path, d)]
     assert titles[0] == "Remove DOI"

@@ -492,11 +492,9 @@ def diagnostics_project(folder: Path) -> tuple[Path, str]:
 
 
 class InProcess:
-    """The real ``CiteLensServer`` without a client: ``findings`` wired to claim diagnostics
-    exactly as proposed for lsp/server.py, publications recorded."""
+    """The real ``CiteLensServer`` without a client, its publications recorded."""
 
     def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
-        from citelens.checks.claims import claim_findings
         from citelens.lsp.server import create_server
 
         ls = create_server()
@@ -512,13 +510,11 @@ class InProcess:
             pass
         self.ls = ls
         self.published: list[lsp.PublishDiagnosticsParams] = []
-        original = ls.findings
-        ls.findings = lambda: [*original(), *claim_findings(ls)]  # type: ignore[method-assign]
-        ls.text_document_publish_diagnostics = self.published.append  # type: ignore[method-assign,assignment]
+        ls.publisher.send = self.published.append
 
     def open(self, path: Path, text: str) -> None:
-        self.ls.store.open(str(path), text, 1)
-        self.ls.refresh(str(path))
+        self.ls.session.store.open(str(path), text, 1)
+        self.ls.check_now(str(path))
 
     def latest(self, path: Path) -> list[lsp.Diagnostic]:
         from citelens.lsp.convert import uri_of
@@ -529,9 +525,9 @@ class InProcess:
     async def close(self) -> None:
         from citelens.checks.claims import wait_idle
 
-        await wait_idle(self.ls)
-        if self.ls.claims is not None:
-            await self.ls.claims.aclose()
+        await wait_idle(self.ls.session.claims)
+        if self.ls.session.claims is not None:
+            await self.ls.session.claims.aclose()
 
 
 def diag_settings(scholarly: ScholarlyFake, llm: FakeLLM, **extra: Any) -> dict[str, Any]:
@@ -546,7 +542,7 @@ def diag_settings(scholarly: ScholarlyFake, llm: FakeLLM, **extra: Any) -> dict[
 async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
     tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
-    from citelens.checks.claims import claim_findings, state_of, wait_idle
+    from citelens.checks.claims import state_of, wait_idle
 
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
         scholarly_server.add_paper(paper)
@@ -557,7 +553,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
     try:
         server.open(doc, text)
         assert server.latest(doc) == []  # nothing known yet: checks queued, publish is instant
-        await wait_idle(server.ls)
+        await wait_idle(server.ls.session.claims)
         await wait_for(lambda: len(server.latest(doc)) == 2, 5, "claim diagnostics")
         diags = sorted(server.latest(doc), key=lambda d: d.range.start.line)
         by_code = {str(d.code): d for d in diags}
@@ -576,24 +572,25 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         # 3 claims: 3 phase-1 calls; NOT ENOUGH INFO escalated but found no full text
         assert llm.chat_calls() == 3
         assert probe.peak <= 2  # bounded concurrency (MAX_CONCURRENT)
-        assert state_of(server.ls.claims).checks == 3
+        assert state_of(server.ls.session.claim_checker()).checks == 3
         # Publishing again (an edit elsewhere) neither re-checks nor loses anything.
         calls = len(llm.requests)
         server.ls.publish()
-        assert len(claim_findings(server.ls)) == 2 and len(llm.requests) == calls
+        assert len(server.ls.session.claim_findings()) == 2 and len(llm.requests) == calls
         # A hover on a checked citation reads the same cached result: no new model call.
-        from citelens.claims.hover import claim_markdown
+        from citelens.claims.background import claim_markdown
         from citelens.core.model import Citation
 
-        source = server.ls.store.source(str(doc))
+        session = server.ls.session
+        source = session.store.source(str(doc))
         assert source is not None
         cite = next(c for c in source.citations if c.key == "jones24")
-        analysis = server.ls.analysis_for(str(doc))
+        analysis = session.analysis_for(str(doc))
         assert analysis is not None
         entry = analysis.definitions["jones24"][0]
-        view = server.ls.entry_view(entry, analysis)
+        view = session.entry_view(entry, analysis)
         assert view is not None and isinstance(cite, Citation)
-        md = claim_markdown(server.ls, text, cite, "latex", view, None)
+        md = claim_markdown(session.claim_checker(), text, cite, "latex", view, None)
         assert "❌ CONTRADICTS" in md and len(llm.requests) == calls
     finally:
         await server.close()
@@ -602,7 +599,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
 async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
-    from citelens.checks.claims import claim_findings, wait_idle
+    from citelens.checks.claims import wait_idle
 
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
         scholarly_server.add_paper(paper)
@@ -614,7 +611,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     server = InProcess(tmp_path, settings)
     try:
         server.open(doc, text)
-        assert claim_findings(server.ls) == []
+        assert server.ls.session.claim_findings() == []
         await asyncio.sleep(0.1)
         assert llm.requests == [] and server.latest(doc) == []
     finally:
@@ -627,7 +624,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     server = InProcess(tmp_path, settings)
     try:
         server.open(doc, text)
-        assert claim_findings(server.ls) == []
+        assert server.ls.session.claim_findings() == []
         await asyncio.sleep(0.1)
         assert llm.requests == [] and scholarly_server.count() == 0
     finally:
@@ -639,9 +636,9 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
         scholarly_server, llm, diagnosticSeverity=sev, cacheDir=str(tmp_path / "c2")))
     try:
         server.open(doc, text)
-        await wait_idle(server.ls)
+        await wait_idle(server.ls.session.claims)
         await wait_for(lambda: len(server.latest(doc)) == 1, 5, "claim diagnostics")
-        findings = claim_findings(server.ls)
+        findings = server.ls.session.claim_findings()
         assert [(f.code, f.severity) for f in findings] == [("CLAIM_CONTRADICTED", Severity.ERROR)]
     finally:
         await server.close()
@@ -653,11 +650,11 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
                                                cacheDir=str(tmp_path / "c3")))
     try:
         server.open(doc, text)
-        await wait_idle(server.ls)
-        assert llm.chat_calls() == 6 and claim_findings(server.ls) == []
+        await wait_idle(server.ls.session.claims)
+        assert llm.chat_calls() == 6 and server.ls.session.claim_findings() == []
         for _ in range(3):
             server.ls.publish()
-            await wait_idle(server.ls)
+            await wait_idle(server.ls.session.claims)
         assert llm.chat_calls() == 6
     finally:
         await server.close()
@@ -674,22 +671,21 @@ def test_the_settings_sent_are_settings_the_server_knows() -> None:
 
 async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None:
     """The checker shares the verifier's rate-limited clients, and is rebuilt when the
-    verifier replaces them (it closes them whenever settings are applied)."""
-    from types import SimpleNamespace
-
-    from citelens.claims.hover import checker_for
+    session replaces them (they are closed whenever settings are applied)."""
     from citelens.core.settings import Settings
+    from citelens.workspace.session import Session
 
-    s = Settings(cache_dir=str(tmp_path / "c"))
-    first, second = object(), object()
-    ls = SimpleNamespace(settings=s, claims=None, verifier=SimpleNamespace(_sources=first))
-    checker = checker_for(ls)
-    assert checker._sources is first and checker_for(ls) is checker
-    ls.verifier._sources = None  # closed by settings_changed(), not yet recreated
-    rebuilt = checker_for(ls)
+    session = Session(Settings(cache_dir=str(tmp_path / "c")))
+    first = session.sources()
+    checker = session.claim_checker()
+    assert checker._sources is first and session.claim_checker() is checker
+    assert session.take_sources() is first  # closed by settings_changed(), not yet recreated
+    rebuilt = session.claim_checker()
     assert rebuilt is not checker and rebuilt._sources is None  # it will open its own
-    ls.verifier._sources = second
-    assert checker_for(ls) is rebuilt  # its own clients stay valid
+    second = session.sources()
+    assert session.claim_checker() is rebuilt  # its own clients stay valid
+    await first.aclose()
+    await second.aclose()
     await asyncio.sleep(0)  # the old checker's aclose() ran
     await rebuilt.aclose()
 

@@ -18,8 +18,6 @@ from typing import Any, Union
 import pytest
 from lsprotocol import types as lsp
 
-from citelens.cli.check import run_check
-from citelens.cli.report import has_errors, to_json, to_sarif
 from citelens.core.findings import Severity
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
@@ -27,6 +25,8 @@ from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
 from citelens.verify.run import verify_entries
 from citelens.verify.status import Status, Verification
+from citelens.workspace.check import run_check
+from citelens.workspace.report import has_errors, to_json, to_sarif
 from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
 from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, wait_for

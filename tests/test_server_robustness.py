@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from citelens.cli.check import run_check
-from citelens.cli.report import to_json
 from citelens.core.settings import Settings
+from citelens.workspace.check import run_check
+from citelens.workspace.report import to_json
 from tests.conftest import CORPUS
 from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
 
@@ -109,16 +109,16 @@ async def test_fifty_megabyte_bib_by_path(tmp_path: Path) -> None:
 def test_entry_views_do_not_rebuild_the_key_table_each_time(tmp_path: Path) -> None:
     """Viewing N entries must not scan all definitions N times (it did: one completion in a
     project using ml_conferences.bib, 37,046 entries, took 247 s)."""
-    from citelens.cli.check import collect_projects
-    from citelens.lsp.server import CiteLensServer
+    from citelens.workspace.check import collect_projects
     from citelens.workspace.index import analyze
+    from citelens.workspace.session import Session
 
     bib = "".join(f"@misc{{k{i}, title = {{Title {i}}}, year = 2000}}\n" for i in range(200))
     (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "main.tex").write_text("\\cite{k1}\n\\bibliography{refs}\n", encoding="utf-8")
-    ls = CiteLensServer()
-    project = collect_projects(ls.store, [str(tmp_path)], ls.settings)[0]
-    analysis = analyze(ls.store, project, ls.settings)
+    session = Session()
+    project = collect_projects(session.store, [str(tmp_path)], session.settings)[0]
+    analysis = analyze(session.store, project, session.settings)
 
     class Counting(dict):  # type: ignore[type-arg]
         scans = 0
@@ -129,7 +129,7 @@ def test_entry_views_do_not_rebuild_the_key_table_each_time(tmp_path: Path) -> N
 
     analysis.definitions = Counting(analysis.definitions)
     for defs in list(analysis.definitions.values()):
-        ls.entry_view(defs[0], analysis)
+        session.entry_view(defs[0], analysis)
     assert Counting.scans <= 2, f"{Counting.scans} scans of all definitions for 200 views"
 
 

@@ -4,10 +4,10 @@
 publish. It is synchronous and cheap: it reads the citations of the open documents,
 returns ``CLAIM_CONTRADICTED`` / ``CLAIM_UNSUPPORTED`` findings (at the citation key)
 for the claims whose check has finished, and queues the others. A background worker
-pool (:data:`MAX_CONCURRENT` checks at a time, through the server's shared
+pool (:data:`MAX_CONCURRENT` checks at a time, through the session's shared
 :class:`~citelens.claims.checker.ClaimChecker`, so a hover and a diagnostic never run
-the same check twice) works through the queue in document order and asks the server
-to publish again when results arrive.
+the same check twice) works through the queue in document order and asks for another
+publish (the ``republish`` callback) when results arrive.
 
 Nothing runs without a configured model (no verdict, no diagnostic). A check that
 failed is not retried automatically (only a hover retries it), so a broken endpoint
@@ -21,17 +21,32 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from citelens.claims.background import claim_at, known_result, start
 from citelens.claims.checker import ClaimChecker
-from citelens.claims.hover import checker_for, claim_at, known_result, start
-from citelens.claims.llm import LLMConfig
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.core.findings import Finding, make_finding
-from citelens.core.model import EntryView
-from citelens.documents.read import kind_of
+from citelens.core.model import Citation, EntryView
+from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
+
+#: Asked to publish again after this many seconds.
+Republish = Callable[[float], None]
+
+
+class ClaimSite(NamedTuple):
+    """A citation of an open document and what its claim is checked against."""
+
+    path: str
+    language: str
+    text: str  # the document's text
+    citation: Citation
+    view: EntryView  # the cited entry
+    record: PaperRecord | None  # its verified record, if any
+    verifying: bool  # its verification is still running
 
 log = logging.getLogger("citelens")
 
@@ -64,7 +79,6 @@ class _State:
     results: dict[str, ClaimResult] = field(default_factory=dict)  # finished and cached
     workers: set[asyncio.Task[None]] = field(default_factory=set)
     checks: int = 0  # checks started by diagnostics (for tests and benchmarks)
-    republish: asyncio.TimerHandle | None = None
 
 
 def state_of(checker: ClaimChecker) -> _State:
@@ -75,74 +89,62 @@ def state_of(checker: ClaimChecker) -> _State:
     return state
 
 
-def claim_findings(ls: Any) -> list[Finding]:
-    """CLAIM_* findings for the open documents; queues the checks not done yet.
+def claim_findings(sites: Iterable[ClaimSite], checker: ClaimChecker, settings: Settings,
+                   republish: Republish) -> list[Finding]:
+    """CLAIM_* findings for the claims whose check has finished; queues the others.
 
-    ``ls`` is the language server (``settings``, ``store``, ``analysis_for``,
-    ``entry_view``, ``verifier``, ``publish``). Returns ``[]`` when ``claimDiagnostics``
-    is off or no model is configured.
+    Claims not extracted yet are extracted within :data:`EXTRACT_BUDGET_S` (at least one
+    per call); the rest are extracted by the next publish, asked for at once.
     """
-    settings = ls.settings
-    if not settings.claim_diagnostics or LLMConfig.from_settings(settings) is None:
-        return []
-    checker = checker_for(ls)
     state = state_of(checker)
     out: list[Finding] = []
     wanted: set[str] = set()
     deadline: float | None = None
     incomplete = False
-    for path in ls.store.open_paths():
-        language = kind_of(path)
-        if language not in {"latex", "markdown"}:
+    for site in sites:
+        claim = claim_at(site.text, site.citation, site.language, memo=checker.claim_memo,
+                         compute=False)
+        if claim is None:  # not extracted yet: within this publish's budget, or next time
+            if deadline is None:
+                deadline = time.monotonic() + EXTRACT_BUDGET_S  # at least one per publish
+            elif time.monotonic() >= deadline:
+                incomplete = True
+                continue
+            claim = claim_at(site.text, site.citation, site.language, memo=checker.claim_memo)
+        if not claim:
             continue
-        analysis = ls.analysis_for(path)
-        text = ls.store.text(path)
-        doc = analysis.sources.get(path) if analysis is not None else None
-        if doc is None or text is None:
-            continue
-        for citation in doc.citations:
-            defs = analysis.definitions.get(citation.key)
-            if not defs:
-                continue
-            entry = defs[0]
-            view = ls.entry_view(entry, analysis)
-            if view is None:
-                continue
-            claim = claim_at(text, citation, language, memo=checker.claim_memo, compute=False)
-            if claim is None:  # not extracted yet: within this publish's budget, or next time
-                if deadline is None:
-                    deadline = time.monotonic() + EXTRACT_BUDGET_S  # at least one per publish
-                elif time.monotonic() >= deadline:
-                    incomplete = True
-                    continue
-                claim = claim_at(text, citation, language, memo=checker.claim_memo)
-            if not claim:
-                continue
-            verification = ls.verifier.result(entry, analysis)
-            record = verification.match if verification is not None else None
-            key = checker.key(claim, view, record)
-            wanted.add(key)
-            if key in state.queued:
-                continue  # being checked: its result arrives with a republish
-            result = state.results.get(key)
-            if result is None:
-                result = known_result(checker, claim, view, record)
-                if result is not None and not result.transient:
-                    state.results[key] = result
-            if result is None:
-                result = state.attempted.get(key)  # failed: only a hover retries it
-            if result is not None:
-                finding = _finding(settings, path, citation.key, citation.span, claim, result)
-                if finding is not None:
-                    out.append(finding)
-            elif not ls.verifier.pending(entry):
-                state.queue.append(_Job(key, claim, view, record))
-                state.queued.add(key)
+        key = checker.key(claim, site.view, site.record)
+        wanted.add(key)
+        finding = _finding_for(site, claim, key, checker, state, settings)
+        if finding is not None:
+            out.append(finding)
     state.wanted = wanted | state.wanted if incomplete else wanted
-    _pump(ls, checker, state)
+    _pump(checker, state, republish)
     if incomplete:
-        republish_soon(ls, 0.0)
+        republish(0.0)
     return out
+
+
+def _finding_for(site: ClaimSite, claim: str, key: str, checker: ClaimChecker, state: _State,
+                 settings: Settings) -> Finding | None:
+    """The finding of a finished check, else queue the check (unless it is running or the
+    entry is still being verified: its record often carries the abstract)."""
+    if key in state.queued:
+        return None  # being checked: its result arrives with a republish
+    result = state.results.get(key)
+    if result is None:
+        result = known_result(checker, claim, site.view, site.record)
+        if result is not None and not result.transient:
+            state.results[key] = result
+    if result is None:
+        result = state.attempted.get(key)  # failed: only a hover retries it
+    if result is not None:
+        return _finding(settings, site.path, site.citation.key, site.citation.span, claim,
+                        result)
+    if not site.verifying:
+        state.queue.append(_Job(key, claim, site.view, site.record))
+        state.queued.add(key)
+    return None
 
 
 def _finding(settings: Any, path: str, key: str, span: Any, claim: str,
@@ -176,18 +178,18 @@ def _finding(settings: Any, path: str, key: str, span: Any, claim: str,
 # ---------------------------------------------------------------------------- the workers
 
 
-def _pump(ls: Any, checker: ClaimChecker, state: _State) -> None:
+def _pump(checker: ClaimChecker, state: _State, republish: Republish) -> None:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not serving (tests of the engine): nothing runs
         return
     while state.queue and len(state.workers) < MAX_CONCURRENT:
-        task = loop.create_task(_worker(ls, checker, state))
+        task = loop.create_task(_worker(checker, state, republish))
         state.workers.add(task)
         task.add_done_callback(state.workers.discard)
 
 
-async def _worker(ls: Any, checker: ClaimChecker, state: _State) -> None:
+async def _worker(checker: ClaimChecker, state: _State, republish: Republish) -> None:
     while state.queue:
         job = state.queue.popleft()
         try:
@@ -212,33 +214,12 @@ async def _worker(ls: Any, checker: ClaimChecker, state: _State) -> None:
         if len(state.results) > 20_000:
             state.results.clear()
         if result.verdict in (Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO):
-            republish_soon(ls)
+            republish(REPUBLISH_DELAY_S)
 
 
-def republish_soon(ls: Any, delay_s: float = REPUBLISH_DELAY_S) -> None:
-    """Publish diagnostics again shortly (results arriving together share one publish)."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    state = state_of(checker_for(ls))
-    if state.republish is not None and state.republish.when() > loop.time():
-        return
-
-    def run() -> None:
-        state.republish = None
-        try:
-            ls.publish()
-        except Exception:
-            log.exception("publishing claim diagnostics failed")
-
-    state.republish = loop.call_later(delay_s, run)
-
-
-async def wait_idle(ls: Any, timeout: float = 30.0) -> None:
+async def wait_idle(checker: ClaimChecker | None, timeout: float = 30.0) -> None:
     """For tests and benchmarks: until the diagnostics queue is empty and nothing runs."""
-    checker = getattr(ls, "claims", None)
-    if not isinstance(checker, ClaimChecker):
+    if checker is None:
         return
     state = state_of(checker)
     loop = asyncio.get_running_loop()

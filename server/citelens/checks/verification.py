@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citelens.checks.duplicates import find_duplicates
-from citelens.core.findings import Finding, Related, Severity
+from citelens.core.findings import Finding, FixData, Related, Severity
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
 from citelens.documents.bibtex.view import entry_view
@@ -93,13 +93,15 @@ def _brief(record: PaperRecord) -> dict[str, object]:
 
 
 def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object]:
+    """The finding's data: the quick fix's :class:`FixData`, and what people and reports
+    read (summary, matched record, where in the entry)."""
+    fix = FixData(entry.key, entry.path, v.status.value,
+                  candidates=tuple(_brief(c) for c in v.candidates[:3]))
     data: dict[str, object] = {
-        "key": entry.key,
-        "bib": entry.path,
-        "status": v.status.value,
+        **fix.to_json(),
         "summary": v.summary,
         "match": _brief(v.match) if v.match else None,
-        "candidates": [_brief(c) for c in v.candidates[:3]],
+        "candidates": list(fix.candidates),
         "informational": v.informational,
     }
     data.update(extra)
@@ -217,8 +219,8 @@ def duplicate_findings(
                 this.path, this.key_span, "DUPLICATE_ENTRY",
                 f"{this.key} and {other.key} are the same paper: {pair.message}", sev, this.key,
                 related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
-                data={"key": this.key, "bib": this.path, "duplicate_of": other.key,
-                      "duplicate_bib": other.path, "reason": pair.reason}))
+                data={**FixData(this.key, this.path, duplicate_of=other.key,
+                                duplicate_bib=other.path).to_json(), "reason": pair.reason}))
     return out
 
 

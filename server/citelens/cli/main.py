@@ -30,8 +30,8 @@ def _progress_bar() -> object:
 
 
 def _check(args: argparse.Namespace, settings: Settings) -> int:
-    from citelens.cli.check import UsageError, run_check
-    from citelens.cli.report import has_errors, render
+    from citelens.workspace.check import UsageError, run_check
+    from citelens.workspace.report import has_errors, render
 
     if args.offline:
         settings = dataclasses.replace(settings, offline=True)

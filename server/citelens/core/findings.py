@@ -66,3 +66,53 @@ def make_finding(
     except ValueError:
         severity = Severity.WARNING
     return Finding(path, span, code, message, severity, key, related or [], data or {})
+
+
+@dataclass(frozen=True, slots=True)
+class FixData:
+    """What a quick fix reads back from a diagnostic's ``data`` (the LSP ``Diagnostic.data``
+    round trip), typed: the entry it is about, the verdict it was computed from, the
+    document version, and the papers or duplicate a fix may use. Written by
+    ``checks/verification.py``, read by ``lsp/actions.py``; other keys in ``data`` are for
+    people and reports."""
+
+    key: str  # the entry's cite key
+    bib: str  # the .bib it is defined in
+    status: str = ""  # the verification status (``Status`` value) the finding comes from
+    version: int | None = None  # the version of its document when it was computed
+    candidates: tuple[dict[str, object], ...] = ()  # papers it may be (PaperRecord JSON)
+    duplicate_of: str | None = None  # DUPLICATE_ENTRY: the other entry's key ...
+    duplicate_bib: str | None = None  # ... and its .bib
+
+    @classmethod
+    def from_json(cls, data: object) -> FixData | None:
+        """The payload, or None when ``data`` is not one (another server's, or damaged)."""
+        if not isinstance(data, dict):
+            return None
+        key, bib = data.get("key"), data.get("bib")
+        if not isinstance(key, str) or not isinstance(bib, str):
+            return None
+        version = data.get("version")
+        candidates = data.get("candidates")
+        dup, dup_bib = data.get("duplicate_of"), data.get("duplicate_bib")
+        return cls(
+            key, bib, str(data.get("status") or ""),
+            version if isinstance(version, int) else None,
+            tuple(c for c in candidates if isinstance(c, dict))
+            if isinstance(candidates, list) else (),
+            dup if isinstance(dup, str) else None,
+            dup_bib if isinstance(dup_bib, str) else None,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"key": self.key, "bib": self.bib}
+        if self.status:
+            out["status"] = self.status
+        if self.version is not None:
+            out["version"] = self.version
+        if self.candidates:
+            out["candidates"] = list(self.candidates)
+        if self.duplicate_of is not None:
+            out["duplicate_of"] = self.duplicate_of
+            out["duplicate_bib"] = self.duplicate_bib
+        return out

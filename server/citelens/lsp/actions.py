@@ -19,15 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
+from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, Span
 from citelens.core.normalize import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import path_of, to_range, uri_of
+from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 
 if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
     from citelens.verify.status import Verification
 
 log = logging.getLogger("citelens")
@@ -36,6 +37,27 @@ MAX_CANDIDATES = 3
 #: The verification status (``Status`` name, any case) behind each diagnostic code.
 _VERIFICATION_CODES = {"METADATA_MISMATCH": "partial", "DOI_MISMATCH": "doi_mismatch",
                        "NOT_FOUND": "not_found"}
+
+
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                   lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))(
+        guarded(code_action))
+    server.command(OPEN_NOTICE)(guarded(open_notice))
+
+
+def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    ls.flush()  # answer from the latest text, not a queued one
+    return code_actions(ls, params)
+
+
+async def open_notice(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+    """Show a retraction (or other) notice in the browser (``window/showDocument``)."""
+    url = notice_target(args)
+    if url is None:
+        return {"shown": False}
+    result = await ls.window_show_document_async(lsp.ShowDocumentParams(uri=url, external=True))
+    return {"shown": bool(getattr(result, "success", False))}
 
 
 def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
@@ -50,12 +72,11 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
     out: list[lsp.CodeAction] = []
     seen: set[str] = set()
     for d in diags:
-        if d.source != "citelens" or not isinstance(d.data, dict):
-            continue
-        if _stale(ls, path, d.data):
+        fix = FixData.from_json(d.data) if d.source == "citelens" else None
+        if fix is None or _stale(ls, path, fix):
             continue
         try:
-            actions = _for_diagnostic(ls, d)
+            actions = _for_diagnostic(ls, d, fix)
         except Exception:  # a quick fix we cannot compute is not offered
             log.exception("code action for %s failed", d.code)
             continue
@@ -70,17 +91,17 @@ def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.
     """The published diagnostics under the cursor (clients that send none in the context)."""
     r = params.range
     out = []
-    for d in ls.published.get(params.text_document.uri, []):
+    for d in ls.publisher.published.get(params.text_document.uri, []):
         if (d.range.start.line, d.range.start.character) <= (r.end.line, r.end.character) \
                 and (r.start.line, r.start.character) <= (d.range.end.line, d.range.end.character):
             out.append(d)
     return out
 
 
-def _stale(ls: CiteLensServer, path: str, data: dict[str, Any]) -> bool:
+def _stale(ls: CiteLensServer, path: str, fix: FixData) -> bool:
     """The document changed since the diagnostic was computed."""
-    current = ls.store.version(path)
-    return current is not None and data.get("version") != current
+    current = ls.session.store.version(path)
+    return current is not None and fix.version != current
 
 
 # --------------------------------------------------------------------------- per code
@@ -92,33 +113,30 @@ class _Ctx:
     def __init__(self, ls: CiteLensServer, bib_path: str, key: str) -> None:
         self.ls = ls
         self.path = bib_path
-        self.text = ls.store.text(bib_path) or ""
-        bib = ls.store.bib(bib_path)
+        self.text = ls.session.store.text(bib_path) or ""
+        bib = ls.session.store.bib(bib_path)
         self.entry: BibEntry | None = None
         if bib is not None:
             self.entry = next((e for e in bib.entries if e.key == key), None)
             if self.entry is not None and not self.entry.path:
                 self.entry.path = bib_path
-        self.analysis = ls.analysis_for(bib_path)
+        self.analysis = ls.session.analysis_for(bib_path)
 
 
-def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeAction]:
-    data = d.data if isinstance(d.data, dict) else {}
+def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic, fix: FixData
+                    ) -> list[lsp.CodeAction]:
     code = str(d.code)
-    key, bib_path = data.get("key"), data.get("bib")
-    if not isinstance(key, str) or not isinstance(bib_path, str):
-        return []
-    ctx = _Ctx(ls, bib_path, key)
+    ctx = _Ctx(ls, fix.bib, fix.key)
     if ctx.entry is None:
         return []
     if code == "DUPLICATE_ENTRY":
-        return _duplicate_actions(ls, d, ctx, data)
+        return _duplicate_actions(ls, d, ctx, fix)
     if code in _NOTICE_TITLES:
         return _notice_actions(ls, d, ctx, code)
     wanted = _VERIFICATION_CODES.get(code)
-    if wanted is None or str(data.get("status", "")).lower() != wanted:
+    if wanted is None or fix.status.lower() != wanted:
         return []
-    v = ls.verifier.result(ctx.entry, ctx.analysis)
+    v = ls.session.verdict(ctx.entry, ctx.analysis)
     if v is None or v.status.name.lower() != wanted:
         return []  # the entry changed since: its verification is not this one any more
     if code == "METADATA_MISMATCH":
@@ -127,19 +145,16 @@ def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic) -> list[lsp.CodeActio
         return _doi_actions(ls, d, ctx, v)
     if v.informational:
         return []  # a book or thesis is often just not indexed: never swap in another paper
-    return _not_found_actions(ls, d, ctx, _records(data.get("candidates")) or v.candidates)
+    return _not_found_actions(ls, d, ctx, _records(fix.candidates) or v.candidates)
 
 
-def _records(value: object) -> list[PaperRecord]:
-    if not isinstance(value, list):
-        return []
+def _records(values: Sequence[dict[str, object]]) -> list[PaperRecord]:
     out = []
-    for r in value:
-        if isinstance(r, dict):
-            try:
-                out.append(PaperRecord.from_json(r))
-            except (TypeError, ValueError):
-                continue
+    for r in values:
+        try:
+            out.append(PaperRecord.from_json(r))
+        except (TypeError, ValueError, KeyError):
+            continue
     return out
 
 
@@ -164,7 +179,7 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
     from citelens.verify.match.venues import is_preprint_venue
 
     assert ctx.entry is not None
-    view = ls.entry_view(ctx.entry, ctx.analysis)
+    view = ls.session.entry_view(ctx.entry, ctx.analysis)
     if view is None or v.match is None:
         return None
     if not (view.arxiv_id or is_preprint_venue(view.venue or "")):
@@ -190,11 +205,11 @@ def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperR
     from citelens.verify.match.compare import title_similarity
 
     assert ctx.entry is not None
-    view = ls.entry_view(ctx.entry, ctx.analysis)
+    view = ls.session.entry_view(ctx.entry, ctx.analysis)
     if view is None:
         return []
     wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
-    threshold = ls.settings.title_verified_threshold
+    threshold = ls.session.settings.title_verified_threshold
     return [c for c in v.candidates
             if title_similarity(view.title, c.title or "") >= threshold
             and not (wrong and c.doi and c.doi.lower() == wrong)]
@@ -239,9 +254,9 @@ def _not_found_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
 
 
 def _duplicate_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
-                       data: dict[str, Any]) -> list[lsp.CodeAction]:
-    other_key, other_bib = data.get("duplicate_of"), data.get("duplicate_bib")
-    if not isinstance(other_key, str) or not isinstance(other_bib, str):
+                       fix: FixData) -> list[lsp.CodeAction]:
+    other_key, other_bib = fix.duplicate_of, fix.duplicate_bib
+    if other_key is None or other_bib is None:
         return []
     other = _Ctx(ls, other_bib, other_key)
     if other.entry is None or ctx.entry is None or other.entry is ctx.entry:
@@ -270,9 +285,9 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
     edits.setdefault(drop.path, []).append(bibedit.delete_entry(drop.text, drop.entry))
     new_key, old_key = keep.entry.key, drop.entry.key
     if new_key != old_key:
-        for path, c in ls.all_citations(old_key, drop.path):  # this .bib's projects only
-            doc = ls.store.source(path)
-            text = ls.store.text(path)
+        for path, c in ls.session.all_citations(old_key, drop.path):  # this .bib's projects only
+            doc = ls.session.store.source(path)
+            text = ls.session.store.text(path)
             if doc is None or text is None:
                 continue
             others = [(x.key, x.span) for x in doc.citations
@@ -302,7 +317,7 @@ def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str
     from citelens.verify import retraction
 
     assert ctx.entry is not None
-    v = ls.verifier.result(ctx.entry, ctx.analysis)
+    v = ls.session.verdict(ctx.entry, ctx.analysis)
     top = retraction.worst(v.notices) if v is not None else None
     url = retraction.notice_url(top) if top is not None else None
     if top is None or url is None or retraction.code_of(top) != code:
@@ -343,10 +358,10 @@ def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]
     changes: dict[str, list[lsp.TextEdit]] = {}
     doc_changes: list[lsp.TextDocumentEdit] = []
     for path, es in edits.items():
-        index = ls.store.line_index(path)
+        index = ls.session.store.line_index(path)
         if index is None:
             return None
-        text = ls.store.text(path) or ""
+        text = ls.session.store.text(path) or ""
         lsp_edits = [lsp.TextEdit(range=to_range(index, _span(e), encoding), new_text=e.new)
                      for e in es if text[e.start:e.end] != e.new]
         if not lsp_edits:
@@ -355,11 +370,11 @@ def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]
         changes[uri] = lsp_edits
         doc_changes.append(lsp.TextDocumentEdit(
             text_document=lsp.OptionalVersionedTextDocumentIdentifier(
-                uri=uri, version=ls.store.version(path)),
+                uri=uri, version=ls.session.store.version(path)),
             edits=list(lsp_edits)))
     if not changes:
         return None
-    if _client_flag(ls, "workspace.workspace_edit.document_changes"):
+    if ls.flags.document_changes:
         return lsp.WorkspaceEdit(changes=changes, document_changes=list(doc_changes))
     return lsp.WorkspaceEdit(changes=changes)
 
@@ -369,13 +384,6 @@ def _encoding(ls: CiteLensServer) -> str:
         return ls.encoding
     except RuntimeError:  # not initialised (in-process use)
         return "utf-16"
-
-
-def _client_flag(ls: CiteLensServer, dotted: str) -> bool:
-    try:
-        return bool(ls._client_flag(dotted))
-    except (AttributeError, RuntimeError):
-        return False
 
 
 def _span(e: TextEdit) -> Span:

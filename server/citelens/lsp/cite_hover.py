@@ -9,17 +9,17 @@ from lsprotocol import types as lsp
 
 from citelens.core.model import Citation, EntryView
 from citelens.lsp.convert import span_range
-from citelens.lsp.hover import citation_list
+from citelens.lsp.hover_text import citation_list
+from citelens.lsp.state import CiteLensServer
 
 if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
     from citelens.verify.status import Verification
 
 
 def citations_of_command(ls: CiteLensServer, path: str, offset: int) -> list[Citation]:
     """The citations of the command whose extent holds ``offset``, in order."""
-    a = ls.analysis_for(path)
-    doc = a.sources.get(path) if a else ls.store.source(path)
+    a = ls.session.analysis_for(path)
+    doc = a.sources.get(path) if a else ls.session.store.source(path)
     if doc is None:
         return []
     hit = next((c for c in doc.citations if c.command_span.start <= offset < c.command_span.end), None)
@@ -32,7 +32,7 @@ def command_hover(ls: CiteLensServer, path: str, offset: int) -> lsp.Hover | Non
     cites = citations_of_command(ls, path, offset)
     if not cites:
         return None
-    analysis = ls.analysis_for(path)
+    analysis = ls.session.analysis_for(path)
     rows: list[tuple[str, EntryView | None, Verification | None, bool]] = []
     for c in cites:
         defs = analysis.definitions.get(c.key, []) if analysis else []
@@ -43,11 +43,11 @@ def command_hover(ls: CiteLensServer, path: str, offset: int) -> lsp.Hover | Non
         rows.append(
             (
                 c.key,
-                ls.entry_view(entry, analysis),
-                ls.verifier.result(entry, analysis),
-                ls.verifier.pending(entry),
+                ls.session.entry_view(entry, analysis),
+                ls.session.verdict(entry, analysis),
+                ls.session.being_checked(entry),
             )
         )
     text = citation_list(rows)
-    rng = span_range(ls.store, path, cites[0].command_span, ls.encoding)
+    rng = span_range(ls.session.store, path, cites[0].command_span, ls.encoding)
     return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, text), range=rng)

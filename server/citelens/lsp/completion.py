@@ -13,22 +13,22 @@ new key and, through the ``citelens.addPaper`` command, append the entry to the 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from citelens.core.model import BibEntry, BibFile, EntryView
-from citelens.core.normalize import title_key
+from citelens.core.model import BibEntry, EntryView
+from citelens.documents.read import kind_of
+from citelens.lsp.convert import path_of
+from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 from citelens.workspace import citesearch
 
 if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
     from citelens.workspace.index import Analysis
 
 #: Keys offered at most per answer (the list is then incomplete).
@@ -43,6 +43,25 @@ _MARKDOWN = re.compile(r"(?<![\w.\-/])-?@(?P<prefix>[\w:.#$%&\-+?<>~/]*)$")
 # Inside a bracketed Pandoc citation, words typed after @ (a title, not yet a key):
 # [see @lateral diffusion of|
 _MARKDOWN_TEXT = re.compile(r"\[(?:[^\[\]]*;)?[^\[\]@;]*?(?<![\w.\-/])-?@(?P<prefix>[^\];@,\n]*)$")
+
+
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
+                   lsp.CompletionOptions(trigger_characters=["{", ",", "@"]))(
+        guarded(completion))
+
+
+async def completion(ls: CiteLensServer, params: lsp.CompletionParams
+                     ) -> lsp.CompletionList | None:
+    # Keys come from the bibliographies: an edit of a .tex/.md need not be analysed
+    # first (the line before the cursor is read from the latest text).
+    if ls.dirty(lambda p: kind_of(p) == "bib"):
+        ls.flush()
+    path = path_of(params.text_document.uri)
+    language = kind_of(path) if path else None
+    if path is None or language not in {"latex", "markdown"}:
+        return None
+    return await complete(ls, path, language, params.position)
 
 
 def key_prefix(line_before_cursor: str, language: str) -> str | None:
@@ -108,111 +127,28 @@ def key_items(ls: CiteLensServer, analysis: Analysis, path: str,
               prefix: str) -> tuple[list[lsp.CompletionItem], bool]:
     doc = analysis.sources.get(path)
     here = [c.key for c in doc.citations] if doc is not None else []
-    first = [*reversed(ls.recent_keys), *here, *analysis.cited_keys()]
+    first = [*reversed(ls.session.recent_keys), *here, *analysis.cited_keys()]
     first = [k for k in dict.fromkeys(first) if k in analysis.definitions]
     keys, capped = rank_keys(list(analysis.definitions), prefix, first)
     items = []
     for i, key in enumerate(keys):
         entry = analysis.definitions[key][0]
-        items.append(key_item(entry, ls.entry_view(entry, analysis), i))
+        items.append(key_item(entry, ls.session.entry_view(entry, analysis), i))
     return items, capped
 
 
 # --------------------------------------------------------------------------- papers
 
 
-class PaperSearch:
-    """Background paper searches of one server: one per debounce window per document,
-    answers kept by normalised query."""
-
-    def __init__(self, server: CiteLensServer) -> None:
-        self.server = server
-        self.results: dict[str, list[PaperRecord]] = {}
-        self.searches = 0  # searches started (for tests and benchmarks)
-        self._wanted: dict[str, str] = {}  # document -> latest query
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._waiting: dict[str, asyncio.Future[list[PaperRecord] | None]] = {}
-        self._cache: Any = None
-        self._indexes: dict[str, tuple[BibFile, dict[str, str]]] = {}
-
-    async def find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
-        """The papers for ``query``: from memory at once, else after the next search of
-        this document if it ends within ``wait_s``; None when there are none (yet)."""
-        norm = title_key(query)
-        if norm in self.results:
-            return self.results[norm]
-        fut = self._waiting.get(norm)
-        if fut is None or fut.done():
-            fut = self._waiting[norm] = asyncio.get_running_loop().create_future()
-        self._wanted[path] = query
-        task = self._tasks.get(path)
-        if task is None or task.done():
-            self._tasks[path] = asyncio.get_running_loop().create_task(self._loop(path))
-        try:
-            return await asyncio.wait_for(asyncio.shield(fut), wait_s)
-        except TimeoutError:
-            return None
-
-    async def _loop(self, path: str) -> None:
-        """Search the latest query of ``path`` once per debounce window while there is one."""
-        while path in self._wanted:
-            await asyncio.sleep(self.server.settings.paper_search_debounce_ms / 1000.0)
-            query = self._wanted.pop(path, None)
-            if query is None:
-                return
-            norm = title_key(query)
-            records = self.results.get(norm)
-            if records is None:
-                records = await self._search(query)
-                if records is not None:
-                    if len(self.results) > 500:
-                        self.results.clear()
-                    self.results[norm] = records
-            fut = self._waiting.pop(norm, None)
-            if fut is not None and not fut.done():
-                fut.set_result(records)
-            # queries typed over before their window came: their requests get keys only
-            wanted = {title_key(q) for q in self._wanted.values()}
-            for other in [n for n in self._waiting if n not in wanted]:
-                waiter = self._waiting.pop(other)
-                if not waiter.done():
-                    waiter.set_result(None)
-
-    async def _search(self, query: str) -> list[PaperRecord] | None:
-        self.searches += 1
-        verifier = self.server.verifier
-        try:
-            if self._cache is None:
-                from citelens.verify.cache import open_cache
-
-                self._cache = open_cache(self.server.settings, self.server.log_once)
-            return await citesearch.search_papers(verifier.sources(), query, self._cache)
-        except Exception as exc:  # never a pop-up while typing: keys only
-            self.server.log_once(f"paper search failed: {type(exc).__name__}")
-            return None
-
-    def index(self, bibs: Iterable[BibFile]) -> dict[str, str]:
-        """DOI / arXiv id / title -> key over ``bibs``, rebuilt when a file changed."""
-        out: dict[str, str] = {}
-        for bib in bibs:
-            cached = self._indexes.get(bib.path)
-            if cached is None or cached[0] is not bib:
-                cached = (bib, citesearch.bib_index(bib.entries))
-                self._indexes[bib.path] = cached
-            for k, v in cached[1].items():
-                out.setdefault(k, v)
-        return out
-
-
 def paper_items(ls: CiteLensServer, analysis: Analysis, path: str, records: list[PaperRecord],
                 rng: lsp.Range, typed: str) -> list[lsp.CompletionItem]:
     bib_path, create = citesearch.target_bib(path, analysis.project.bib_paths)
-    bib = None if create else ls.store.bib(bib_path)
-    index = ls.paper_search.index(analysis.bibs)
+    bib = None if create else ls.session.store.bib(bib_path)
+    index = ls.session.paper_search.index(analysis.bibs)
     samples = []
     if bib is not None:
         for e in citesearch.spread(bib.entries):
-            view = ls.entry_view(e, analysis)
+            view = ls.session.entry_view(e, analysis)
             if view is not None:
                 samples.append((e.key, citesearch.view_parts(view)))
     taken = set(analysis.definitions) | ({e.key for e in bib.entries} if bib else set())
@@ -243,7 +179,7 @@ async def complete(ls: CiteLensServer, path: str, language: str,
                    position: lsp.Position) -> lsp.CompletionList | None:
     """The completion list at ``position`` of ``path``: keys at once, papers when the typed
     text names none (waiting for the search only then)."""
-    index = ls.store.line_index(path)
+    index = ls.session.store.line_index(path)
     if index is None:
         return None
     start = index.line_start(position.line)
@@ -251,18 +187,18 @@ async def complete(ls: CiteLensServer, path: str, language: str,
     before = index.text[max(start - 1000, 0): offset] if language == "latex" \
         else index.text[start:offset]
     prefix = key_prefix(before, language)
-    analysis = ls.analysis_for(path) if prefix is not None else None
+    analysis = ls.session.analysis_for(path) if prefix is not None else None
     if prefix is None or analysis is None:
         return None
     items, capped = key_items(ls, analysis, path, prefix)
     typed = prefix.strip()
     if (items or len(typed) < citesearch.MIN_QUERY or "\n" in prefix
-            or not ls.settings.paper_search):
+            or not ls.session.settings.paper_search):
         return lsp.CompletionList(is_incomplete=capped or bool(typed), items=items)
     started = time.monotonic()
-    wait = ls.settings.paper_search_debounce_ms / 1000.0 + 3.0
-    records = await ls.paper_search.find(path, typed, wait)
-    ls.last_paper_wait_s = time.monotonic() - started
+    wait = ls.session.settings.paper_search_debounce_ms / 1000.0 + 3.0
+    records = await ls.session.paper_search.find(path, typed, wait)
+    ls.session.paper_search.last_wait_s = time.monotonic() - started
     if records:
         a = index.position(offset - len(prefix), ls.encoding)
         b = index.position(offset, ls.encoding)

@@ -1,185 +1,105 @@
-"""Markdown for hovers: the entry, its verification, and links to the paper."""
+"""``textDocument/hover``: on a cite key (in a document or a .bib), the entry, its
+verification, a notice (retraction first) and the claim check of the sentence; on a
+citation command, every entry it cites (``lsp/cite_hover.py``).
+
+The hover reads only what is computed; the claim check returns its known result or starts
+in the background (``claims/background.py``), and the next hover shows it.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
-from typing import TYPE_CHECKING
-from urllib.parse import quote
 
-from citelens.core.mdplain import plain
-from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import source_name
+from lsprotocol import types as lsp
 
-if TYPE_CHECKING:
-    from citelens.sources.records import PaperRecord
-    from citelens.verify.status import Verification
+from citelens.checks.claims import REPUBLISH_DELAY_S
+from citelens.claims.background import claim_markdown
+from citelens.claims.result import ClaimResult
+from citelens.core.model import BibEntry, Citation, EntryView
+from citelens.documents.read import kind_of
+from citelens.lsp.cite_hover import command_hover
+from citelens.lsp.convert import path_of, span_range
+from citelens.lsp.hover_text import entry_section, notice_section, verification_section
+from citelens.lsp.state import CiteLensServer, guarded
+from citelens.sources.records import PaperRecord
+from citelens.workspace.index import Analysis
 
-_STATUS_MARK = {
-    "VERIFIED": "✅ Verified",
-    "PARTIAL": "⚠️ Partially verified",
-    "DOI_MISMATCH": "❌ Identifier points to another paper",
-    "NOT_FOUND": "❌ Not found in any source",
-    "UNVERIFIED": "❔ Not verified",
-    "SKIPPED": "➖ Not checked",
-}
+log = logging.getLogger("citelens")
 
 
-def _escape(text: str) -> str:
-    """Text as written, with no backslash escapes (Neovim would show them): see mdplain."""
-    return plain(text)
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.TEXT_DOCUMENT_HOVER)(guarded(hover))
 
 
-def _people(names: list[str], limit: int = 6) -> str:
-    if len(names) > limit:
-        return ", ".join(names[:limit]) + f", … ({len(names)} authors)"
-    return ", ".join(names)
+def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    ls.flush()  # answer from the latest text, not a queued one
+    path = path_of(params.text_document.uri)
+    offset = ls.offset(path, params.position) if path else None
+    if path is None or offset is None:
+        return None
+    session = ls.session
+    found = session.key_at(path, offset)
+    is_bib = kind_of(path) == "bib"
+    if found is None:  # on the command, not on a key
+        return None if is_bib else command_hover(ls, path, offset)
+    key, analysis = found
+    defs = analysis.definitions.get(key, []) if analysis else []
+    if not defs and is_bib:
+        bib = session.store.bib(path)
+        defs = [e for e in bib.entries if e.key == key] if bib else []
+    citation = None if is_bib else session.citation_at(path, offset)
+    if defs:
+        text = _entry_hover(ls, path, citation, defs, analysis)
+    else:
+        text = _undefined(ls, key, analysis)
+    rng = span_range(session.store, path, citation.span, ls.encoding) if citation else None
+    return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, text), range=rng)
 
 
-def _links(doi: str | None, arxiv: str | None, url: str | None = None,
-           s2: str | None = None) -> list[str]:
-    out = []
-    if doi:
-        out.append(f"DOI [{_escape(doi)}](https://doi.org/{quote(doi, safe='/:;')})")
-    if arxiv:
-        out.append(f"arXiv [{_escape(arxiv)}](https://arxiv.org/abs/{quote(arxiv, safe='/:')})")
-    if s2:
-        out.append(f"[Semantic Scholar](https://www.semanticscholar.org/paper/{s2})")
-    if url and not out:
-        out.append(f"[link]({url})")
-    return out
+def _undefined(ls: CiteLensServer, key: str, analysis: Analysis | None) -> str:
+    if analysis is None or key not in analysis.unclosed:
+        return f"`{key}`: not defined in any bibliography of this document"
+    bib_path, key_span = analysis.unclosed[key]
+    index = ls.session.store.line_index(bib_path)
+    at = f":{index.line_of(key_span.start) + 1}" if index else ""
+    return (f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
+            "not closed (a '}' is missing); BibTeX still uses it, with an error")
 
 
-def entry_section(entry: BibEntry, view: EntryView | None, line: int | None) -> str:
-    lines: list[str] = []
-    if view is not None:
-        title = view.title or "(no title)"
-        lines.append(f"**{_escape(title)}**")
-        names = [" ".join(p for p in (n.first, n.von, n.last) if p) for n in view.authors]
-        if view.authors_truncated:
-            names.append("others")
-        if names:
-            lines.append(_escape(_people(names)))
-        meta = " · ".join(str(x) for x in (view.year, view.venue) if x)
-        if meta:
-            lines.append(_escape(meta))
-        links = _links(view.doi, view.arxiv_id, view.url)
-        if links:
-            lines.append(" · ".join(links))
-    where = os.path.basename(entry.path) + (f":{line + 1}" if line is not None else "")
-    lines.append(f"`@{entry.entry_type}{{{entry.key}}}` in {_escape(where)}")
-    return "  \n".join(lines)
+def _entry_hover(ls: CiteLensServer, path: str, citation: Citation | None,
+                 defs: list[BibEntry], analysis: Analysis | None) -> str:
+    session = ls.session
+    entry = defs[0]
+    index = session.store.line_index(entry.path)
+    line = index.line_of(entry.span.start) if index else None
+    view = session.entry_view(entry, analysis)
+    verdict = session.verdict(entry, analysis)
+    parts = [notice_section(verdict), entry_section(entry, view, line)]
+    if len(defs) > 1:
+        parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
+    parts.append(verification_section(verdict, pending=session.being_checked(entry)))
+    if citation is not None and view is not None:
+        parts.append(claim_section(ls, path, citation, view,
+                                   verdict.match if verdict is not None else None))
+    return "\n\n---\n\n".join(p for p in parts if p)
 
 
-def _record_line(r: PaperRecord) -> str:
-    parts = [f"*{_escape(r.title)}*"]
-    if r.authors:
-        parts.append(_escape(_people(r.authors, 4)))
-    meta = " · ".join(str(x) for x in (r.year, r.venue) if x)
-    if meta:
-        parts.append(_escape(meta))
-    links = _links(r.doi, r.arxiv_id, r.url, r.s2_paper_id)
-    if links:
-        parts.append(" · ".join(links))
-    return "  \n".join(parts)
-
-
-
-
-def verification_section(v: Verification | None, pending: bool = False) -> str:
-    if v is None:
-        return "⏳ Verification of this entry is still running" if pending else ""
-    status = v.status.name
-    lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
-    if v.match is not None:
-        source = source_name(v.match.source)
-        if status == "DOI_MISMATCH":
-            lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
-        else:
-            lines.append(f"Matched in {source}: " + _record_line(v.match))
-    details = []
-    if v.score:
-        details.append(f"title match {v.score:.2f}")
-    if v.method:
-        details.append(f"method `{v.method}`")
-    if v.checked_at:
-        details.append(f"checked {v.checked_at[:16].replace('T', ' ')} UTC")
-    if details:
-        lines.append(" · ".join(details))
-    for d in v.discrepancies:
-        lines.append(f"- {_escape(d.message)}")
-    if v.candidates and status == "NOT_FOUND":
-        lines.append("Closest candidate (not this paper): " + _record_line(v.candidates[0]))
-        if len(v.candidates) > 1:
-            lines.append("Other close papers:")
-            lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
-    if v.audit:
-        # a search that answered with other papers did not find this one
-        other = "other papers" if status == "NOT_FOUND" else "found"
-        tiers = ", ".join(
-            f"`{a.method}: {other if a.outcome == 'found' else a.outcome}`"
-            + (" (cached)" if a.cached else "") for a in v.audit
-        )
-        lines.append(f"Tiers tried: {tiers}")
-    return "  \n".join(lines)
-
-
-_NOTICE_MARK = {"RETRACTED": "⛔", "EXPRESSION_OF_CONCERN": "⚠️", "CORRECTION": "ℹ️"}
-_NOTICE_HEAD = {"RETRACTED": "Retracted", "EXPRESSION_OF_CONCERN": "Expression of concern",
-                "CORRECTION": "Corrected"}
-
-
-def notice_section(v: Verification | None) -> str:
-    """The paper's retraction, expression of concern or corrections, for the top of the
-    hover: one line each, with a link to the notice. Plain words, DOIs only inside links,
-    so no Markdown escape is needed (Neovim shows backslashes literally)."""
-    from citelens.verify import retraction
-
-    if v is None or not v.notices:
+def claim_section(ls: CiteLensServer, path: str, citation: Citation, view: EntryView,
+                  record: PaperRecord | None) -> str:
+    """The claim check for this citation: its result, or "checking…" after starting it."""
+    session = ls.session
+    text = session.store.text(path)
+    if text is None:
         return ""
-    lines = []
-    for n in v.notices:
-        code = retraction.code_of(n)
-        if code is None:
-            continue
-        head = _NOTICE_HEAD[code]
-        if n.get("kind") == "withdrawal":
-            head = "Withdrawn"
-        elif n.get("kind") == "partial_retraction":
-            head = "Partially retracted"
-        url = retraction.notice_url(n)
-        ident = n.get("doi") or (f"PMID {n['pmid']}" if n.get("pmid") else "")
-        what = retraction.kind_name(n)
-        link = f"[{what} notice {_escape(ident)}]({url})" if url and ident else \
-            f"{what} (the notice is not named)"
-        when = f", {n['date']}" if n.get("date") else ""
-        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
-                     f"{retraction.notice_source(n)}")
-    return "  \n".join(lines)
 
+    def on_done(_result: ClaimResult) -> None:  # a result found by a hover is a diagnostic too
+        if session.settings.claim_diagnostics:
+            session.on_change(REPUBLISH_DELAY_S)
 
-def _short_author(view: EntryView) -> str:
-    if not view.authors:
-        return ""
-    last = view.authors[0].last or view.authors[0].first
-    return last + (" et al." if len(view.authors) > 1 or view.authors_truncated else "")
-
-
-def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, bool]]) -> str:
-    """The hover on a citation command: one line per cited entry, in citation order.
-
-    ``rows``: (key, the entry's view or None when undefined, its verdict, verifying now).
-    """
-    n = len(rows)
-    lines = [f"**Cites {n} {'entry' if n == 1 else 'entries'}**", ""]
-    for key, view, v, pending in rows:
-        if view is None:
-            lines.append(f"- `{key}` — ❌ not defined in any bibliography of this document")
-            continue
-        who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
-        parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
-        status = (_STATUS_MARK.get(v.status.name, v.status.name) if v is not None
-                  else "⏳ verifying" if pending else "")
-        if status:
-            parts.append(status)
-        lines.append(f"- `{key}` — " + " · ".join(parts))
-    return "\n".join(lines)
+    try:
+        return claim_markdown(session.claim_checker(), text, citation, kind_of(path) or "latex",
+                              view, record, on_done)
+    except Exception as exc:
+        log.exception("claim check failed")
+        return f"Claim check failed: {type(exc).__name__}"

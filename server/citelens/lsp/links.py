@@ -4,16 +4,21 @@ by \\bibliography, \\addbibresource, \\input, \\include and a Markdown ``bibliog
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types as lsp
 
 from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of, span_range, uri_of
+from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.links import bib_links, reference_links
 
-if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
+
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)(guarded(document_link))
+
+
+def document_link(ls: CiteLensServer, params: lsp.DocumentLinkParams) -> list[lsp.DocumentLink]:
+    ls.flush()
+    return document_links(ls, params.text_document.uri)
 
 
 def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
@@ -22,19 +27,20 @@ def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
         return []
     kind = kind_of(path)
     if kind == "bib":
-        bib = ls.store.bib(path)
-        text = ls.store.text(path)
+        bib = ls.session.store.bib(path)
+        text = ls.session.store.text(path)
         if bib is None or text is None:
             return []
         pairs = bib_links(bib, text)
     elif kind in {"latex", "markdown"}:
-        doc = ls.store.source(path)
+        doc = ls.session.store.source(path)
         if doc is None:
             return []
-        pairs = [(span, uri_of(p)) for span, p in reference_links(ls.store, doc, ls.root_of(path))]
+        refs = reference_links(ls.session.store, doc, ls.session.root_of(path))
+        pairs = [(span, uri_of(p)) for span, p in refs]
     else:
         return []
     return [
-        lsp.DocumentLink(range=span_range(ls.store, path, span, ls.encoding), target=target)
+        lsp.DocumentLink(range=span_range(ls.session.store, path, span, ls.encoding), target=target)
         for span, target in pairs
     ]

@@ -9,17 +9,16 @@ beside it, and a message saying so.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types as lsp
 
 from citelens.documents.bibtex.edit import TextEdit
+from citelens.lsp.completion import ADD_PAPER
 from citelens.lsp.convert import uri_of
+from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 from citelens.workspace import citesearch
-
-if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
 
 
 def _payload(raw: Any) -> tuple[str, str, bool, PaperRecord] | None:
@@ -49,17 +48,12 @@ def _write_new(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _can_create(ls: CiteLensServer) -> bool:
-    ops = ls._client_flag("workspace.workspace_edit.resource_operations") or []
-    return lsp.ResourceOperationKind.Create in ops or "create" in ops
-
-
 def _workspace_edit(
     ls: CiteLensServer, path: str, text: str, edit: TextEdit, create: bool
 ) -> lsp.WorkspaceEdit | None:
     uri = uri_of(path)
     if create:
-        if not _can_create(ls):
+        if not ls.flags.create_files:
             return None
         return lsp.WorkspaceEdit(
             document_changes=[
@@ -70,12 +64,21 @@ def _workspace_edit(
                 ),
             ]
         )
-    index = ls.store.line_index(path)
+    index = ls.session.store.line_index(path)
     if index is None:
         return None
     pos = index.position(edit.start, ls.encoding)
     at = lsp.Position(pos.line, pos.character)
     return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(lsp.Range(at, at), edit.new)]})
+
+
+def register(server: CiteLensServer) -> None:
+    # pygls announces commands in executeCommandProvider and dispatches them.
+    server.command(ADD_PAPER)(guarded(add_paper_command))
+
+
+async def add_paper_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+    return await add_paper(ls, args[0] if args else None)
 
 
 async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
@@ -86,8 +89,8 @@ async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
         return {"added": False, "why": "bad arguments"}
     path, key, create, record = payload
     create = create and not _exists(path)
-    text = "" if create else (ls.store.text(path) or "")
-    bib = None if create else ls.store.bib(path)
+    text = "" if create else (ls.session.store.text(path) or "")
+    bib = None if create else ls.session.store.bib(path)
     if bib is not None and (
         any(e.key.lower() == key.lower() for e in bib.entries)
         or citesearch.existing_key(record, citesearch.bib_index(bib.entries))
@@ -107,7 +110,7 @@ async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
             return {"added": False, "why": "edit refused"}
     else:
         return {"added": False, "why": "bibliography not readable"}
-    ls.recent_keys = [*[k for k in ls.recent_keys if k != key][-49:], key]
+    ls.session.recent_keys = [*[k for k in ls.session.recent_keys if k != key][-49:], key]
     if create:
         ls.window_show_message(
             lsp.ShowMessageParams(
@@ -117,5 +120,5 @@ async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
                 f"or `bibliography: {name}` in the front matter (Markdown).",
             )
         )
-    ls.store.invalidate(path)
+    ls.session.store.invalidate(path)
     return {"added": True, "key": key, "bib": path}

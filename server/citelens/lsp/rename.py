@@ -9,8 +9,6 @@ files no project includes are left alone. The edits come from
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
@@ -18,10 +16,14 @@ from citelens.core.model import BibEntry, Span
 from citelens.documents.read import kind_of
 from citelens.lsp.actions import workspace_edit
 from citelens.lsp.convert import path_of, span_range
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 
-if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
+
+def register(server: CiteLensServer) -> None:
+    # Refusals are ResponseErrors with a message for the user: not guarded.
+    server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)(prepare_rename)
+    server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))(rename)
 
 
 def _refuse(message: str) -> JsonRpcException:
@@ -35,16 +37,16 @@ def _target(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, str, 
     if path is None or offset is None:
         raise _refuse("No cite key here")
     if kind_of(path) == "bib":
-        entry = ls.entry_at(path, offset)
+        entry = ls.session.entry_at(path, offset)
         if entry is None or not entry.key_span.contains(offset):
             raise _refuse("Rename works on an entry's key or on a cited key")
-        analysis = ls.analysis_for(path)
+        analysis = ls.session.analysis_for(path)
         defs = analysis.definitions.get(entry.key, []) if analysis else []
         return path, entry.key, entry.key_span, defs or [entry]
-    c = ls.citation_at(path, offset)
+    c = ls.session.citation_at(path, offset)
     if c is None:
         raise _refuse("Rename works on a cited key or on an entry's key")
-    analysis = ls.analysis_for(path)
+    analysis = ls.session.analysis_for(path)
     defs = analysis.definitions.get(c.key, []) if analysis else []
     if not defs:
         raise _refuse(
@@ -54,17 +56,19 @@ def _target(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, str, 
 
 
 def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> lsp.PrepareRenamePlaceholder:
+    ls.flush()
     path, key, span, _defs = _target(ls, params.text_document.uri, params.position)
-    return lsp.PrepareRenamePlaceholder(range=span_range(ls.store, path, span, ls.encoding), placeholder=key)
+    rng = span_range(ls.session.store, path, span, ls.encoding)
+    return lsp.PrepareRenamePlaceholder(range=rng, placeholder=key)
 
 
 def _defined_keys(ls: CiteLensServer, bib_paths: list[str]) -> set[str]:
     keys: set[str] = set()
     for p in bib_paths:
-        bib = ls.store.bib(p)
+        bib = ls.session.store.bib(p)
         if bib is not None:
             keys.update(e.key for e in bib.entries)
-    for a in ls.analyses.values():
+    for a in ls.session.analyses.values():
         if set(a.project.bib_paths) & set(bib_paths):
             keys.update(a.definitions)
             keys.update(a.bibitems)
@@ -72,6 +76,7 @@ def _defined_keys(ls: CiteLensServer, bib_paths: list[str]) -> set[str]:
 
 
 def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    ls.flush()
     _path, key, _span, defs = _target(ls, params.text_document.uri, params.position)
     bib_paths = list(dict.fromkeys(e.path for e in defs))
     try:
@@ -80,6 +85,6 @@ def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | 
         raise _refuse(str(exc)) from None
     sources: dict[str, None] = {}
     for bib in bib_paths:
-        sources.update(dict.fromkeys(ls.documents_using_bib(bib)))
-    edits = rename_edits(ls.store, key, params.new_name, bib_paths, list(sources))
+        sources.update(dict.fromkeys(ls.session.documents_using_bib(bib)))
+    edits = rename_edits(ls.session.store, key, params.new_name, bib_paths, list(sources))
     return workspace_edit(ls, edits)

@@ -1,64 +1,70 @@
-"""workspace/symbol: the entries of the workspace's bibliographies, by key, title words
-or first author (:func:`citelens.workspace.bibsearch.search_entries`)."""
+"""Symbols: the outline of a .bib (``textDocument/documentSymbol``) and entries found by
+key, title words or first author across the workspace's bibliographies
+(``workspace/symbol``, the search itself in ``workspace/bibsearch.py``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
 
 from lsprotocol import types as lsp
 
 from citelens.core.model import BibEntry
-from citelens.lsp.convert import span_range, uri_of
-from citelens.workspace.bibsearch import haystacks, search_entries
-
-if TYPE_CHECKING:
-    from citelens.lsp.server import CiteLensServer
-
-
-def workspace_bibliographies(ls: CiteLensServer) -> list[str]:
-    """The .bib files of the analysed projects, then those in the workspace folders."""
-    from citelens.lsp.server import workspace_sources
-
-    paths: dict[str, None] = {}
-    for a in ls.analyses.values():
-        paths.update(dict.fromkeys(a.project.bib_paths))
-    paths.update(dict.fromkeys(workspace_sources(ls.workspace_roots, kinds=("bib",))))
-    return list(paths)
+from citelens.documents.read import kind_of
+from citelens.lsp.convert import path_of, span_range, uri_of
+from citelens.lsp.state import CiteLensServer, guarded
+from citelens.workspace.bibsearch import search_entries
 
 
-#: (path, store stamp) -> haystacks of that .bib's entries (see bibsearch.haystacks)
-_HAY: dict[tuple[str, object], list[str]] = {}
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(guarded(document_symbols))
+    server.feature(lsp.WORKSPACE_SYMBOL)(guarded(workspace_symbol))
 
 
-def _haystacks(ls: CiteLensServer, path: str, entries: list[BibEntry]) -> list[str]:
-    k = (path, ls.store.stamp(path))
-    hay = _HAY.get(k)
-    if hay is None:
-        for old in [x for x in _HAY if x[0] == path]:
-            del _HAY[old]
-        hay = haystacks(ls.store.text(path) or "", entries)
-        _HAY[k] = hay
-    return hay
+def document_symbols(ls: CiteLensServer,
+                     params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    ls.flush()  # answer from the latest text, not a queued one
+    path = path_of(params.text_document.uri)
+    store = ls.session.store
+    bib = store.bib(path) if path and kind_of(path) == "bib" else None
+    if path is None or bib is None:
+        return []
+    out = []
+    for e in bib.entries:
+        title = e.get("title") or ""
+        out.append(lsp.DocumentSymbol(
+            name=e.key or "(no key)",
+            detail=f"@{e.entry_type} {title[:80]}".strip(),
+            kind=lsp.SymbolKind.Class,
+            range=span_range(store, path, e.span, ls.encoding),
+            selection_range=span_range(store, path, e.key_span, ls.encoding),
+        ))
+    return out
+
+
+def workspace_symbol(ls: CiteLensServer,
+                     params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+    ls.flush()
+    return workspace_symbols(ls, params.query)
 
 
 def workspace_symbols(ls: CiteLensServer, query: str) -> list[lsp.SymbolInformation]:
+    session = ls.session
     entries: list[BibEntry] = []
     hay: list[str] = []
-    for path in workspace_bibliographies(ls):
-        bib = ls.store.bib(path)
+    for path in session.bibliographies():
+        bib = session.store.bib(path)
         if bib is not None:
             entries.extend(bib.entries)
-            hay.extend(_haystacks(ls, path, bib.entries))
+            hay.extend(session.entry_haystacks(path, bib.entries))
     out = []
     for m in search_entries(entries, query, hay=hay):
         e = m.entry
         detail = " · ".join(x for x in (m.first_author, e.get("year") or "", m.title[:80]) if x)
-        out.append(
-            lsp.SymbolInformation(
-                name=f"{e.key} — {detail}" if detail else e.key,
-                kind=lsp.SymbolKind.Class,
-                location=lsp.Location(uri_of(e.path), span_range(ls.store, e.path, e.key_span, ls.encoding)),
-                container_name=e.path.rsplit("/", 1)[-1],
-            )
-        )
+        where = span_range(session.store, e.path, e.key_span, ls.encoding)
+        out.append(lsp.SymbolInformation(
+            name=f"{e.key} — {detail}" if detail else e.key,
+            kind=lsp.SymbolKind.Class,
+            location=lsp.Location(uri_of(e.path), where),
+            container_name=os.path.basename(e.path),
+        ))
     return out

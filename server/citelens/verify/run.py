@@ -724,11 +724,11 @@ class _Run:
                 e.tiers.clear()
                 self.finish(e)
                 return
+        self._plan_s2_search(e)  # first: S2's keyword search may not be wanted at all
         if self.settings.offline:  # no worker would ask anyone: answer every tier at once
             e.asked += [Asked(self._offline(t.host, t.name), None, e.view.title)
                         for t in e.tiers]
             e.tiers.clear()
-        self._plan_s2_search(e)
         if not e.tiers:
             self.finish(e)
             return

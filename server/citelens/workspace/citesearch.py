@@ -10,13 +10,15 @@ appends it; the rest of the file stays byte-identical.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
+from citelens.core.settings import Settings
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex import keys
 from citelens.sources.records import Lookup, Outcome, PaperRecord
@@ -203,3 +205,89 @@ def documentation(record: PaperRecord, existing: str | None, bib_name: str, key:
         inserts = f"inserts `{key}` and " if key else ""
         lines.append(f"Accepting {inserts}adds this entry to {bib_name}.")
     return "\n\n".join(lines)
+
+
+# --------------------------------------------------------------------------- in the background
+
+
+class PaperSearch:
+    """Background paper searches of one session: one per debounce window per document,
+    answers kept by normalised query. ``sources``, ``cache`` and ``settings`` give the
+    session's current ones (they change with the settings)."""
+
+    def __init__(self, sources: Callable[[], Sources], cache: Callable[[], VerificationCache],
+                 settings: Callable[[], Settings], log: Callable[[str], None]) -> None:
+        self._sources = sources
+        self._cache = cache
+        self._settings = settings
+        self._log = log
+        self.last_wait_s = 0.0  # how long the last completion waited (for benchmarks)
+        self.results: dict[str, list[PaperRecord]] = {}
+        self.searches = 0  # searches started (for tests and benchmarks)
+        self._wanted: dict[str, str] = {}  # document -> latest query
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._waiting: dict[str, asyncio.Future[list[PaperRecord] | None]] = {}
+        self._indexes: dict[str, tuple[BibFile, dict[str, str]]] = {}
+
+    async def find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
+        """The papers for ``query``: from memory at once, else after the next search of
+        this document if it ends within ``wait_s``; None when there are none (yet)."""
+        norm = title_key(query)
+        if norm in self.results:
+            return self.results[norm]
+        fut = self._waiting.get(norm)
+        if fut is None or fut.done():
+            fut = self._waiting[norm] = asyncio.get_running_loop().create_future()
+        self._wanted[path] = query
+        task = self._tasks.get(path)
+        if task is None or task.done():
+            self._tasks[path] = asyncio.get_running_loop().create_task(self._loop(path))
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), wait_s)
+        except TimeoutError:
+            return None
+
+    async def _loop(self, path: str) -> None:
+        """Search the latest query of ``path`` once per debounce window while there is one."""
+        while path in self._wanted:
+            await asyncio.sleep(self._settings().paper_search_debounce_ms / 1000.0)
+            query = self._wanted.pop(path, None)
+            if query is None:
+                return
+            norm = title_key(query)
+            records = self.results.get(norm)
+            if records is None:
+                records = await self._search(query)
+                if records is not None:
+                    if len(self.results) > 500:
+                        self.results.clear()
+                    self.results[norm] = records
+            fut = self._waiting.pop(norm, None)
+            if fut is not None and not fut.done():
+                fut.set_result(records)
+            # queries typed over before their window came: their requests get keys only
+            wanted = {title_key(q) for q in self._wanted.values()}
+            for other in [n for n in self._waiting if n not in wanted]:
+                waiter = self._waiting.pop(other)
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def _search(self, query: str) -> list[PaperRecord] | None:
+        self.searches += 1
+        try:
+            return await search_papers(self._sources(), query, self._cache())
+        except Exception as exc:  # never a pop-up while typing: keys only
+            self._log(f"paper search failed: {type(exc).__name__}")
+            return None
+
+    def index(self, bibs: Iterable[BibFile]) -> dict[str, str]:
+        """DOI / arXiv id / title -> key over ``bibs``, rebuilt when a file changed."""
+        out: dict[str, str] = {}
+        for bib in bibs:
+            cached = self._indexes.get(bib.path)
+            if cached is None or cached[0] is not bib:
+                cached = (bib, bib_index(bib.entries))
+                self._indexes[bib.path] = cached
+            for k, v in cached[1].items():
+                out.setdefault(k, v)
+        return out

@@ -1,6 +1,8 @@
-"""The claim part of a citation hover, for the language server.
+"""Claim checks on demand, in the background, for the editor (no LSP here).
 
-:func:`claim_markdown` is synchronous and instant: it extracts the claim, returns
+:func:`claim_at` extracts (and memoises) the claim around a citation; :func:`known_result`
+reads what is known; :func:`start` checks in the background. :func:`claim_markdown`, for
+the hover, is synchronous and instant: it extracts the claim, returns
 the cached result if there is one, and otherwise starts the check in the background
 (once per claim and paper) and returns "Checking claim…". The next hover shows the
 result. Without a model there is no check to wait for: the hover shows the closest
@@ -11,8 +13,8 @@ A result that is not cached (an error, or a retrieval that failed) is kept in
 memory until one hover has shown it; the hover after that tries again, so a broken
 endpoint costs model calls only when someone looks, never in a loop.
 
-The checker shares the verifier's rate-limited scholarly clients when it has them,
-so claim checks and verification together stay within each API's limits.
+The checker (``Session.claim_checker``) shares the verifier's rate-limited scholarly
+clients, so claim checks and verification together stay within each API's limits.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import asyncio
 import contextlib
 import re
 import weakref
-from typing import Any
+from collections.abc import Callable
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
@@ -34,28 +36,6 @@ from citelens.sources.records import PaperRecord
 
 #: Bound on the claim texts a checker remembers (see :func:`claim_at`).
 _CLAIM_MEMO_MAX = 4096
-
-
-def checker_for(ls: Any) -> ClaimChecker:
-    """The server's :class:`ClaimChecker` (``ls.claims``), rebuilt when settings changed.
-
-    It is also rebuilt when it uses the verifier's scholarly clients and the verifier has
-    replaced them (it closes them whenever settings are applied, even unchanged ones).
-    """
-    current = getattr(ls, "claims", None)
-    verifier_sources = getattr(getattr(ls, "verifier", None), "_sources", None)
-    if isinstance(current, ClaimChecker) and current.settings == ls.settings:
-        used = current.shared_sources
-        if used is None or used is verifier_sources:
-            return current
-    checker = ClaimChecker(ls.settings, sources=verifier_sources)
-    if isinstance(current, ClaimChecker):
-        try:
-            asyncio.get_running_loop().create_task(current.aclose())
-        except RuntimeError:  # no loop: nothing is running either
-            pass
-    ls.claims = checker
-    return checker
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
@@ -126,7 +106,7 @@ def known_result(checker: ClaimChecker, claim: str, view: EntryView,
 
 
 def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None,
-          on_done: Any = None) -> asyncio.Task[ClaimResult] | None:
+          on_done: Callable[[ClaimResult], None] | None = None) -> asyncio.Task[ClaimResult] | None:
     """Start (or join) the check of ``claim``; ``None`` when one keyed without the record
     is already running. Raises ``RuntimeError`` without a running event loop."""
     keys = _keys(checker, claim, view, record)
@@ -157,11 +137,11 @@ def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecor
 
 
 def claim_markdown(
-    ls: Any, text: str, citation: Citation, language: str, view: EntryView,
-    record: PaperRecord | None,
+    checker: ClaimChecker, text: str, citation: Citation, language: str, view: EntryView,
+    record: PaperRecord | None, on_done: Callable[[ClaimResult], None] | None = None,
 ) -> str:
-    """Hover Markdown for the claim around ``citation`` ("" when there is no claim text)."""
-    checker = checker_for(ls)
+    """Hover Markdown for the claim around ``citation`` ("" when there is no claim text);
+    ``on_done`` is called with the result of a check this starts."""
     claim = claim_at(text, citation, language, memo=checker.claim_memo)
     if not claim:
         return ""
@@ -174,7 +154,7 @@ def claim_markdown(
         if quick is not None:
             return render_markdown(quick)
     try:
-        start(checker, claim, view, record, on_done=lambda _r: _republish(ls))
+        start(checker, claim, view, record, on_done=on_done)
     except RuntimeError:  # no running event loop (called outside the server)
         return ""
     if no_model:
@@ -182,11 +162,3 @@ def claim_markdown(
     live = next((checker.live[k] for k in _keys(checker, claim, view, record)
                  if k in checker.live), None)
     return render_pending(claim, live)
-
-
-def _republish(ls: Any) -> None:
-    """With claim diagnostics on, a result found by a hover shows up as a diagnostic too."""
-    if getattr(getattr(ls, "settings", None), "claim_diagnostics", False):
-        from citelens.checks.claims import republish_soon
-
-        republish_soon(ls)

@@ -20,9 +20,9 @@ from collections import Counter
 from typing import Any
 
 from citelens import __version__
-from citelens.cli.check import CheckResult
 from citelens.core.findings import Finding, Severity, code_url
 from citelens.verify.run import offline_summary
+from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}

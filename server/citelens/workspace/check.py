@@ -1,4 +1,4 @@
-"""The batch check behind ``citelens check`` and the ``citelens.cli.report`` command.
+"""The batch check behind ``citelens check`` and the ``citelens.workspace.report`` command.
 
 Same functions as the language server: collect projects, run the local
 analysis, verify the entries, place the findings. No LSP here.
@@ -133,12 +133,14 @@ def count_citations(analyses: Iterable[Analysis]) -> int:
 
 
 async def run_check(
-    paths: Sequence[str], settings: Settings, *, verify: bool = True,
+    paths: Sequence[str], settings: Settings, *, store: DocumentStore | None = None,
+    verify: bool = True,
     log: Callable[[str], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> CheckResult:
-    """Analyse (and unless told otherwise verify) everything under ``paths``."""
-    store = DocumentStore(settings.extra_cite_commands)
+    """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
+    documents to read (an editor's, whose open buffers shadow the disk), else the disk."""
+    store = store if store is not None else DocumentStore(settings.extra_cite_commands)
     result = CheckResult(store)
     projects = collect_projects(store, paths, settings)
     findings: list[Finding] = []

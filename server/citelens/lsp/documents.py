@@ -1,0 +1,132 @@
+"""The client's documents, folders and settings: initialize, text sync, watched files,
+workspace folders, configuration. Each change reaches the session's store; analysis and
+publishing follow (edits are gathered, see ``CiteLensServer.mark_dirty``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from lsprotocol import types as lsp
+
+from citelens.lsp.convert import path_of
+from citelens.lsp.state import CiteLensServer, guarded
+
+_WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
+
+
+def register(server: CiteLensServer) -> None:
+    server.feature(lsp.INITIALIZE)(guarded(initialize))
+    server.feature(lsp.INITIALIZED)(guarded(initialized))
+    server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)(guarded(did_open))
+    server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(guarded(did_change))
+    server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)(guarded(did_save))
+    server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)(guarded(did_close))
+    server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)(guarded(did_change_watched))
+    server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(guarded(did_change_folders))
+    server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)(guarded(did_change_configuration))
+
+
+def initialize(ls: CiteLensServer, params: lsp.InitializeParams) -> None:
+    ls.initialized_with(params)
+
+
+async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None:
+    if ls.flags.watched_files_registration:
+        try:
+            await asyncio.wait_for(ls.client_register_capability_async(
+                lsp.RegistrationParams(registrations=[lsp.Registration(
+                    id="citelens-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[lsp.FileSystemWatcher(glob_pattern=_WATCHED)]),
+                )])), 5)
+        except Exception as exc:  # files are still re-read by modification time
+            ls.log_line(f"file watching not registered: {type(exc).__name__}")
+    await pull_configuration(ls)
+
+
+def _sync(ls: CiteLensServer, uri: str) -> str | None:
+    """Copy the workspace's view of an open document into the store; its path."""
+    path = path_of(uri)
+    if path:
+        doc = ls.workspace.get_text_document(uri)
+        ls.session.store.open(path, doc.source, doc.version or 0)
+    return path
+
+
+def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    path = _sync(ls, params.text_document.uri)
+    if path:
+        ls.check_now(path)
+
+
+def did_change(ls: CiteLensServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    path = _sync(ls, params.text_document.uri)
+    if path:
+        ls.mark_dirty(path)
+
+
+def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path:
+        ls.check_now(path)
+
+
+def did_close(ls: CiteLensServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if not path:
+        return
+    session = ls.session
+    session.store.close(path)
+    session.store.invalidate(path)
+    session.forget_unused()
+    if os.path.exists(path):
+        for root in session.projects_using(path):
+            session.analyse(root)
+    ls.publish()
+
+
+def did_change_watched(ls: CiteLensServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    session = ls.session
+    touched = False
+    for change in params.changes:
+        path = path_of(change.uri)
+        if path and not session.store.is_open(path):
+            session.store.invalidate(path)
+            for root in session.projects_using(path):
+                session.analyse(root)
+                touched = True
+    if touched:
+        ls.publish()
+        ls.verifier.schedule()
+
+
+def did_change_folders(ls: CiteLensServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+    removed = {p for f in params.event.removed if (p := path_of(f.uri))}
+    roots = [r for r in ls.session.workspace_roots if r not in removed]
+    roots.extend(p for f in params.event.added if (p := path_of(f.uri)) and p not in roots)
+    ls.session.workspace_roots = roots
+
+
+async def did_change_configuration(ls: CiteLensServer,
+                                   params: lsp.DidChangeConfigurationParams) -> None:
+    values = params.settings
+    if isinstance(values, dict) and "citelens" in values:
+        ls.apply_settings(values)
+        ls.reanalyse_all()
+    else:
+        await pull_configuration(ls)
+
+
+async def pull_configuration(ls: CiteLensServer) -> None:
+    if not ls.flags.configuration:
+        return
+    try:
+        result = await asyncio.wait_for(ls.workspace_configuration_async(
+            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")])), 5)
+    except Exception as exc:
+        ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
+        return
+    if result and isinstance(result[0], dict):
+        ls.apply_settings({"citelens": result[0]})
+        ls.reanalyse_all()

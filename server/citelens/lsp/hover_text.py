@@ -1,0 +1,187 @@
+"""Markdown for hovers: the entry, its verification and notices, the entries a citation
+command cites, and links to the paper. Pure functions, written so that no Markdown escape
+is needed (Neovim shows backslashes literally)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from citelens.core.mdplain import plain
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import source_name
+
+if TYPE_CHECKING:
+    from citelens.sources.records import PaperRecord
+    from citelens.verify.status import Verification
+
+_STATUS_MARK = {
+    "VERIFIED": "✅ Verified",
+    "PARTIAL": "⚠️ Partially verified",
+    "DOI_MISMATCH": "❌ Identifier points to another paper",
+    "NOT_FOUND": "❌ Not found in any source",
+    "UNVERIFIED": "❔ Not verified",
+    "SKIPPED": "➖ Not checked",
+}
+
+
+def _escape(text: str) -> str:
+    """Text as written, with no backslash escapes (Neovim would show them): see mdplain."""
+    return plain(text)
+
+
+def _people(names: list[str], limit: int = 6) -> str:
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f", … ({len(names)} authors)"
+    return ", ".join(names)
+
+
+def _links(doi: str | None, arxiv: str | None, url: str | None = None,
+           s2: str | None = None) -> list[str]:
+    out = []
+    if doi:
+        out.append(f"DOI [{_escape(doi)}](https://doi.org/{quote(doi, safe='/:;')})")
+    if arxiv:
+        out.append(f"arXiv [{_escape(arxiv)}](https://arxiv.org/abs/{quote(arxiv, safe='/:')})")
+    if s2:
+        out.append(f"[Semantic Scholar](https://www.semanticscholar.org/paper/{s2})")
+    if url and not out:
+        out.append(f"[link]({url})")
+    return out
+
+
+def entry_section(entry: BibEntry, view: EntryView | None, line: int | None) -> str:
+    lines: list[str] = []
+    if view is not None:
+        title = view.title or "(no title)"
+        lines.append(f"**{_escape(title)}**")
+        names = [" ".join(p for p in (n.first, n.von, n.last) if p) for n in view.authors]
+        if view.authors_truncated:
+            names.append("others")
+        if names:
+            lines.append(_escape(_people(names)))
+        meta = " · ".join(str(x) for x in (view.year, view.venue) if x)
+        if meta:
+            lines.append(_escape(meta))
+        links = _links(view.doi, view.arxiv_id, view.url)
+        if links:
+            lines.append(" · ".join(links))
+    where = os.path.basename(entry.path) + (f":{line + 1}" if line is not None else "")
+    lines.append(f"`@{entry.entry_type}{{{entry.key}}}` in {_escape(where)}")
+    return "  \n".join(lines)
+
+
+def _record_line(r: PaperRecord) -> str:
+    parts = [f"*{_escape(r.title)}*"]
+    if r.authors:
+        parts.append(_escape(_people(r.authors, 4)))
+    meta = " · ".join(str(x) for x in (r.year, r.venue) if x)
+    if meta:
+        parts.append(_escape(meta))
+    links = _links(r.doi, r.arxiv_id, r.url, r.s2_paper_id)
+    if links:
+        parts.append(" · ".join(links))
+    return "  \n".join(parts)
+
+
+
+
+def verification_section(v: Verification | None, pending: bool = False) -> str:
+    if v is None:
+        return "⏳ Verification of this entry is still running" if pending else ""
+    status = v.status.name
+    lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
+    if v.match is not None:
+        source = source_name(v.match.source)
+        if status == "DOI_MISMATCH":
+            lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
+        else:
+            lines.append(f"Matched in {source}: " + _record_line(v.match))
+    details = []
+    if v.score:
+        details.append(f"title match {v.score:.2f}")
+    if v.method:
+        details.append(f"method `{v.method}`")
+    if v.checked_at:
+        details.append(f"checked {v.checked_at[:16].replace('T', ' ')} UTC")
+    if details:
+        lines.append(" · ".join(details))
+    for d in v.discrepancies:
+        lines.append(f"- {_escape(d.message)}")
+    if v.candidates and status == "NOT_FOUND":
+        lines.append("Closest candidate (not this paper): " + _record_line(v.candidates[0]))
+        if len(v.candidates) > 1:
+            lines.append("Other close papers:")
+            lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
+    if v.audit:
+        # a search that answered with other papers did not find this one
+        other = "other papers" if status == "NOT_FOUND" else "found"
+        tiers = ", ".join(
+            f"`{a.method}: {other if a.outcome == 'found' else a.outcome}`"
+            + (" (cached)" if a.cached else "") for a in v.audit
+        )
+        lines.append(f"Tiers tried: {tiers}")
+    return "  \n".join(lines)
+
+
+_NOTICE_MARK = {"RETRACTED": "⛔", "EXPRESSION_OF_CONCERN": "⚠️", "CORRECTION": "ℹ️"}
+_NOTICE_HEAD = {"RETRACTED": "Retracted", "EXPRESSION_OF_CONCERN": "Expression of concern",
+                "CORRECTION": "Corrected"}
+
+
+def notice_section(v: Verification | None) -> str:
+    """The paper's retraction, expression of concern or corrections, for the top of the
+    hover: one line each, with a link to the notice. Plain words, DOIs only inside links,
+    so no Markdown escape is needed (Neovim shows backslashes literally)."""
+    from citelens.verify import retraction
+
+    if v is None or not v.notices:
+        return ""
+    lines = []
+    for n in v.notices:
+        code = retraction.code_of(n)
+        if code is None:
+            continue
+        head = _NOTICE_HEAD[code]
+        if n.get("kind") == "withdrawal":
+            head = "Withdrawn"
+        elif n.get("kind") == "partial_retraction":
+            head = "Partially retracted"
+        url = retraction.notice_url(n)
+        ident = n.get("doi") or (f"PMID {n['pmid']}" if n.get("pmid") else "")
+        what = retraction.kind_name(n)
+        link = f"[{what} notice {_escape(ident)}]({url})" if url and ident else \
+            f"{what} (the notice is not named)"
+        when = f", {n['date']}" if n.get("date") else ""
+        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
+                     f"{retraction.notice_source(n)}")
+    return "  \n".join(lines)
+
+
+def _short_author(view: EntryView) -> str:
+    if not view.authors:
+        return ""
+    last = view.authors[0].last or view.authors[0].first
+    return last + (" et al." if len(view.authors) > 1 or view.authors_truncated else "")
+
+
+def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, bool]]) -> str:
+    """The hover on a citation command: one line per cited entry, in citation order.
+
+    ``rows``: (key, the entry's view or None when undefined, its verdict, verifying now).
+    """
+    n = len(rows)
+    lines = [f"**Cites {n} {'entry' if n == 1 else 'entries'}**", ""]
+    for key, view, v, pending in rows:
+        if view is None:
+            lines.append(f"- `{key}` — ❌ not defined in any bibliography of this document")
+            continue
+        who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
+        parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
+        status = (_STATUS_MARK.get(v.status.name, v.status.name) if v is not None
+                  else "⏳ verifying" if pending else "")
+        if status:
+            parts.append(status)
+        lines.append(f"- `{key}` — " + " · ".join(parts))
+    return "\n".join(lines)

@@ -1,0 +1,466 @@
+"""One workspace as an editor sees it, with no LSP in it.
+
+A :class:`Session` holds what the language server knows between two keystrokes:
+
+* the settings, and the documents (:class:`~citelens.workspace.store.DocumentStore`: open
+  buffers shadow the files on disk);
+* the projects the documents form (root file, included files, bibliographies) and their
+  local analysis (:mod:`citelens.workspace.index`);
+* the identity of every entry (its path, key and text: an edit inside it is a new entry),
+  its plain-Unicode view, and the verdicts known for it, by content hash;
+* the scholarly clients and the claim checker, shared by verification and claim checks;
+* the findings of every project, by source (local checks, verification, claims).
+
+The language server (``citelens.lsp``) keeps one Session and turns what it says into LSP
+messages; the background verification run (``lsp/verification.py``) fills its verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from citelens.checks.claims import ClaimSite, claim_findings
+from citelens.checks.verification import citation_findings, entry_level_findings
+from citelens.claims.checker import ClaimChecker
+from citelens.claims.llm import LLMConfig
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, Citation, EntryView
+from citelens.core.settings import Settings, from_sources
+from citelens.documents.bibtex.view import entry_view
+from citelens.documents.read import kind_of
+from citelens.sources.transport import Sources
+from citelens.verify.cache import VerificationCache, open_cache
+from citelens.verify.run import content_hash
+from citelens.verify.status import Verification
+from citelens.workspace.bibsearch import haystacks
+from citelens.workspace.citesearch import PaperSearch
+from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.project import Project, build_project, documents_using_bib, find_root
+from citelens.workspace.store import DocumentStore
+
+log = logging.getLogger("citelens")
+
+#: An entry's identity: its .bib path, its key and its text.
+EntryKey = tuple[str, str, str]
+Log = Callable[[str], None]
+#: Bibliographies larger than this have only their cited entries verified in the editor.
+MAX_UNCITED = 2000
+#: Bound on the entry views and hashes kept (they are rebuilt when needed).
+_MAX_MEMO = 200_000
+
+
+def _quiet(_message: str) -> None:
+    pass
+
+
+def workspace_sources(roots: Iterable[str], limit: int = 5000,
+                      kinds: tuple[str, ...] = ("latex", "markdown")) -> list[str]:
+    """The documents under the workspace folders (hidden folders and node_modules skipped)."""
+    out: list[str] = []
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames
+                                 if not d.startswith(".") and d != "node_modules")
+            for name in sorted(filenames):
+                p = os.path.join(dirpath, name)
+                if kind_of(p) in kinds:
+                    out.append(p)
+                    if len(out) >= limit:
+                        return out
+    return out
+
+
+class Session:
+    """The documents, projects, entries and verdicts of one workspace."""
+
+    def __init__(self, settings: Settings | None = None, log: Log = _quiet) -> None:
+        self.settings: Settings = settings if settings is not None else from_sources()
+        self.log = log
+        self.store = DocumentStore(self.settings.extra_cite_commands)
+        self.workspace_roots: list[str] = []
+        self.analyses: dict[str, Analysis] = {}  # project root -> analysis
+        self.roots: dict[str, str] = {}  # file -> project root
+        self.views: dict[EntryKey, EntryView] = {}
+        self.verdicts: dict[str, Verification] = {}  # content hash -> verdict
+        self.checking: frozenset[str] = frozenset()  # content hashes a running check covers
+        self.generation = 0  # bumps when the verdicts change
+        #: Asked when a background result (a claim check) should be published.
+        self.on_change: Callable[[float], None] = lambda _delay: None
+        self._hashes: dict[EntryKey, str] = {}
+        self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
+        self._sources: Sources | None = None
+        self._cache: VerificationCache | None = None
+        self._claims: ClaimChecker | None = None
+        #: Background paper searches for completion (cite while writing).
+        self.paper_search = PaperSearch(self.sources, self.cache, lambda: self.settings,
+                                        self.log)
+        self.recent_keys: list[str] = []  # keys added from completion, newest last
+        self._haystacks: dict[str, tuple[object, list[str]]] = {}  # .bib -> (stamp, texts)
+
+    # ------------------------------------------------------------------ settings
+
+    def apply_settings(self, values: dict[str, Any] | None) -> bool:
+        """New editor settings; ``False`` when they are the same (clients send them again)."""
+        new = from_sources(editor=values or {})
+        if new == self.settings:
+            return False
+        self.settings = new
+        self.store.extra_cite_commands = new.extra_cite_commands
+        for path in list(self.roots):
+            self.store.invalidate(path)
+        self._cache = None
+        self.forget_verdicts()
+        return True
+
+    # ------------------------------------------------------------------ shared clients
+
+    def sources(self) -> Sources:
+        """The rate-limited scholarly clients, shared by verification and claim checks."""
+        if self._sources is None:
+            self._sources = Sources.from_settings(self.settings, self.log)
+        return self._sources
+
+    def take_sources(self) -> Sources | None:
+        """Hand over the current clients (to close once their users stopped); the next
+        call of :meth:`sources` builds new ones, with the current settings."""
+        sources, self._sources = self._sources, None
+        return sources
+
+    def reset_sources(self) -> None:
+        """Forget outages and tripped circuit breakers: ask every source again."""
+        if self._sources is not None:
+            self._sources.reset_availability()
+
+    def cache(self) -> VerificationCache:
+        if self._cache is None:
+            self._cache = open_cache(self.settings, self.log)
+        return self._cache
+
+    def claim_checker(self) -> ClaimChecker:
+        """The claim checker, rebuilt when the settings or the shared clients changed."""
+        current = self._claims
+        if current is not None and current.settings == self.settings and (
+                current.shared_sources is None or current.shared_sources is self._sources):
+            return current
+        checker = ClaimChecker(self.settings, sources=self._sources)
+        if current is not None:
+            with contextlib.suppress(RuntimeError):  # no loop: nothing runs either
+                asyncio.get_running_loop().create_task(current.aclose())
+        self._claims = checker
+        return checker
+
+    @property
+    def claims(self) -> ClaimChecker | None:
+        """The claim checker if one was built (claim checks were asked for)."""
+        return self._claims
+
+    # ------------------------------------------------------------------ entries
+
+    def entry_key(self, entry: BibEntry) -> EntryKey:
+        """Identifies an entry by its text: an edit inside it (a fixed DOI) is a new entry."""
+        text = self.store.text(entry.path) or ""
+        return (entry.path, entry.key, text[entry.span.start : entry.span.end])
+
+    def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
+        k = self.entry_key(entry)
+        view = self.views.get(k)
+        if view is None:
+            try:
+                view = entry_view(entry, analysis.first if analysis else {})
+            except Exception as exc:  # an entry we cannot read is not worth a crash
+                self.log(f"could not read entry {entry.key}: {exc}")
+                return None
+            if len(self.views) > _MAX_MEMO:
+                self.views.clear()
+            self.views[k] = view
+        return view
+
+    def entry_hash(self, entry: BibEntry, analysis: Analysis | None) -> str | None:
+        """The content hash verdicts are kept under (None: the entry cannot be read)."""
+        k = self.entry_key(entry)
+        h = self._hashes.get(k)
+        if h is None:
+            view = self.entry_view(entry, analysis)
+            if view is None:
+                return None
+            h = content_hash(view)
+            if len(self._hashes) > _MAX_MEMO:
+                self._hashes.clear()
+            self._hashes[k] = h
+        return h
+
+    def verdict(self, entry: BibEntry, analysis: Analysis | None) -> Verification | None:
+        h = self.entry_hash(entry, analysis)
+        return self.verdicts.get(h) if h else None
+
+    def being_checked(self, entry: BibEntry) -> bool:
+        """Whether a running verification covers this entry (its verdict is coming)."""
+        h = self._hashes.get(self.entry_key(entry))
+        return bool(h and h in self.checking)
+
+    def keep_verdict(self, view: EntryView, verdict: Verification) -> None:
+        self.verdicts[content_hash(view)] = verdict
+        self.generation += 1
+
+    def forget_verdicts(self, hashes: Iterable[str] | None = None) -> None:
+        """Forget every verdict (or those of ``hashes``): they are checked again."""
+        if hashes is None:
+            self.verdicts.clear()
+        else:
+            for h in hashes:
+                self.verdicts.pop(h, None)
+        self._findings.clear()
+        self.generation += 1
+
+    def unverified_entries(self) -> list[EntryView]:
+        """Entries of the analysed projects with no verdict (or a stale one): the cited
+        entries of open documents first; in a whole library only cited ones."""
+        cited: list[tuple[BibEntry, Analysis]] = []
+        rest: list[tuple[BibEntry, Analysis]] = []
+        open_paths = set(self.store.open_paths())
+        for a in self.analyses.values():
+            is_open = bool(open_paths & (set(a.project.files) | set(a.project.bib_paths)))
+            keys = set(a.cited_keys())
+            whole = len(a.definitions) <= MAX_UNCITED
+            for key, defs in a.definitions.items():
+                if key in keys and is_open:
+                    cited.append((defs[0], a))
+                elif whole:
+                    rest.append((defs[0], a))
+        out: list[EntryView] = []
+        seen: set[str] = set()
+        for entry, a in cited + rest:
+            h = self.entry_hash(entry, a)
+            if h is None or h in seen or (h in self.verdicts and self._fresh(self.verdicts[h])):
+                continue
+            view = self.entry_view(entry, a)
+            if view is not None:
+                seen.add(h)
+                out.append(view)
+        return out
+
+    def _fresh(self, v: Verification) -> bool:
+        """A verdict younger than ``verifiedMaxAgeDays``: an older one is checked again (the
+        paper may have been retracted since)."""
+        try:
+            when = datetime.datetime.fromisoformat(v.checked_at).timestamp()
+        except (TypeError, ValueError):
+            return True
+        return time.time() - when <= self.settings.verified_max_age_days * 86400.0
+
+    # ------------------------------------------------------------------ projects
+
+    def workspace_root(self, path: str) -> str | None:
+        return next((r for r in self.workspace_roots if path.startswith(r + os.sep)), None)
+
+    def root_of(self, path: str) -> str:
+        root = self.roots.get(path)
+        if root is None:
+            root = find_root(self.store, path, self.workspace_root(path))
+            self.roots[path] = root
+        return root
+
+    def projects_using(self, path: str) -> list[str]:
+        """Roots of the analysed projects that include ``path`` (a source or a .bib)."""
+        return [root for root, a in self.analyses.items()
+                if path in a.project.bib_paths or path in a.project.files]
+
+    def reanalyse(self, path: str) -> None:
+        """Analyse again every project ``path`` belongs to (finding its project if new)."""
+        kind = kind_of(path)
+        roots = set(self.projects_using(path))
+        if kind in {"latex", "markdown"}:
+            if self.store.is_open(path) and path not in roots:
+                self.roots.pop(path, None)
+            roots.add(self.root_of(path))
+        elif kind == "bib" and not roots and self.store.is_open(path):
+            roots.add(path)
+        for root in roots:
+            self.analyse(root)
+
+    def reanalyse_all(self) -> None:
+        for root in list(self.analyses):
+            self.analyse(root)
+
+    def analyse(self, root: str) -> Analysis:
+        if kind_of(root) == "bib":
+            project = Project(root=root, files=[], bib_paths=[root])
+        else:
+            project = build_project(self.store, root, self.settings.extra_bibliographies,
+                                    self.workspace_root(root))
+        analysis = analyze(self.store, project, self.settings)
+        self.analyses[root] = analysis
+        for f in project.files:
+            self.roots[f] = root
+        return analysis
+
+    def forget_unused(self) -> None:
+        """Drop analyses no open document needs any more."""
+        open_paths = set(self.store.open_paths())
+        for root, a in list(self.analyses.items()):
+            members = set(a.project.files) | set(a.project.bib_paths) | {root}
+            if not members & open_paths:
+                del self.analyses[root]
+
+    def documents_using_bib(self, bib_path: str) -> list[str]:
+        """Source files of every project whose bibliography is ``bib_path``: the analysed
+        projects and those of the workspace's other documents (built, not analysed). The
+        scope of any cite-key rename caused by editing that .bib."""
+        projects = {root: a.project for root, a in self.analyses.items()}
+        known = {f for p in projects.values() for f in p.files}
+        for path in workspace_sources(self.workspace_roots):
+            if path in known:
+                continue
+            root = self.root_of(path)
+            if root not in projects:
+                projects[root] = build_project(self.store, root,
+                                               self.settings.extra_bibliographies,
+                                               self.workspace_root(root))
+                known.update(projects[root].files)
+        return documents_using_bib(bib_path, projects.values())
+
+    def bibliographies(self) -> list[str]:
+        """The .bib files of the analysed projects, then those in the workspace folders."""
+        paths: dict[str, None] = {}
+        for a in self.analyses.values():
+            paths.update(dict.fromkeys(a.project.bib_paths))
+        paths.update(dict.fromkeys(workspace_sources(self.workspace_roots, kinds=("bib",))))
+        return list(paths)
+
+    def entry_haystacks(self, path: str, entries: list[BibEntry]) -> list[str]:
+        """The searchable text of each entry of the .bib ``path`` (``workspace/bibsearch``),
+        kept while the file is unchanged."""
+        stamp = self.store.stamp(path)
+        hit = self._haystacks.get(path)
+        if hit is None or hit[0] != stamp:
+            hit = (stamp, haystacks(self.store.text(path) or "", entries))
+            self._haystacks[path] = hit
+        return hit[1]
+
+    # ------------------------------------------------------------------ lookups
+
+    def analysis_for(self, path: str) -> Analysis | None:
+        root = self.roots.get(path)
+        if root is not None and root in self.analyses:
+            return self.analyses[root]
+        for a in self.analyses.values():
+            if path in a.project.bib_paths:
+                return a
+        return None
+
+    def citation_at(self, path: str, offset: int) -> Citation | None:
+        a = self.analysis_for(path)
+        doc = a.sources.get(path) if a else self.store.source(path)
+        if doc is None:
+            return None
+        return next((c for c in doc.citations if c.span.start <= offset <= c.span.end), None)
+
+    def entry_at(self, path: str, offset: int) -> BibEntry | None:
+        bib = self.store.bib(path)
+        if bib is None:
+            return None
+        return next((e for e in bib.entries if e.span.start <= offset < e.span.end), None)
+
+    def key_at(self, path: str, offset: int) -> tuple[str, Analysis | None] | None:
+        """The cite key at ``offset`` (a citation, or an entry's key in a .bib)."""
+        if kind_of(path) == "bib":
+            entry = self.entry_at(path, offset)
+            if entry is None or not entry.key_span.contains(offset):
+                return None
+            return entry.key, self.analysis_for(path)
+        c = self.citation_at(path, offset)
+        return (c.key, self.analysis_for(path)) if c is not None else None
+
+    def all_citations(self, key: str, bib_path: str | None = None) -> list[tuple[str, Citation]]:
+        """Every citation of ``key`` in the analysed projects and the workspace folders;
+        with ``bib_path``, only in the documents of the projects using that .bib."""
+        paths: dict[str, None] = {}
+        if bib_path is not None:
+            paths = dict.fromkeys(self.documents_using_bib(bib_path))
+        else:
+            for a in self.analyses.values():
+                paths.update(dict.fromkeys(a.project.files))
+            paths.update(dict.fromkeys(workspace_sources(self.workspace_roots)))
+        out: list[tuple[str, Citation]] = []
+        for p in paths:
+            doc = self.store.source(p)
+            if doc is not None:
+                out.extend((p, c) for c in doc.citations if c.key == key)
+        return out
+
+    # ------------------------------------------------------------------ findings
+
+    def findings(self) -> list[Finding]:
+        """Every finding of the analysed projects, by source: local checks, verification,
+        and (with ``claimDiagnostics``) claim checks."""
+        out: list[Finding] = []
+        for a in self.analyses.values():
+            out.extend(a.findings)
+            out.extend(self.verification_findings(a))
+        out.extend(self.claim_findings())
+        return out
+
+    def verification_findings(self, analysis: Analysis) -> list[Finding]:
+        """Verification findings of one project. The .bib part (entries, duplicates) is
+        kept while the bibliographies and the verdicts are unchanged; the part at the
+        citations is cheap and follows every keystroke."""
+        if not self.verdicts or not self.settings.verification_enabled:
+            return []
+        by_key: dict[str, Verification] = {}
+        # In a whole library only cited entries are verified: look at those, not at 68,000.
+        library = len(analysis.definitions) > MAX_UNCITED
+        for key in analysis.cited_keys() if library else analysis.definitions:
+            defs = analysis.definitions.get(key)
+            v = self.verdict(defs[0], analysis) if defs else None
+            if v is not None:
+                by_key[key] = v
+        bibs = tuple(analysis.bibs)
+        sig = (self.generation, self.settings, tuple(id(b) for b in bibs))
+        cached = self._findings.get(analysis.project.root)
+        try:
+            if cached is not None and cached[0] == sig:
+                entry_level = cached[2]
+            else:
+                entry_level = entry_level_findings(
+                    bibs, by_key, self.settings, lambda e: self.entry_view(e, analysis),
+                    only=set(by_key) if library else None)
+                # keep the BibFiles alive with the signature, so their ids stay theirs
+                self._findings[analysis.project.root] = (sig, bibs, entry_level)
+            return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,
+                                                   self.settings)
+        except Exception:
+            log.exception("placing verification findings failed")
+            return []
+
+    def claim_findings(self) -> list[Finding]:
+        """CLAIM_* findings of the open documents (``claimDiagnostics`` with a model)."""
+        if not self.settings.claim_diagnostics or LLMConfig.from_settings(self.settings) is None:
+            return []
+        return claim_findings(self._claim_sites(), self.claim_checker(), self.settings,
+                              self.on_change)
+
+    def _claim_sites(self) -> Iterable[ClaimSite]:
+        for path in self.store.open_paths():
+            language = kind_of(path)
+            analysis = self.analysis_for(path)
+            text = self.store.text(path)
+            doc = analysis.sources.get(path) if analysis is not None else None
+            if language not in {"latex", "markdown"} or doc is None or text is None:
+                continue
+            assert analysis is not None
+            for citation in doc.citations:
+                defs = analysis.definitions.get(citation.key)
+                view = self.entry_view(defs[0], analysis) if defs else None
+                if not defs or view is None:
+                    continue
+                verdict = self.verdict(defs[0], analysis)
+                yield ClaimSite(path, language, text, citation, view,
+                                verdict.match if verdict is not None else None,
+                                self.being_checked(defs[0]))

@@ -1,0 +1,135 @@
+"""The layout the architecture doc describes holds in the code (read as source, not run):
+no import cycles between modules, pygls/lsprotocol only in the LSP layer, one definition of
+every normaliser and of the secret list."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "server" / "citelens"
+
+
+def _modules() -> dict[str, ast.Module]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(tree: ast.Module) -> Iterator[str]:
+    """Every module named by an import anywhere in the file (functions and
+    ``TYPE_CHECKING`` blocks included)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{a.name}" for a in node.names)
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: {m for m in _imports(tree) if m in MODULES and m != name and m != "citelens"}
+            for name, tree in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_layers_import_downwards_only() -> None:
+    """core < sources < documents < verify < claims < workspace (index, store, ...) <
+    checks < session < lsp < cli: a package never imports one above it."""
+    order = ["core", "sources", "documents", "verify", "claims", "checks", "workspace", "lsp",
+             "cli"]
+
+    def layer(module: str) -> int:
+        parts = module.split(".")
+        return order.index(parts[1]) if len(parts) > 1 and parts[1] in order else -1
+
+    upward = [(a, b) for a, deps in _graph().items() for b in deps
+              if layer(a) >= 0 and layer(b) > layer(a)]
+    assert upward == []
+
+
+def test_pygls_and_lsprotocol_only_in_the_lsp_layer() -> None:
+    users = sorted(name for name, tree in MODULES.items()
+                   if any(m.split(".")[0] in {"pygls", "lsprotocol"} for m in _imports(tree)))
+    assert users and all(u.startswith("citelens.lsp.") for u in users), users
+
+
+def test_no_server_handle_typed_any() -> None:
+    """Feature code gets a typed server or session, never ``ls: Any``."""
+    loose = [f"{name}.{node.name}" for name, tree in MODULES.items()
+             for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+             for a in node.args.args
+             if a.arg == "ls" and (a.annotation is None or ast.unparse(a.annotation) == "Any")]
+    assert loose == []
+
+
+ONE_HOME = {
+    "normalize_doi", "normalize_arxiv", "normalize_pmid", "strip_accents", "normalize_title",
+    "title_key", "to_unicode", "latex_to_text", "redact_url", "source_name", "SECRET_PARAMS",
+    "SOURCE_NAMES", "INFORMATIONAL_TYPES",
+}
+
+
+def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
+    where: dict[str, list[str]] = {}
+    for name, tree in MODULES.items():
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.FunctionDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            for n in names:
+                if n in ONE_HOME:
+                    where.setdefault(n, []).append(name)
+    assert set(where) == ONE_HOME
+    assert {n: m for n, m in where.items() if m != ["citelens.core.normalize"]} == {}
