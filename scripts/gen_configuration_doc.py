@@ -17,7 +17,7 @@ the defaults, the environment, and the editor: `initializationOptions` or
 CiteLens*; Neovim: `settings = { citelens = { ... } }`, see `clients/neovim`). The command
 line (`citelens check`) reads the environment.
 
-This page is generated from `server/citelens/settings.py` by
+This page is generated from `server/citelens/core/settings.py` by
 `python scripts/gen_configuration_doc.py`; a test checks that it, the server and the VS Code
 manifest list the same settings.
 
