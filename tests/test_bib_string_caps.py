@@ -71,7 +71,7 @@ async def test_the_server_reports_the_offending_string_and_keeps_every_entry(tmp
         sys.executable,
         "-c",
         "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, "
-        f"({LIMIT_BYTES}, {LIMIT_BYTES})); from citelens.cli import main; "
+        f"({LIMIT_BYTES}, {LIMIT_BYTES})); from citelens.cli.main import main; "
         "sys.exit(main(['serve']))",
     ]
     async with session("visual-studio-code", tmp_path, server_command=limited) as client:
