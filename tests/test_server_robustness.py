@@ -220,3 +220,23 @@ async def test_commands_are_executed(tmp_path: Path) -> None:
             lsp.ExecuteCommandParams("citelens.report")), 20)
         assert isinstance(report, dict) and report.get("entries")
         assert uri(tmp_path / "main.tex") == u
+
+
+async def test_the_report_command_reads_unsaved_buffers(tmp_path: Path) -> None:
+    """``citelens.report`` reports the documents as the editor has them, not as saved: a
+    key cited only in the unsaved buffer is in the report's diagnostics."""
+    shutil.copy(GMR / "paper.bib", tmp_path / "refs.bib")
+    saved = "\\documentclass{article}\n\\begin{document}\nSee \\cite{Calinon2007}.\n" \
+            "\\bibliography{refs}\n\\end{document}\n"
+    (tmp_path / "main.tex").write_text(saved, encoding="utf-8")
+    unsaved = saved.replace("\\cite{Calinon2007}", "\\cite{Calinon2007, notInTheBib}")
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, tmp_path / "main.tex", unsaved)
+        await diagnostics(client, u)
+        report = await asyncio.wait_for(client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams("citelens.report")), 20)
+    assert isinstance(report, dict)
+    undefined = [d for d in report["diagnostics"] if d["code"] == "UNDEFINED_CITATION"]
+    assert [d["message"] for d in undefined] == [
+        "Citation key 'notInTheBib' is not defined in refs.bib"]
+    assert (tmp_path / "main.tex").read_text(encoding="utf-8") == saved  # nothing written

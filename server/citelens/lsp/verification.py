@@ -174,7 +174,7 @@ class Verifier:
             self._retry_later(results.values())
         except asyncio.CancelledError:
             progress.end("superseded by an edit")
-            self._publish()  # the verdicts reached so far are kept: show them
+            self._publish_soon()  # the verdicts reached so far are kept: show them
             raise
         except Exception as exc:
             log.exception("verification failed")
