@@ -14,7 +14,14 @@ from urllib.parse import quote
 
 from citelens.core.normalize import normalize_doi
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.sources.transport import HostClient, as_dict, as_list, decode_json, status_of
+from citelens.sources.transport import (
+    HostClient,
+    as_dict,
+    as_list,
+    decode_json,
+    status_of,
+    works_by_doi,
+)
 
 _TAG = re.compile(r"<[^>]+>")
 _JATS_TITLE = re.compile(r"<jats:title>\s*abstract\s*</jats:title>", re.IGNORECASE)
@@ -181,37 +188,9 @@ async def get_works(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     """Many works at once: ``/works?filter=doi:a,doi:b`` (the filter repeated is an OR),
     50 per request; one Lookup per DOI as given. A DOI absent from the answer is
     ``NOT_FOUND``; a DOI with a comma (which the filter cannot carry) is not asked."""
-    method = "crossref_dois"
-    out: dict[str, Lookup] = {}
-    wanted: dict[str, list[str]] = {}
-    for d in dois:
-        bare = normalize_doi(d)
-        if bare is None or "," in bare:
-            out[d] = host.lookup(method, Outcome.NOT_FOUND, [],
-                                 "not a DOI" if bare is None else "not asked (comma in the DOI)")
-        else:
-            wanted.setdefault(bare, []).append(d)
-    keys = list(wanted)
-    for start in range(0, len(keys), BATCH_SIZE):
-        chunk = keys[start:start + BATCH_SIZE]
-        result = await host.request("GET", "/works", params={
-            "filter": ",".join(f"doi:{d}" for d in chunk), "rows": len(chunk)})
-        items: Any = None
-        if result.ok:
-            data, why = decode_json(result)
-            items = as_dict(as_dict(data).get("message")).get("items")
-            if not why and (status_of(result) != 200 or not isinstance(items, list)):
-                why = f"HTTP {status_of(result)}: unexpected answer"
-        else:
-            why = result.detail
-        found: dict[str, PaperRecord] = {}
-        for item in items if isinstance(items, list) else []:
-            rec = to_record(item)
-            if rec is not None and rec.doi:
-                found[rec.doi] = rec
-        for bare in chunk:
-            lookup = host.batch_answer(method, result, why, found, bare,
-                                       f"{bare} not in Crossref")
-            for given in wanted[bare]:
-                out[given] = lookup
-    return out
+    return await works_by_doi(
+        host, "crossref_dois", dois, batch=BATCH_SIZE, missing="not in Crossref",
+        params=lambda chunk: {"filter": ",".join(f"doi:{d}" for d in chunk), "rows": len(chunk)},
+        items=lambda data: as_dict(as_dict(data).get("message")).get("items"),
+        to_record=to_record,
+        refuse=lambda doi: "not asked (comma in the DOI)" if "," in doi else None)

@@ -21,6 +21,7 @@ from citelens.sources.transport import (
     as_list,
     decode_json,
     status_of,
+    works_by_doi,
 )
 
 BATCH_SIZE = 50
@@ -125,38 +126,10 @@ async def get_by_doi(host: HostClient, doi: str) -> Lookup:
 
 async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given."""
-    method = "openalex_dois"
-    out: dict[str, Lookup] = {}
-    wanted: dict[str, list[str]] = {}  # normalised -> as given
-    for d in dois:
-        bare = normalize_doi(d)
-        if bare is None:
-            out[d] = host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
-        else:
-            wanted.setdefault(bare, []).append(d)
-    keys = list(wanted)
-    for start in range(0, len(keys), BATCH_SIZE):
-        chunk = keys[start:start + BATCH_SIZE]
-        result = await host.request("GET", "/works", params={
-            "filter": "doi:" + "|".join(chunk), "per-page": BATCH_SIZE})
-        if result.ok:
-            data, why = decode_json(result)
-            results = as_dict(data).get("results")
-            if not why and (status_of(result) != 200 or not isinstance(results, list)):
-                why = f"HTTP {status_of(result)}: unexpected answer"
-        else:
-            why, results = result.detail, None
-        found: dict[str, PaperRecord] = {}
-        for item in results if isinstance(results, list) else []:
-            rec = to_record(item)
-            if rec is not None and rec.doi:
-                found[rec.doi] = rec
-        for bare in chunk:
-            lookup = host.batch_answer(method, result, why, found, bare,
-                                       f"{bare} not in OpenAlex")
-            for given in wanted[bare]:
-                out[given] = lookup
-    return out
+    return await works_by_doi(
+        host, "openalex_dois", dois, batch=BATCH_SIZE, missing="not in OpenAlex",
+        params=lambda chunk: {"filter": "doi:" + "|".join(chunk), "per-page": BATCH_SIZE},
+        items=lambda data: as_dict(data).get("results"), to_record=to_record)
 
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from citelens.core.normalize import redact_url, source_name
+from citelens.core.normalize import normalize_doi, redact_url, source_name
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
@@ -469,3 +469,46 @@ def as_list(value: Any) -> list[Any]:
 
 def status_of(result: HostResult) -> int:
     return result.response.status_code if result.response is not None else 0
+
+
+async def works_by_doi(
+    host: HostClient, method: str, dois: list[str], *, batch: int, missing: str,
+    params: Callable[[list[str]], dict[str, Any]], items: Callable[[Any], Any],
+    to_record: Callable[[Any], PaperRecord | None],
+    refuse: Callable[[str], str | None] = lambda _doi: None,
+) -> dict[str, Lookup]:
+    """Works by DOI, ``batch`` per ``GET /works`` request (Crossref, OpenAlex): one Lookup
+    per DOI as given. ``params`` builds a request's query for its DOIs, ``items`` finds the
+    works in the answer, ``refuse`` says why a DOI cannot be asked (it is then NOT_FOUND);
+    a DOI absent from the answer is NOT_FOUND ("<doi> <missing>")."""
+    out: dict[str, Lookup] = {}
+    wanted: dict[str, list[str]] = {}  # normalised -> as given
+    for d in dois:
+        bare = normalize_doi(d)
+        why_not = "not a DOI" if bare is None else refuse(bare)
+        if bare is None or why_not:
+            out[d] = host.lookup(method, Outcome.NOT_FOUND, [], why_not or "")
+        else:
+            wanted.setdefault(bare, []).append(d)
+    keys = list(wanted)
+    for start in range(0, len(keys), batch):
+        chunk = keys[start:start + batch]
+        result = await host.request("GET", "/works", params=params(chunk))
+        found_items: Any = None
+        if result.ok:
+            data, why = decode_json(result)
+            found_items = items(data)
+            if not why and (status_of(result) != 200 or not isinstance(found_items, list)):
+                why = f"HTTP {status_of(result)}: unexpected answer"
+        else:
+            why = result.detail
+        found: dict[str, PaperRecord] = {}
+        for item in found_items if isinstance(found_items, list) else []:
+            rec = to_record(item)
+            if rec is not None and rec.doi:
+                found[rec.doi] = rec
+        for bare in chunk:
+            lookup = host.batch_answer(method, result, why, found, bare, f"{bare} {missing}")
+            for given in wanted[bare]:
+                out[given] = lookup
+    return out
