@@ -164,6 +164,18 @@ def fuzz_parsers(count: int, seed: int) -> tuple[int, list[tuple[str, str]], flo
     return count, failures, slowest
 
 
+def _offline_env(folder: Path) -> dict[str, str]:
+    """As in the tests: no real host (paper search while typing is on by default) and a
+    cache of the session's own, never the user's."""
+    unreachable = "http://127.0.0.1:9"  # the discard port: refused at once
+    env = {var: unreachable for var in (
+        "CITELENS_S2_API_URL", "CITELENS_CROSSREF_API_URL", "CITELENS_OPENALEX_API_URL",
+        "CITELENS_ARXIV_API_URL", "CITELENS_ARXIV_URL", "CITELENS_DOI_URL",
+        "CITELENS_NCBI_EUTILS_URL", "CITELENS_UNPAYWALL_API_URL", "CITELENS_LLM_BASE_URL")}
+    env["CITELENS_CACHE_DIR"] = str(folder / ".cache")
+    return env
+
+
 async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
     from lsprotocol import types as lsp
     from tests.lsp_session import diagnostics, open_doc, session, wait_for
@@ -181,7 +193,7 @@ async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
             doc = folder / "main.tex"
             text = CANARY
             doc.write_text(text, encoding="utf-8")
-            async with session("visual-studio-code", folder) as client:
+            async with session("visual-studio-code", folder, env=_offline_env(folder)) as client:
                 u = open_doc(client, doc, text)
                 await diagnostics(client, u)
                 for i, (a, b, new) in enumerate(random_edits(text, edits, seed + s)):
