@@ -29,3 +29,6 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "CITELENS_NCBI_EUTILS_URL", "CITELENS_UNPAYWALL_API_URL",
     ):
         monkeypatch.setenv(var, unreachable)
+    # addresses found in data (a url field of a corpus .bib) are real hosts: not fetched
+    # unless a test serves them itself and turns fetchEntryUrls on
+    monkeypatch.setenv("CITELENS_FETCH_ENTRY_URLS", "false")

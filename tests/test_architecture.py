@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from pathlib import Path
 
 from tests.conftest import ROOT
 

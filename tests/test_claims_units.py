@@ -251,3 +251,31 @@ async def test_safe_fetch_time_cap(fake_llm: FakeLLM) -> None:
         got = await safe_fetch(client, fake_llm.root + "/slow", allow_private=True,
                                max_bytes=10_000, timeout_s=0.3)
     assert not got.ok and "within 0.3 s" in got.error
+
+
+async def test_nothing_is_fetched_offline_or_from_entry_urls_when_turned_off() -> None:
+    """``offline`` means no request at all; ``fetchEntryUrls`` off keeps addresses found in
+    data (a url field) unfetched while the configured sources still are."""
+    import httpx
+
+    from citelens.claims.context import Context
+    from citelens.core.settings import Settings
+
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        return httpx.Response(200, text="<html>full text</html>",
+                              headers={"content-type": "text/html"})
+
+    url = "http://127.0.0.1:8/paper.html"
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+        offline = Context(Settings(offline=True, allow_private_urls=True), client)
+        got = await offline.fetch(url, trusted_base="http://127.0.0.1:8")
+        assert not got.ok and "offline" in got.error
+        closed = Context(Settings(fetch_entry_urls=False, allow_private_urls=True), client)
+        got = await closed.fetch(url)
+        assert not got.ok and "fetchEntryUrls" in got.error
+        assert asked == []
+        got = await closed.fetch(url, trusted_base="http://127.0.0.1:8")  # a configured source
+        assert got.ok and asked == [url]

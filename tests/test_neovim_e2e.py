@@ -68,6 +68,7 @@ def nvim_env(tmp: Path, fake_env: dict[str, str]) -> dict[str, str]:
         CITELENS_S2_RPS="1000",
         CITELENS_RETRY_BACKOFF="0.01",
         CITELENS_REQUEST_TIMEOUT="5",
+        CITELENS_FETCH_ENTRY_URLS="false",  # the corpus .bib's url fields are real hosts
         CITELENS_NVIM_RTP=str(ROOT / "clients" / "neovim"),
         CITELENS_TEST_CMD=json.dumps(server_command()),
         CITELENS_TEST_SETTINGS=json.dumps({"verifyDebounceMs": 100}),

@@ -40,7 +40,8 @@ def llm() -> Iterator[FakeLLM]:
 
 
 def _settings(llm: FakeLLM) -> dict[str, Any]:
-    return llm_settings(llm, allowPrivateUrls=False)
+    # entry URLs are fetched (and checked) here: this test serves them itself
+    return llm_settings(llm, allowPrivateUrls=False, fetchEntryUrls=True)
 
 
 async def _check_claim(

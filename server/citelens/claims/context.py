@@ -41,8 +41,13 @@ class Context:
         """A safe GET of ``url`` (see :mod:`citelens.claims.urlsafety`).
 
         ``trusted_base``: the configured base URL (a setting, never data) ``url`` was
-        built from; its origin is trusted even on a private address.
+        built from; its origin is trusted even on a private address. Nothing is fetched
+        offline, nor from an address found in data with ``fetchEntryUrls`` off.
         """
+        if self.settings.offline:
+            return Fetched(redact_url(url), error="offline: not fetched")
+        if trusted_base is None and not self.settings.fetch_entry_urls:
+            return Fetched(redact_url(url), error="not fetched: fetchEntryUrls is off")
         got = await safe_fetch(
             self.client, url,
             allow_private=self.settings.allow_private_urls,

@@ -74,6 +74,7 @@ class Settings:
     embedding_cosine_min: float = 0.50
     claim_diagnostics: bool = False
     allow_private_urls: bool = False
+    fetch_entry_urls: bool = True
     fetch_max_bytes: int = 20_000_000
     # --- cite while writing
     paper_search: bool = True
@@ -125,6 +126,7 @@ _ENV: dict[str, str] = {
     "claim_timeout_s": "CITELENS_CLAIM_TIMEOUT",
     "embedding_cosine_min": "CITELENS_EMBEDDING_COSINE_MIN",
     "allow_private_urls": "CITELENS_ALLOW_PRIVATE_URLS",
+    "fetch_entry_urls": "CITELENS_FETCH_ENTRY_URLS",
 }
 
 _DESCRIPTIONS: dict[str, str] = {
@@ -170,6 +172,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "embedding_cosine_min": "Cosine similarity (0-1) a full-text passage needs to be kept as "
     "evidence; calibrate it for your embedding model with citelens eval claims.",
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
+    "fetch_entry_urls": "Let claim checks fetch pages and full texts from addresses found in data "
+    "(an entry's url field, open-access links); off: only the configured sources are asked.",
     "allow_private_urls": "Allow fetching full texts from private and loopback addresses found in "
     "data (entry URLs, open-access links); configured base URLs are always trusted.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
