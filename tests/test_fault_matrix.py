@@ -111,6 +111,7 @@ class Cell:
     seconds: float = 0.0
     error: str = ""
     requests_to_source: int = 0
+    first_logs: int = 0  # log lines of the first run (the outage), before the recovery run
 
 
 def _views() -> list:
@@ -147,6 +148,7 @@ async def _run_cell(cell: Cell, cache_dir: Path) -> None:
                 _views(), settings, sources=sources, cache=cache, log=cell.logs.append),
                 CELL_LIMIT_S)
             cell.requests_to_source = fake.count(cell.source)
+            cell.first_logs = len(cell.logs)
             fake.set_mode(cell.source, "ok")
             for other in _also_down(cell.source):
                 fake.set_mode(other, "ok")
@@ -215,10 +217,11 @@ def test_fault_cell(matrix: dict[tuple[str, str], Cell], source: str, fault: str
     # Recovery: the source is back, everything verifies.
     assert {k: v.status for k, v in cell.second.items()} == dict.fromkeys(
         DECIDERS, Status.VERIFIED), {k: v.summary for k, v in cell.second.items()}
-    # The outage is logged once (not once per entry or per request).
+    # The outage is logged once (not once per entry or per request). Only the outage run
+    # counts: on a starved CPU a request of the recovery run can time out (0.5 s) and say so.
     label = source_name(source)
-    mentions = [line for line in cell.logs if label in line and "requests so far" not in line
-                and "in a row" not in line]
+    mentions = [line for line in cell.logs[:cell.first_logs]
+                if label in line and "requests so far" not in line and "in a row" not in line]
     # A host answering only 429 or 5xx is cut off by its circuit breaker, said once.
     assert len([line for line in cell.logs if label in line and "in a row" in line]) <= 1
     if fault in OUTAGES:
