@@ -1,6 +1,6 @@
 """Claim checks through the real language server: hover latency and calls per claim.
 
-    /work/venv/bin/python -m benchmarks.bench_claim_hover [--n 200] [--preset neovim]
+    .venv/bin/python -m benchmarks.bench_claim_hover [--n 200] [--preset neovim]
 
 Runs ``citelens serve`` in its own process (pytest-lsp client, VS Code preset by
 default) against the fake scholarly APIs and the fake OpenAI-compatible model on

@@ -1,6 +1,6 @@
 """Claim checks: hover latency of a cached verdict, and the calls each path costs.
 
-    /work/venv/bin/python -m benchmarks.bench_claims [--n 2000]
+    .venv/bin/python -m benchmarks.bench_claims [--n 2000]
 
 1. A cached verdict: ``ClaimChecker.cached`` + ``render_markdown`` (what a hover
    does once the check has run), p50/p95/max over ``--n`` lookups; target p95 <= 20 ms.

@@ -8,7 +8,7 @@
   papers, against the fake scholarly APIs (S2 paced at its real 1 request/s, empty cache,
   the default debounce).
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_completion [--n 200] [--papers 15]
+Run: ``.venv/bin/python -m benchmarks.bench_completion [--n 200] [--papers 15]
 [--skip-big]``. To measure another checkout, put its ``server`` first on PYTHONPATH.
 """
 

@@ -8,7 +8,7 @@ with ``--enforce-rates``):
 * keystroke -> local diagnostics latency (p50/p95) while verification runs;
 * idle CPU of the server process after verification ended (utime+stime over 5 s).
 
-Run: ``/work/venv/bin/python -m benchmarks.bench_editor [--entries 300] [--enforce-rates]``
+Run: ``.venv/bin/python -m benchmarks.bench_editor [--entries 300] [--enforce-rates]``
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fabricated-reference detection: end to end (default) or at the comparison layer.
 
-    /work/venv/bin/python benchmarks/bench_fabrications.py [-v] [--type TYPE] [--layer e2e|compare]
+    .venv/bin/python benchmarks/bench_fabrications.py [-v] [--type TYPE] [--layer e2e|compare]
 
 The labelled set (``set.jsonl``) and the records a scholarly API would serve
 (``truth.jsonl``) are generated on first use into ``benchmarks/fabrications/.cache/``

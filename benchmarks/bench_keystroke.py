@@ -15,7 +15,7 @@ single-character incremental ``didChange`` edits and reports:
 
 Target: key p95 <= 50 ms. Run from the repository root::
 
-    /work/venv/bin/python benchmarks/bench_keystroke.py [--paper saier|bhandari]
+    .venv/bin/python benchmarks/bench_keystroke.py [--paper saier|bhandari]
         [--citations 300] [--edits 200] [--strict]
 """
 

@@ -1,6 +1,6 @@
 """Semantic Scholar requests and 429s per entry: ``citelens check`` of the astropy paper.
 
-    /work/venv/bin/python -m benchmarks.bench_s2 [--known 0.5] [--code DIR]
+    .venv/bin/python -m benchmarks.bench_s2 [--known 0.5] [--code DIR]
 
 Runs the real CLI (a subprocess, default settings, empty cache) on
 ``corpus/papers/astropy-v5.0`` against the fake APIs enforcing the real rate limits,

@@ -1,6 +1,6 @@
 """Wall time of ``citelens check`` when every scholarly source answers HTTP 429.
 
-    /work/venv/bin/python -m benchmarks.bench_storm [--sizes 20,40] [--code DIR]
+    .venv/bin/python -m benchmarks.bench_storm [--sizes 20,40] [--code DIR]
 
 Runs the real CLI (a subprocess, default retry settings: 2 s backoff, 3 retries)
 on the first N entries of ``benchmarks/data/bib300.bib`` (three quarters with a DOI

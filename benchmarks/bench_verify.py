@@ -1,6 +1,6 @@
 """Verify 300 real entries against the fake APIs enforcing the real rate limits.
 
-    /work/venv/bin/python -m benchmarks.bench_verify
+    .venv/bin/python -m benchmarks.bench_verify
 
 Prints the cold run (empty cache): wall time, requests per API, statuses; the
 warm run (same cache): wall time and requests; and the lower bound the rate

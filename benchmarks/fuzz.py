@@ -1,6 +1,6 @@
 """Fuzz the parsers and a live server with inputs mutated from the shared corpus.
 
-Seeds: every .tex/.md/.Rmd/.bib of /work/shared/corpus/papers plus a 2 MB slice of
+Seeds: every .tex/.md/.Rmd/.bib of ../shared/corpus/papers plus a 2 MB slice of
 bigbib/ml_conferences.bib. Each input is a random window of a seed file (so one
 input costs well under a millisecond) mutated by byte flips, deletions,
 duplications, insertions of syntax fragments, splices with another file, and
@@ -15,8 +15,8 @@ Then random incremental edits go to a live ``citelens serve`` (pytest-lsp), with
 hovers and completions in between; the server must keep answering and end with
 the diagnostics of a fresh ``citelens check`` of the final text.
 
-    /work/venv/bin/python benchmarks/fuzz.py                 # 100,000 inputs + 2 x 500 edits
-    /work/venv/bin/python benchmarks/fuzz.py --inputs 2000 --edits 100 --seed 7
+    .venv/bin/python benchmarks/fuzz.py                 # 100,000 inputs + 2 x 500 edits
+    .venv/bin/python benchmarks/fuzz.py --inputs 2000 --edits 100 --seed 7
 """
 
 from __future__ import annotations

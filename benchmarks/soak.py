@@ -15,7 +15,7 @@ Prints request latency p50/p95/p99, RSS at start/end and the live task count
 once the server is idle (verification finished). Targets: p95 <= 50 ms, RSS
 growth <= 10 %, no leaked tasks.
 
-    /work/venv/bin/python benchmarks/soak.py [--edits 10000] [--entries 300]
+    .venv/bin/python benchmarks/soak.py [--edits 10000] [--entries 300]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Build the labelled fabrication set from real bibliography entries (deterministic).
 
-    /work/venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR] [--out DIR]
+    .venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR] [--out DIR]
 
 The files are not committed (1.7 MB, partly GPL-3.0 metadata of the corpus):
 :func:`ensure_generated` builds them on demand into
