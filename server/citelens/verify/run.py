@@ -66,6 +66,8 @@ MAX_CANDIDATES = 5
 _FIELD_LABEL = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}
 _FIELD_ORDER = ("doi", "arxiv", "pmid", "s2")
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
+#: Runs of at least this many entries read the cache's keys once (VerificationCache.remember_keys).
+_REMEMBER_KEYS_FROM = 1000
 
 
 def _no_log(_message: str) -> None:
@@ -831,6 +833,8 @@ class _Run:
     async def run(self) -> dict[str, Verification]:
         limit = self.settings.verify_deadline_s
         deadline = asyncio.timeout(limit if limit > 0 else None)
+        if len(self.entries) >= _REMEMBER_KEYS_FROM:  # most lookups of a big run are misses
+            self.cache.remember_keys(max_keys=20 * len(self.entries))
         try:
             async with deadline:
                 await self._ask()
@@ -838,6 +842,8 @@ class _Run:
             if not deadline.expired():
                 raise
             self._stop_at_deadline(limit)
+        finally:
+            self.cache.forget_keys()
         for e in self.entries:  # anything left (cannot happen, but never lose an entry)
             self.finish(e)
         if self.awaiting:
