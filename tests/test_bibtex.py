@@ -401,7 +401,7 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
     rng = random.Random(7)
     inserts = ["x", "}", "{", "@article{zz, title={A}}\n", ",\n  note = {n}", "%", "\n@misc{"]
     spliced = 0
-    for _ in range(24):
+    for step in range(24):
         i = rng.randrange(40, len(text))
         if rng.random() < 0.3:
             new = text[:i] + text[i + rng.randrange(1, 60):]
@@ -414,7 +414,9 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
             assert [(e.key, e.span, e.key_span, e.entry_type) for e in got.entries] == [
                 (e.key, e.span, e.key_span, e.entry_type) for e in want.entries]
             for e_got, e_want in zip(got.entries, want.entries, strict=True):
-                if e_got.span.start <= i + 200 and e_got.span.end >= i - 200:
+                # entries moved by an edit are the same objects, shifted: every field and
+                # span of theirs is read again from the new text
+                if step % 4 == 0 or (e_got.span.start <= i + 200 and e_got.span.end >= i - 200):
                     assert e_got.fields == e_want.fields
             probs = sorted((p.span.start, p.span.end, p.message) for p in all_problems(got))
             assert probs == sorted((p.span.start, p.span.end, p.message)
