@@ -349,14 +349,10 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
             break
         head = head_match(text, at)
         if head is None:
-            if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
-                eol = find("\n", at)
-                problems.append(BibProblem(Span(at, n if eol < 0 else eol),
-                                           "expected an entry type and '{' after '@'"))
+            _stray_at(text, at, problems)
             pos = at + 1
             continue
-        line_start = text.rfind("\n", 0, at) + 1
-        if "%" in text[line_start:at]:
+        if "%" in text[text.rfind("\n", 0, at) + 1:at]:
             # "%@misc{...": an entry commented out. biber (biblatex) reads % as a comment;
             # classic BibTeX would read the entry, but nobody comments one out to keep it.
             pos = at + 1
@@ -410,6 +406,14 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         for e in entries:
             _ = e.fields
     return BibFile(path, entries, problems, macros)
+
+
+def _stray_at(text: str, at: int, problems: list[BibProblem]) -> None:
+    """An '@' with no entry after it: a problem when it starts a line (not "@comment")."""
+    if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
+        eol = text.find("\n", at)
+        problems.append(BibProblem(Span(at, len(text) if eol < 0 else eol),
+                                   "expected an entry type and '{' after '@'"))
 
 
 def _at_line_start(text: str, pos: int) -> bool:
