@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,9 @@ class _Context:
     depth: dict[str, int] = field(default_factory=dict)  # @string name -> nesting depth
     unexpanded: set[str] = field(default_factory=set)  # @string names over a cap
     budget: int = EXPANSION_BUDGET_CHARS  # characters macro-using values may still expand to
+    #: Entries whose parsed fields are kept, oldest first, in a big file (None: keep all).
+    #: Fields read again later are parsed again, quietly (problems are reported once).
+    kept: deque[_LazyEntry] | None = None
 
 
 @dataclass(slots=True)
@@ -127,6 +131,10 @@ class _Expansion:
 
 _FIELDS_SLOT = BibEntry.__dict__["fields"]  # the slot that stores parsed fields
 _UNREAD = -(1 << 62)  # _LazyEntry._read_at of an entry whose fields are not parsed
+_DROPPED = _UNREAD + 1  # ... parsed once (its problems reported), then dropped to save memory
+#: A big file keeps the parsed fields of this many entries (the rest are read again when
+#: asked for: 68,000 entries' fields would hold 340 MB).
+KEPT_FIELDS = 4096
 
 
 class _LazyEntry(BibEntry):
@@ -178,15 +186,27 @@ class _LazyEntry(BibEntry):
 
     @property
     def fields(self) -> dict[str, BibField]:
-        if self._read_at != _UNREAD:
+        read_at = self._read_at
+        if read_at != _UNREAD and read_at != _DROPPED:
             parsed: dict[str, BibField] = _FIELDS_SLOT.__get__(self, BibEntry)
             return parsed
         try:
-            by = self._by
-            parsed = _parse_fields(self._ctx, self._body + by, self._close + by)
+            ctx, by = self._ctx, self._by
         except AttributeError:  # built by dataclasses.replace() without fields
-            parsed = {}
+            self.fields = {}
+            return {}
+        budget = ctx.budget
+        if read_at == _DROPPED:
+            parsed = _parse_quietly(ctx, self._body + by, self._close + by)
+        else:
+            parsed = _parse_fields(ctx, self._body + by, self._close + by)
         self.fields = parsed
+        # an entry whose values used @string macros keeps its fields: the expansion budget
+        # it was charged must not be charged again
+        if ctx.kept is not None and ctx.budget == budget:
+            ctx.kept.append(self)
+            if len(ctx.kept) > KEPT_FIELDS:
+                ctx.kept.popleft()._drop()
         return parsed
 
     @fields.setter
@@ -194,11 +214,16 @@ class _LazyEntry(BibEntry):
         _FIELDS_SLOT.__set__(self, value)
         self._read_at = self._shift()
 
+    def _drop(self) -> None:
+        if self._read_at != _UNREAD and self._read_at != _DROPPED:
+            _FIELDS_SLOT.__delete__(self)
+            self._read_at = _DROPPED
+
     def _unread(self) -> None:
         """Forget the fields (read again, from the current text, when next asked for)."""
-        if self._read_at != _UNREAD:
+        if self._read_at != _UNREAD and self._read_at != _DROPPED:
             _FIELDS_SLOT.__delete__(self)
-            self._read_at = _UNREAD
+        self._read_at = _UNREAD
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BibEntry):
@@ -405,6 +430,8 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
     if eager if eager is not None else n <= EAGER_LIMIT:
         for e in entries:
             _ = e.fields
+    elif n > EAGER_LIMIT:
+        ctx.kept = deque()
     return BibFile(path, entries, problems, macros)
 
 
@@ -569,6 +596,16 @@ def _over_budget(ctx: _Context, exp: _Expansion) -> bool:
         return False
     ctx.budget -= exp.length
     return ctx.budget < 0
+
+
+def _parse_quietly(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
+    """The fields of an entry read before: its problems are known already."""
+    problems = ctx.problems
+    ctx.problems = []
+    try:
+        return _parse_fields(ctx, pos, end)
+    finally:
+        ctx.problems = problems
 
 
 def _parse_fields(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
@@ -738,7 +775,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
     if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
         return None
-    ctx = _Context(new_text, dict(old.strings))
+    ctx = _Context(new_text, dict(old.strings), kept=entries[0]._ctx.kept)  # type: ignore[attr-defined]
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
     ctx.problems += [BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
