@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from citelens.core.findings import Finding, Related, make_finding
 from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
 from citelens.core.settings import Settings
-from citelens.documents.bibtex.parse import unclosed_keys
+from citelens.documents.bibtex.parse import key_table, unclosed_keys
 from citelens.workspace.project import Project
 from citelens.workspace.store import DocumentStore
 
@@ -136,43 +136,9 @@ def _read_bibs(store: DocumentStore, project: Project, out: Analysis) -> None:
             text = store.text(bib_path) or ""
             for key, span in unclosed_keys(bib, text).items():
                 out.unclosed.setdefault(key, (bib_path, span))
-    first, more = _key_table(out.bibs)
+    first, more = key_table(out.bibs)
     out.first = first
     out.definitions = Definitions(first, more)
-
-
-#: Key tables of the last few BibFiles read (a keystroke in a .tex file reads the same
-#: 68,000-entry BibFile again): id -> (the BibFile, kept alive so the id stays its own, table).
-_TABLES: dict[int, tuple[BibFile, tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]]] = {}
-_TABLES_KEPT = 4
-
-
-def _key_table(bibs: list[BibFile]) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
-    """(key -> first definition, key -> every definition for the keys defined again), both in
-    the order of first definitions. Shared by analyses of the same BibFile: never mutate."""
-    if len(bibs) != 1:
-        return _build_table([e for b in bibs for e in b.entries])
-    bib = bibs[0]
-    hit = _TABLES.get(id(bib))
-    if hit is not None and hit[0] is bib:
-        return hit[1]
-    table = _build_table(bib.entries)
-    if len(_TABLES) >= _TABLES_KEPT:
-        del _TABLES[next(iter(_TABLES))]
-    _TABLES[id(bib)] = (bib, table)
-    return table
-
-
-def _build_table(entries: list[BibEntry]) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
-    first: dict[str, BibEntry] = {}
-    more: dict[str, list[BibEntry]] = {}
-    keep = first.setdefault
-    for e in entries:
-        if keep(e.key, e) is not e:
-            more.setdefault(e.key, [first[e.key]]).append(e)
-    if len(more) > 1:
-        more = {k: more[k] for k in first if k in more}
-    return first, more
 
 
 def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:

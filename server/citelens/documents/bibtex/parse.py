@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from sys import intern
@@ -300,6 +300,48 @@ def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
     for e in entries:
         out.setdefault(e.key, e)
     return out
+
+
+#: Key tables of the last few BibFiles asked about (a keystroke in a .tex file analyses the
+#: same 68,000-entry BibFile again): id -> (the BibFile, kept so the id stays its own, table).
+_TABLES: dict[int, tuple[BibFile, tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]]] = {}
+_TABLES_KEPT = 4
+
+
+def key_table(
+    bibs: Sequence[BibFile],
+) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
+    """(key -> its first definition, key -> every definition for the keys defined again),
+    both in the order of first definitions, over ``bibs`` in order. An entry without a path
+    gets its file's. The table of one BibFile is shared while it lives: never change it."""
+    if len(bibs) != 1:
+        return _build_table(bibs)
+    bib = bibs[0]
+    hit = _TABLES.get(id(bib))
+    if hit is not None and hit[0] is bib:
+        return hit[1]
+    table = _build_table(bibs)
+    if len(_TABLES) >= _TABLES_KEPT:
+        del _TABLES[next(iter(_TABLES))]
+    _TABLES[id(bib)] = (bib, table)
+    return table
+
+
+def _build_table(
+    bibs: Sequence[BibFile],
+) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
+    first: dict[str, BibEntry] = {}
+    more: dict[str, list[BibEntry]] = {}
+    keep = first.setdefault
+    for bib in bibs:
+        for e in bib.entries:
+            if not e.path:
+                e.path = bib.path
+            if keep(e.key, e) is not e:
+                more.setdefault(e.key, [first[e.key]]).append(e)
+    if len(more) > 1:
+        more = {k: more[k] for k in first if k in more}
+    return first, more
 
 
 def crossref_lookup(
