@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -302,10 +303,11 @@ def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
     return out
 
 
-#: Key tables of the last few BibFiles asked about (a keystroke in a .tex file analyses the
-#: same 68,000-entry BibFile again): id -> (the BibFile, kept so the id stays its own, table).
-_TABLES: dict[int, tuple[BibFile, tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]]] = {}
-_TABLES_KEPT = 4
+#: Key tables of the BibFiles alive (a keystroke in a .tex file analyses the same
+#: 68,000-entry BibFile again): id -> (a weak reference to the BibFile, its table); a table
+#: goes when its BibFile does.
+_TABLES: dict[int, tuple[weakref.ref[BibFile], tuple[dict[str, BibEntry],
+                                                     dict[str, list[BibEntry]]]]] = {}
 
 
 def key_table(
@@ -318,12 +320,11 @@ def key_table(
         return _build_table(bibs)
     bib = bibs[0]
     hit = _TABLES.get(id(bib))
-    if hit is not None and hit[0] is bib:
+    if hit is not None and hit[0]() is bib:
         return hit[1]
     table = _build_table(bibs)
-    if len(_TABLES) >= _TABLES_KEPT:
-        del _TABLES[next(iter(_TABLES))]
-    _TABLES[id(bib)] = (bib, table)
+    key = id(bib)
+    _TABLES[key] = (weakref.ref(bib, lambda _gone: _TABLES.pop(key, None)), table)
     return table
 
 
