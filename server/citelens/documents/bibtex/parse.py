@@ -818,7 +818,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
     if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
         return None
-    ctx = _Context(new_text, dict(old.strings), kept=entries[0]._ctx.kept)  # type: ignore[attr-defined]
+    ctx = _Context(new_text, dict(old.strings), kept=_still_kept(entries, first, last))
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
     ctx.problems += [BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
@@ -834,6 +834,16 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
         _move(e, delta, ctx)
     return BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
                    ctx.macros)
+
+
+def _still_kept(entries: list[BibEntry], first: int, last: int) -> deque[_LazyEntry] | None:
+    """The entries with kept fields, less those an edit replaced (they hold the old text)."""
+    old_ctx: _Context = entries[0]._ctx  # type: ignore[attr-defined]
+    kept, old_ctx.kept = old_ctx.kept, None  # no cycle old text -> deque -> entry -> old text
+    if kept is None:
+        return None
+    gone = {id(e) for e in entries[first:last]}
+    return deque(e for e in kept if id(e) not in gone) if gone else deque(kept)
 
 
 def _inside_entry(entries: list[BibEntry], lo: int, span: Span) -> bool:
