@@ -4,7 +4,7 @@ unparseable bibliography text, missing bibliography files, unused entries."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
 from citelens.core.findings import Finding, Related, make_finding
@@ -41,9 +41,33 @@ class Definitions(Mapping[str, list[BibEntry]]):
     def __len__(self) -> int:
         return len(self._first)
 
+    def items(self) -> ItemsView[str, list[BibEntry]]:
+        return _DefinitionItems(self)
+
+    def values(self) -> ValuesView[list[BibEntry]]:
+        return _DefinitionValues(self)
+
     def duplicated(self) -> dict[str, list[BibEntry]]:
         """The keys defined more than once, in the order of their first definitions."""
         return self._more
+
+
+class _DefinitionItems(ItemsView[str, list[BibEntry]]):
+    _mapping: Definitions
+
+    def __iter__(self) -> Iterator[tuple[str, list[BibEntry]]]:
+        more = self._mapping._more
+        if not more:  # one list per key, no lookup per key (68,000 keys on each keystroke)
+            return ((k, [e]) for k, e in self._mapping._first.items())
+        return ((k, list(more[k]) if k in more else [e])
+                for k, e in self._mapping._first.items())
+
+
+class _DefinitionValues(ValuesView[list[BibEntry]]):
+    _mapping: Definitions
+
+    def __iter__(self) -> Iterator[list[BibEntry]]:
+        return (defs for _k, defs in _DefinitionItems(self._mapping))
 
 
 @dataclass(slots=True)

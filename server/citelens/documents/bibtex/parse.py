@@ -800,7 +800,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     """
     entries = old.entries
     if (len(new_text) <= EAGER_LIMIT or not entries
-            or not all(type(e) is _LazyEntry for e in entries)
+            or type(entries[0]) is not _LazyEntry or type(entries[-1]) is not _LazyEntry
             or any("not expanded" in q.message for q in old.problems)):  # @string caps
         return None
     p = common_prefix(old_text, new_text)
@@ -826,12 +826,10 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
                      if q.span.start >= end and not _inside_entry(entries, last, q.span)]
     for e in entries[:first]:  # same offsets, same text there: read from the new text
         e._ctx = ctx  # type: ignore[attr-defined]
-    for e in part.entries:
-        _move(e, start, ctx)
+    _move(part.entries, start, ctx)
     # Entries after the edit move by its length: the same objects, shifted (a keystroke
     # near the top of a 68,000-entry file must not build 68,000 new entries).
-    for e in entries[last:]:
-        _move(e, delta, ctx)
+    _move(entries[last:], delta, ctx)
     return BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
                    ctx.macros)
 
@@ -852,8 +850,9 @@ def _inside_entry(entries: list[BibEntry], lo: int, span: Span) -> bool:
     return i >= lo and entries[i].span.start <= span.start and span.end <= entries[i].span.end
 
 
-def _move(e: BibEntry, by: int, ctx: _Context) -> None:
-    assert isinstance(e, _LazyEntry)
-    e._unread()  # its field problems come back when read (none were carried over)
-    e._by += by
-    e._ctx = ctx
+def _move(entries: list[BibEntry], by: int, ctx: _Context) -> None:
+    for e in entries:
+        if e._read_at != _UNREAD:  # type: ignore[attr-defined]
+            e._unread()  # type: ignore[attr-defined]  # its problems come back when read
+        e._by += by  # type: ignore[attr-defined]
+        e._ctx = ctx  # type: ignore[attr-defined]
