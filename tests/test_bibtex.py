@@ -390,7 +390,7 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
     """``reparse_edit`` (only the entries an edit touched) gives what a full parse gives."""
     import random
 
-    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, reparse_edit
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, key_table, reparse_edit
 
     one = ("@article{{key{i},\n  title = {{A {{Title}} number {i}}},\n  author = {{Doe, J."
            " and Roe, R.}},\n  journal = jnl,\n  year = {{20{i2:02d}}},\n}}\n\n")
@@ -398,6 +398,7 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
         one.format(i=i, i2=i % 100) for i in range(EAGER_LIMIT // 120 + 10))
     assert len(text) > EAGER_LIMIT
     bib = parse_bib(text, "big.bib")
+    key_table([bib])
     rng = random.Random(7)
     inserts = ["x", "}", "{", "@article{zz, title={A}}\n", ",\n  note = {n}", "%", "\n@misc{"]
     spliced = 0
@@ -418,6 +419,13 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
                 # span of theirs is read again from the new text
                 if step % 4 == 0 or (e_got.span.start <= i + 200 and e_got.span.end >= i - 200):
                     assert e_got.fields == e_want.fields
+            # the key table (carried over from before the edit when it can be) is the fresh one
+            got_first, got_more = key_table([got])
+            want_first, want_more = key_table([want])
+            assert [(k, e.span) for k, e in got_first.items()] == [
+                (k, e.span) for k, e in want_first.items()]
+            assert {k: [e.span for e in v] for k, v in got_more.items()} == {
+                k: [e.span for e in v] for k, v in want_more.items()}
             probs = sorted((p.span.start, p.span.end, p.message) for p in all_problems(got))
             assert probs == sorted((p.span.start, p.span.end, p.message)
                                    for p in all_problems(want))

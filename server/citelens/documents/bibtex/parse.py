@@ -323,9 +323,32 @@ def key_table(
     if hit is not None and hit[0]() is bib:
         return hit[1]
     table = _build_table(bibs)
+    _remember_table(bib, table)
+    return table
+
+
+_Table = tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]
+
+
+def _remember_table(bib: BibFile, table: _Table) -> None:
     key = id(bib)
     _TABLES[key] = (weakref.ref(bib, lambda _gone: _TABLES.pop(key, None)), table)
-    return table
+
+
+def _table_after_edit(old: BibFile, removed: list[BibEntry], added: list[BibEntry]
+                      ) -> _Table | None:
+    """The key table after an edit that replaced ``removed`` by ``added`` (the same keys in
+    the same order, each defined once: an edit inside entries), from the table before it."""
+    hit = _TABLES.get(id(old))
+    if hit is None or hit[0]() is not old or [e.key for e in removed] != [e.key for e in added]:
+        return None
+    first, more = hit[1]
+    if any(e.key in more or first.get(e.key) is not e for e in removed):
+        return None
+    new_first = dict(first)  # a copy in C: the same order, the edited entries replaced
+    for e in added:
+        new_first[e.key] = e
+    return new_first, more
 
 
 def _build_table(
@@ -830,8 +853,12 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     # Entries after the edit move by its length: the same objects, shifted (a keystroke
     # near the top of a 68,000-entry file must not build 68,000 new entries).
     _move(entries[last:], delta, ctx)
-    return BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
-                   ctx.macros)
+    bib = BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
+                  ctx.macros)
+    table = _table_after_edit(old, entries[first:last], part.entries)
+    if table is not None:
+        _remember_table(bib, table)
+    return bib
 
 
 def _still_kept(entries: list[BibEntry], first: int, last: int) -> deque[_LazyEntry] | None:
