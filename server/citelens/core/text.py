@@ -12,6 +12,7 @@ import bisect
 import itertools
 import operator
 import re
+from array import array
 from dataclasses import dataclass
 
 from citelens.core.model import Span
@@ -54,7 +55,7 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
+        starts = array("q", [0])  # 8 bytes a line, not an int object each (a million lines)
         starts.extend(m.end() for m in _NEWLINE.finditer(text))
         self._starts = starts
         self._cut = len(starts)
@@ -125,12 +126,14 @@ class LineIndex:
             return ""
         return self.text[self.line_start(line) : self._line_end(line)]
 
-    def _all_starts(self) -> list[int]:
+    def _all_starts(self) -> array[int]:
         starts, cut = self._starts, self._cut
         if cut >= len(starts) or not self._delta:
             return starts
-        return starts[:cut] + list(map(operator.add, itertools.islice(starts, cut, None),
-                                       itertools.repeat(self._delta)))
+        out = starts[:cut]
+        out.extend(map(operator.add, itertools.islice(starts, cut, None),
+                       itertools.repeat(self._delta)))
+        return out
 
 
 def common_prefix(a: str, b: str) -> int:
