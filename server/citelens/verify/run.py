@@ -215,8 +215,10 @@ def decide(
     *,
     chash: str = "",
     checked_at: str = "",
+    ids: plan.Identifiers | None = None,
 ) -> Verification:
-    """The verdict on one entry from every answer collected for it. Pure; never raises."""
+    """The verdict on one entry from every answer collected for it. Pure; never raises.
+    ``ids`` are the entry's identifiers when the caller has them (``plan.identifiers``)."""
     informational = plan.is_informational(view)
     # Answers arrive in whatever order the hosts answered: sort them, so the verdict, its
     # messages ("in Semantic Scholar, OpenAlex, …") and the audit trail are the same each run.
@@ -231,7 +233,7 @@ def decide(
     if not view.title.strip():
         return make(Status.UNVERIFIED, "The entry has no title, so it cannot be checked "
                     "against scholarly sources")
-    ans = _answers(view, asked, settings)
+    ans = _answers(view, asked, settings, plan.identifiers(view) if ids is None else ids)
     bad_fields = [f for f in _FIELD_ORDER if f in ans.conflicts and f not in ans.same_fields]
     if bad_fields:  # an identifier names another paper
         status, summary, kw = _mismatch(ans, bad_fields)
@@ -285,8 +287,9 @@ class _Answers:
 _Verdict = tuple[Status, str, dict[str, Any]]
 
 
-def _answers(view: EntryView, asked: list[Asked], settings: Settings) -> _Answers:
-    ans = _Answers(view, asked, settings, plan.identifiers(view))
+def _answers(view: EntryView, asked: list[Asked], settings: Settings,
+             ids: plan.Identifiers) -> _Answers:
+    ans = _Answers(view, asked, settings, ids)
     cand_t = settings.title_candidate_threshold
     for a in asked:
         if a.field is None or a.lookup.outcome is not Outcome.FOUND:
@@ -478,7 +481,8 @@ class _Run:
             return
         self._mark_done(e)
         try:
-            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now)
+            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now,
+                       ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = Verification(e.view.key, Status.UNVERIFIED,
