@@ -166,10 +166,14 @@ def is_network_failure(outcome: str, detail: str) -> bool:
             and any(d in detail for d in _NETWORK_DETAILS))
 
 
+_OFFLINE = "offline, and no cached answer for this entry"
+_OFFLINE_SUMMARY = f"Not verified: {_OFFLINE}"  # one string for every such entry
+
+
 def _failure_text(asked: Sequence[Asked]) -> str:
     failed = [a for a in asked if a.lookup.outcome in _FAILED]
     if failed and all("offline" in a.lookup.detail for a in failed):
-        return "offline, and no cached answer for this entry"
+        return _OFFLINE
     unreachable: dict[str, None] = {}
     parts = []
     for name in dict.fromkeys(source_name(a.lookup.source) for a in failed):
@@ -369,7 +373,8 @@ def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
     asked, ids, all_records = ans.asked, ans.ids, ans.all_records
     cands = ans.candidates()
     if any(a.lookup.outcome in _FAILED for a in asked):
-        return (Status.UNVERIFIED, f"Not verified: {_failure_text(asked)}",
+        why = _failure_text(asked)
+        return (Status.UNVERIFIED, _OFFLINE_SUMMARY if why is _OFFLINE else f"Not verified: {why}",
                 dict(candidates=cands))
     if not asked:
         return Status.UNVERIFIED, "Not verified: no source was asked", {}
