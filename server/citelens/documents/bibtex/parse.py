@@ -493,12 +493,19 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         key_span = Span(km.start(1), km.end(1))
         entries.append(_lazy_entry(etype, key, span, key_span, path, ctx,
                                    after + 1 if after < close else close, close))
+    _read_fields(ctx, entries, eager)
+    return BibFile(path, entries, problems, macros)
+
+
+def _read_fields(ctx: _Context, entries: list[BibEntry], eager: bool | None) -> None:
+    """Parse every entry's fields now (a small file, or when asked to); a big file keeps
+    only the fields read last (:data:`KEPT_FIELDS`)."""
+    n = len(ctx.text)
     if eager if eager is not None else n <= EAGER_LIMIT:
         for e in entries:
             _ = e.fields
     elif n > EAGER_LIMIT:
         ctx.kept = deque()
-    return BibFile(path, entries, problems, macros)
 
 
 def _stray_at(text: str, at: int, problems: list[BibProblem]) -> None:
