@@ -431,3 +431,21 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
                                    for p in all_problems(want))
         text, bib = new, got or want
     assert spliced >= 12
+
+
+def test_a_big_bibliography_keeps_few_parsed_fields_and_reports_each_problem_once() -> None:
+    """A file over EAGER_LIMIT keeps the fields of the entries read last; an entry read
+    again is parsed again with the same fields, and its problem is not reported twice."""
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, KEPT_FIELDS, all_problems
+
+    one = "@article{{key{i},\n  title = {{Title {i}}},\n  year = {{2001}},\n}}\n\n"
+    bad = "@article{bad,\n  title = {Broken},\n  year = {2001} note = {x},\n}\n\n"
+    text = bad + "".join(one.format(i=i) for i in range(EAGER_LIMIT // 50 + 10))
+    assert len(text) > EAGER_LIMIT and len(text) // 50 > KEPT_FIELDS
+    bib = parse_bib(text, "big.bib")
+    first = {e.key: dict(e.fields) for e in bib.entries}
+    problems = all_problems(bib)
+    assert [p.message for p in problems] == ["expected ',' after the value of 'year'"]
+    again = {e.key: dict(e.fields) for e in bib.entries}  # most were dropped: parsed again
+    assert again == first and first["bad"]["title"].value == "Broken"
+    assert all_problems(bib) == problems
