@@ -390,7 +390,7 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
     """``reparse_edit`` (only the entries an edit touched) gives what a full parse gives."""
     import random
 
-    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, reparse_edit
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, key_table, reparse_edit
 
     one = ("@article{{key{i},\n  title = {{A {{Title}} number {i}}},\n  author = {{Doe, J."
            " and Roe, R.}},\n  journal = jnl,\n  year = {{20{i2:02d}}},\n}}\n\n")
@@ -398,10 +398,11 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
         one.format(i=i, i2=i % 100) for i in range(EAGER_LIMIT // 120 + 10))
     assert len(text) > EAGER_LIMIT
     bib = parse_bib(text, "big.bib")
+    key_table([bib])
     rng = random.Random(7)
     inserts = ["x", "}", "{", "@article{zz, title={A}}\n", ",\n  note = {n}", "%", "\n@misc{"]
     spliced = 0
-    for _ in range(24):
+    for step in range(24):
         i = rng.randrange(40, len(text))
         if rng.random() < 0.3:
             new = text[:i] + text[i + rng.randrange(1, 60):]
@@ -414,10 +415,37 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file() -> None:
             assert [(e.key, e.span, e.key_span, e.entry_type) for e in got.entries] == [
                 (e.key, e.span, e.key_span, e.entry_type) for e in want.entries]
             for e_got, e_want in zip(got.entries, want.entries, strict=True):
-                if e_got.span.start <= i + 200 and e_got.span.end >= i - 200:
+                # entries moved by an edit are the same objects, shifted: every field and
+                # span of theirs is read again from the new text
+                if step % 4 == 0 or (e_got.span.start <= i + 200 and e_got.span.end >= i - 200):
                     assert e_got.fields == e_want.fields
+            # the key table (carried over from before the edit when it can be) is the fresh one
+            got_first, got_more = key_table([got])
+            want_first, want_more = key_table([want])
+            assert [(k, e.span) for k, e in got_first.items()] == [
+                (k, e.span) for k, e in want_first.items()]
+            assert {k: [e.span for e in v] for k, v in got_more.items()} == {
+                k: [e.span for e in v] for k, v in want_more.items()}
             probs = sorted((p.span.start, p.span.end, p.message) for p in all_problems(got))
             assert probs == sorted((p.span.start, p.span.end, p.message)
                                    for p in all_problems(want))
         text, bib = new, got or want
     assert spliced >= 12
+
+
+def test_a_big_bibliography_keeps_few_parsed_fields_and_reports_each_problem_once() -> None:
+    """A file over EAGER_LIMIT keeps the fields of the entries read last; an entry read
+    again is parsed again with the same fields, and its problem is not reported twice."""
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, KEPT_FIELDS, all_problems
+
+    one = "@article{{key{i},\n  title = {{Title {i}}},\n  year = {{2001}},\n}}\n\n"
+    bad = "@article{bad,\n  title = {Broken},\n  year = {2001} note = {x},\n}\n\n"
+    text = bad + "".join(one.format(i=i) for i in range(EAGER_LIMIT // 50 + 10))
+    assert len(text) > EAGER_LIMIT and len(text) // 50 > KEPT_FIELDS
+    bib = parse_bib(text, "big.bib")
+    first = {e.key: dict(e.fields) for e in bib.entries}
+    problems = all_problems(bib)
+    assert [p.message for p in problems] == ["expected ',' after the value of 'year'"]
+    again = {e.key: dict(e.fields) for e in bib.entries}  # most were dropped: parsed again
+    assert again == first and first["bad"]["title"].value == "Broken"
+    assert all_problems(bib) == problems

@@ -183,3 +183,34 @@ def test_line_index_after_an_edit_of_a_big_text_equals_a_fresh_one() -> None:
             want.line_start(n) for n in range(want.line_count)]
         assert got.position(i) == want.position(i)
         text, index = new, got
+
+
+def test_line_index_after_typing_in_one_line_of_a_big_text_equals_a_fresh_one() -> None:
+    """Keystrokes within one line shift the lines after it without copying them; offsets
+    and positions on both sides of the edit stay exact, also after an edit elsewhere."""
+    import random
+
+    from citelens.core.text import index_after_edit
+
+    rng = random.Random(11)
+    text = "".join(f"  title = {{Line {i} é}},\n" for i in range(60_000))
+    index = LineIndex(text)
+    at = text.index("Line 3000")
+    for step in range(40):
+        if step % 10 == 9:  # now and then somewhere else, with a line break
+            at = rng.randrange(len(text))
+            new = text[:at] + "\n" + text[at:]
+        elif step % 3 == 2:
+            new = text[:at] + text[at + 1:]  # a backspace
+        else:
+            new = text[:at] + "x" + text[at:]
+        got, want = index_after_edit(index, new), LineIndex(new)
+        probes = [0, at, at + 1, len(new)] + [rng.randrange(len(new)) for _ in range(40)]
+        for o in probes:
+            assert got.line_of(o) == want.line_of(o)
+            assert got.position(o) == want.position(o)
+        for n in [rng.randrange(want.line_count) for _ in range(20)] + [want.line_count - 1]:
+            assert got.line_start(n) == want.line_start(n)
+            assert got.line_text(n) == want.line_text(n)
+            assert got.offset(n, 4) == want.offset(n, 4)
+        text, index = new, got

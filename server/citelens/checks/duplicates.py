@@ -112,8 +112,17 @@ def _may_be_similar(a: _Prepared, b: _Prepared) -> bool:
         return True
     if not only_a or not only_b or abs(len(only_a) - len(only_b)) > 2:
         return False
-    typos = sum(1 for x in only_a if any(is_typo(x, y) for y in only_b))
-    return max(len(only_a), len(only_b)) - typos <= 2
+    need = max(len(only_a), len(only_b)) - 2  # words of only_a with a typo in only_b
+    typos, left = 0, len(only_a)
+    for x in only_a:  # stop as soon as the count is reached or out of reach
+        left -= 1
+        if any(is_typo(x, y) for y in only_b):
+            typos += 1
+            if typos >= need:
+                return True
+        elif typos + left < need:
+            return False
+    return typos >= need
 
 
 def _blocks(prepared: list[_Prepared]) -> Iterable[list[int]]:

@@ -19,6 +19,7 @@ from citelens.checks.duplicates import find_duplicates
 from citelens.core.findings import Finding, FixData, Related, Severity
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
+from citelens.documents.bibtex.parse import key_table
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
@@ -70,14 +71,8 @@ def _field(entry: BibEntry, what: str) -> BibField | None:
 
 
 def _first_definitions(bib_files: Sequence[BibFile]) -> dict[str, BibEntry]:
-    """Key -> the entry BibTeX uses (its first definition in file order)."""
-    out: dict[str, BibEntry] = {}
-    for bib in bib_files:
-        for e in bib.entries:
-            if not e.path:
-                e.path = bib.path
-            out.setdefault(e.key, e)
-    return out
+    """Key -> the entry BibTeX uses (its first definition in file order); shared, read-only."""
+    return key_table(bib_files)[0]
 
 
 _BRIEF_FIELDS = ("source", "title", "authors", "year", "venue", "doi", "arxiv_id", "pmid",

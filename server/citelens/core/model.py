@@ -93,7 +93,7 @@ class BibProblem:
     message: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # caches of a BibFile go with it
 class BibFile:
     path: str
     entries: list[BibEntry]

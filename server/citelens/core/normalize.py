@@ -97,6 +97,8 @@ _SYMBOL_COMMANDS = {c: c for c in "&%$#_{}"} | {"\\": " ", " ": " "}
 
 def strip_accents(s: str) -> str:
     """``s`` without combining marks, with ``ø``/``ł``/``ß``-like letters spelled out in ASCII."""
+    if s.isascii():  # nothing to decompose or spell out (most titles): skip the walk
+        return s
     try:
         decomposed = unicodedata.normalize("NFKD", s.translate(_LETTERS))
         return "".join(c for c in decomposed if not unicodedata.combining(c))

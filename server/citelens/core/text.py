@@ -12,6 +12,7 @@ import bisect
 import itertools
 import operator
 import re
+from array import array
 from dataclasses import dataclass
 
 from citelens.core.model import Span
@@ -45,32 +46,46 @@ class Position:
 
 
 class LineIndex:
-    """Line starts of one text, for offset <-> position conversion."""
+    """Line starts of one text, for offset <-> position conversion.
 
-    __slots__ = ("_ascii", "_starts", "text")
+    The starts from line ``_cut`` on are ``_starts[i] + _delta``: typing within one line
+    of a 35 MB file shifts the lines after it without copying a million numbers."""
+
+    __slots__ = ("_ascii", "_cr", "_cut", "_delta", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
+        starts = array("q", [0])  # 8 bytes a line, not an int object each (a million lines)
         starts.extend(m.end() for m in _NEWLINE.finditer(text))
         self._starts = starts
+        self._cut = len(starts)
+        self._delta = 0
         self._ascii = text.isascii()
+        self._cr = "\r" in text
 
     @property
     def line_count(self) -> int:
         return len(self._starts)
 
+    def _start(self, line: int) -> int:
+        s = self._starts[line]
+        return s + self._delta if line >= self._cut else s
+
     def line_of(self, offset: int) -> int:
-        return bisect.bisect_right(self._starts, offset) - 1
+        starts, cut = self._starts, self._cut
+        if cut >= len(starts) or offset < starts[cut] + self._delta:
+            return bisect.bisect_right(starts, offset, 0, cut) - 1
+        return bisect.bisect_right(starts, offset - self._delta, cut) - 1
 
     def line_start(self, line: int) -> int:
-        return self._starts[min(max(line, 0), len(self._starts) - 1)]
+        return self._start(min(max(line, 0), len(self._starts) - 1))
 
     def _line_end(self, line: int) -> int:
         """Offset of the end of ``line``'s content (before its line break)."""
         if line + 1 < len(self._starts):
-            end = self._starts[line + 1]
-            while end > self._starts[line] and self.text[end - 1] in "\r\n":
+            end = self._start(line + 1)
+            begin = self._start(line)
+            while end > begin and self.text[end - 1] in "\r\n":
                 end -= 1
             return end
         return len(self.text)
@@ -78,7 +93,7 @@ class LineIndex:
     def position(self, offset: int, encoding: str = UTF16) -> Position:
         offset = min(max(offset, 0), len(self.text))
         line = self.line_of(offset)
-        start = self._starts[line]
+        start = self._start(line)
         if self._ascii or encoding == UTF32:
             return Position(line, offset - start)
         segment = self.text[start:offset]
@@ -92,7 +107,7 @@ class LineIndex:
             return 0
         if line >= len(self._starts):
             return len(self.text)
-        start = self._starts[line]
+        start = self._start(line)
         end = self._line_end(line)
         if self._ascii or encoding == UTF32:
             return min(start + max(character, 0), end)
@@ -110,6 +125,15 @@ class LineIndex:
         if not 0 <= line < len(self._starts):
             return ""
         return self.text[self.line_start(line) : self._line_end(line)]
+
+    def _all_starts(self) -> array[int]:
+        starts, cut = self._starts, self._cut
+        if cut >= len(starts) or not self._delta:
+            return starts
+        out = starts[:cut]
+        out.extend(map(operator.add, itertools.islice(starts, cut, None),
+                       itertools.repeat(self._delta)))
+        return out
 
 
 def common_prefix(a: str, b: str) -> int:
@@ -153,19 +177,27 @@ def index_after_edit(old: LineIndex, text: str) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib)."""
     before = old.text
-    if "\r" in before or len(text) < 1 << 20:
+    if old._cr or len(text) < 1 << 20:
         return LineIndex(text)
     p = common_prefix(before, text)
     s = common_suffix(before, text, min(len(before), len(text)) - p)
     old_end, delta = len(before) - s, len(text) - len(before)
-    if "\r" in text[p : old_end + delta]:
+    inserted = text[p : old_end + delta]
+    if "\r" in inserted:
         return LineIndex(text)
-    starts = old._starts
-    keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
-    moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
     new = LineIndex.__new__(LineIndex)
     new.text = text
-    new._ascii = text.isascii()
+    new._cr = False
+    new._ascii = (old._ascii and inserted.isascii()) or text.isascii()
+    line = old.line_of(p)
+    if "\n" not in inserted and "\n" not in before[p:old_end] and (
+            old._cut == line + 1 or not old._delta):
+        # within one line: the same starts, the lines after it shifted once more
+        new._starts, new._cut, new._delta = old._starts, line + 1, old._delta + delta
+        return new
+    starts = old._all_starts()
+    keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
+    moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
     new_starts = starts[:keep]
     pos, end = p, old_end + delta
     find = text.find
@@ -177,5 +209,5 @@ def index_after_edit(old: LineIndex, text: str) -> LineIndex:
         pos = i + 1
     new_starts.extend(map(operator.add, itertools.islice(starts, moved, None),
                           itertools.repeat(delta)))
-    new._starts = new_starts
+    new._starts, new._cut, new._delta = new_starts, len(new_starts), 0
     return new

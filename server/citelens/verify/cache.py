@@ -71,6 +71,9 @@ class VerificationCache:
         self.found_max_age_s = max(0.0, found_max_age_s)
         self._clock = clock
         self._cache: diskcache.Cache | None = None
+        #: The keys the cache held when :meth:`remember_keys` ran, plus those put since:
+        #: a key outside it is a miss without a query (None: ask the database every time).
+        self._known: set[str] | None = None
         self.directory = directory
         if directory is None:
             return
@@ -97,11 +100,33 @@ class VerificationCache:
             f"({type(exc).__name__}: {exc}); continuing without a cache"
         )
 
+    def remember_keys(self, max_keys: int) -> None:
+        """Read the stored keys once (when there are at most ``max_keys``), so that looking
+        up the many keys a big run misses costs a set lookup, not a database query each.
+        Another process writing meanwhile only means an answer is asked for again."""
+        if self._cache is None:
+            return
+        try:
+            if len(self._cache) > max_keys:
+                return
+            prefix = f"{SCHEMA}:"
+            self._known = {k for k in self._cache.iterkeys()
+                           if isinstance(k, str) and k.startswith(prefix)}
+        except Exception:  # unreadable keys: just query each time
+            self._known = None
+
+    def forget_keys(self) -> None:
+        """Query the database for every lookup again (the run that remembered is over)."""
+        self._known = None
+
     def get(self, key: str) -> Lookup | None:
         if self._cache is None:
             return None
+        full = f"{SCHEMA}:{key}"
+        if self._known is not None and full not in self._known:
+            return None
         try:
-            raw: Any = datacache.get_json(self._cache, f"{SCHEMA}:{key}")
+            raw: Any = datacache.get_json(self._cache, full)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
@@ -124,8 +149,11 @@ class VerificationCache:
             ttl = NOT_FOUND_TTL_S
         else:
             return  # failures are never cached: the next check asks again
+        full = f"{SCHEMA}:{key}"
+        if self._known is not None:
+            self._known.add(full)
         try:
-            datacache.set_json(self._cache, f"{SCHEMA}:{key}",
+            datacache.set_json(self._cache, full,
                                {**lookup.to_json(), "stored_at": self._clock()}, ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
@@ -134,6 +162,8 @@ class VerificationCache:
         """Drop every cached answer; returns how many were dropped."""
         if self._cache is None:
             return 0
+        if self._known is not None:
+            self._known = set()
         try:
             return int(self._cache.clear())
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:

@@ -66,6 +66,8 @@ MAX_CANDIDATES = 5
 _FIELD_LABEL = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}
 _FIELD_ORDER = ("doi", "arxiv", "pmid", "s2")
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
+#: Runs of at least this many entries read the cache's keys once (VerificationCache.remember_keys).
+_REMEMBER_KEYS_FROM = 1000
 
 
 def _no_log(_message: str) -> None:
@@ -164,10 +166,14 @@ def is_network_failure(outcome: str, detail: str) -> bool:
             and any(d in detail for d in _NETWORK_DETAILS))
 
 
+_OFFLINE = "offline, and no cached answer for this entry"
+_OFFLINE_SUMMARY = f"Not verified: {_OFFLINE}"  # one string for every such entry
+
+
 def _failure_text(asked: Sequence[Asked]) -> str:
     failed = [a for a in asked if a.lookup.outcome in _FAILED]
     if failed and all("offline" in a.lookup.detail for a in failed):
-        return "offline, and no cached answer for this entry"
+        return _OFFLINE
     unreachable: dict[str, None] = {}
     parts = []
     for name in dict.fromkeys(source_name(a.lookup.source) for a in failed):
@@ -213,14 +219,15 @@ def decide(
     *,
     chash: str = "",
     checked_at: str = "",
+    ids: plan.Identifiers | None = None,
 ) -> Verification:
-    """The verdict on one entry from every answer collected for it. Pure; never raises."""
+    """The verdict on one entry from every answer collected for it. Pure; never raises.
+    ``ids`` are the entry's identifiers when the caller has them (``plan.identifiers``)."""
     informational = plan.is_informational(view)
     # Answers arrive in whatever order the hosts answered: sort them, so the verdict, its
     # messages ("in Semantic Scholar, OpenAlex, …") and the audit trail are the same each run.
     asked = sorted(asked, key=_asked_order)
-    audit = [AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value,
-                       a.lookup.detail, a.cached) for a in asked]
+    audit = [_step(a) for a in asked]
 
     def make(status: Status, summary: str, **kw: Any) -> Verification:
         return Verification(key=view.key, status=status, summary=summary, audit=audit,
@@ -230,99 +237,147 @@ def decide(
     if not view.title.strip():
         return make(Status.UNVERIFIED, "The entry has no title, so it cannot be checked "
                     "against scholarly sources")
-    cand_t, ver_t = settings.title_candidate_threshold, settings.title_verified_threshold
+    ans = _answers(view, asked, settings, plan.identifiers(view) if ids is None else ids)
+    bad_fields = [f for f in _FIELD_ORDER if f in ans.conflicts and f not in ans.same_fields]
+    if bad_fields:  # an identifier names another paper
+        status, summary, kw = _mismatch(ans, bad_fields)
+    elif ans.same_by_id or ans.same_by_title:  # the paper was found
+        status, summary, kw = _found(ans, audit)
+    else:
+        status, summary, kw = _nothing_matched(ans, informational)
+    return make(status, summary, **kw)
 
-    same_by_id: list[tuple[Asked, PaperRecord]] = []
-    conflicts: dict[str, list[PaperRecord]] = {}
-    same_fields: set[str] = set()
+
+#: Audit steps are plain data no one changes: equal ones are shared (an offline run over
+#: 68,000 entries would otherwise hold 600,000 copies of "offline: not in the cache").
+_STEPS: dict[tuple[str, str, str, str, bool], AuditStep] = {}
+
+
+def _step(a: Asked) -> AuditStep:
+    lk = a.lookup
+    k = (lk.method, lk.source, lk.outcome.value, lk.detail, a.cached)
+    step = _STEPS.get(k)
+    if step is None:
+        if len(_STEPS) >= 4096:
+            _STEPS.clear()
+        step = _STEPS[k] = AuditStep(*k)
+    return step
+
+
+@dataclass(slots=True)
+class _Answers:
+    """What the (sorted) answers for one entry say about it."""
+
+    view: EntryView
+    asked: list[Asked]
+    settings: Settings
+    ids: plan.Identifiers
+    same_by_id: list[tuple[Asked, PaperRecord]] = field(default_factory=list)
+    conflicts: dict[str, list[PaperRecord]] = field(default_factory=dict)
+    same_fields: set[str] = field(default_factory=set)
+    same_by_title: list[tuple[Asked, PaperRecord]] = field(default_factory=list)
+    all_records: list[PaperRecord] = field(default_factory=list)
+
+    def candidates(self, exclude: Sequence[PaperRecord] = ()) -> list[PaperRecord]:
+        skip = {_record_id(r) for r in exclude}
+        scored = [(title_similarity(self.view.title, r.title or ""), r) for r in self.all_records
+                  if _record_id(r) not in skip
+                  and not any(r in v for v in self.conflicts.values())]
+        scored = [(s, r) for s, r in scored if s >= CANDIDATE_FLOOR]
+        scored.sort(key=lambda sr: -sr[0])
+        return [r for _, r in scored[:MAX_CANDIDATES]]
+
+
+_Verdict = tuple[Status, str, dict[str, Any]]
+
+
+def _answers(view: EntryView, asked: list[Asked], settings: Settings,
+             ids: plan.Identifiers) -> _Answers:
+    ans = _Answers(view, asked, settings, ids)
+    cand_t = settings.title_candidate_threshold
     for a in asked:
         if a.field is None or a.lookup.outcome is not Outcome.FOUND:
             continue
         for rec in a.lookup.records[:1]:
             if identifier_conflict(view, rec, cand_t):
-                conflicts.setdefault(a.field, []).append(rec)
+                ans.conflicts.setdefault(a.field, []).append(rec)
             else:
-                same_by_id.append((a, rec))
-                same_fields.add(a.field)
+                ans.same_by_id.append((a, rec))
+                ans.same_fields.add(a.field)
     title_hits = [(a, r) for a in asked if a.field is None and a.lookup.outcome is Outcome.FOUND
                   for r in a.lookup.records]
-    same_by_title = [(a, r) for a, r in title_hits if _same_paper(view, r, settings)]
-    all_records = _dedupe([r for a in asked for r in a.lookup.records])
-    ids = plan.identifiers(view)
+    ans.same_by_title = [(a, r) for a, r in title_hits if _same_paper(view, r, settings)]
+    ans.all_records = _dedupe([r for a in asked for r in a.lookup.records])
+    return ans
 
-    def candidates(exclude: Sequence[PaperRecord] = ()) -> list[PaperRecord]:
-        skip = {_record_id(r) for r in exclude}
-        scored = [(title_similarity(view.title, r.title or ""), r) for r in all_records
-                  if _record_id(r) not in skip and not any(r in v for v in conflicts.values())]
-        scored = [(s, r) for s, r in scored if s >= CANDIDATE_FLOOR]
-        scored.sort(key=lambda sr: -sr[0])
-        return [r for _, r in scored[:MAX_CANDIDATES]]
 
-    # ---- an identifier names another paper
-    bad_fields = [f for f in _FIELD_ORDER if f in conflicts and f not in same_fields]
-    if bad_fields:
-        f = bad_fields[0]
-        rec = conflicts[f][0]
-        value = getattr(ids, f) or ""
-        where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
-        msg = (f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
-               f"in {where}, not “{view.title}”")
-        discrepancies = [Discrepancy(f, "identifier", Severity.ERROR,
-                                     f"{f}: {value} in the entry is {_describe(rec)} in {where}",
-                                     value, rec.title, rec.source)]
-        for g in bad_fields[1:]:
-            r2 = conflicts[g][0]
-            v2 = getattr(ids, g) or ""
-            discrepancies.append(Discrepancy(g, "identifier", Severity.ERROR,
-                                             f"{g}: {v2} in the entry is {_describe(r2)}",
-                                             v2, r2.title, r2.source))
-        right = _dedupe([r for _, r in same_by_id] + [r for _, r in same_by_title])
-        first = next((a for a in asked if a.field == f and a.lookup.outcome is Outcome.FOUND),
-                     None)
-        return make(
-            Status.DOI_MISMATCH, msg, match=rec,
-            score=title_similarity(view.title, rec.title or ""),
-            method=first.lookup.method if first else "", discrepancies=discrepancies,
-            candidates=right + candidates(right))
+def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
+    view, ids, conflicts = ans.view, ans.ids, ans.conflicts
+    f = bad_fields[0]
+    rec = conflicts[f][0]
+    value = getattr(ids, f) or ""
+    where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
+    msg = (f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
+           f"in {where}, not “{view.title}”")
+    discrepancies = [Discrepancy(f, "identifier", Severity.ERROR,
+                                 f"{f}: {value} in the entry is {_describe(rec)} in {where}",
+                                 value, rec.title, rec.source)]
+    for g in bad_fields[1:]:
+        r2 = conflicts[g][0]
+        v2 = getattr(ids, g) or ""
+        discrepancies.append(Discrepancy(g, "identifier", Severity.ERROR,
+                                         f"{g}: {v2} in the entry is {_describe(r2)}",
+                                         v2, r2.title, r2.source))
+    right = _dedupe([r for _, r in ans.same_by_id] + [r for _, r in ans.same_by_title])
+    first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND),
+                 None)
+    return Status.DOI_MISMATCH, msg, dict(
+        match=rec, score=title_similarity(view.title, rec.title or ""),
+        method=first.lookup.method if first else "", discrepancies=discrepancies,
+        candidates=right + ans.candidates(right))
 
-    # ---- the paper was found
-    same = same_by_id + same_by_title
-    if same:
-        def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
-            a, r = item
-            return (a.field is not None, title_similarity(view.title, r.title or ""),
-                    r.source == "s2")
 
-        best_asked, match = max(same, key=rank)
-        versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
-        cmp = compare(view, [match, *versions], verified_threshold=ver_t,
-                      candidate_threshold=cand_t)
-        found = list(cmp.discrepancies)
-        found += _unresolvable_ids(view, asked, match, same_fields)
-        if any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND
-               for a in asked) and match.source != "s2":
-            audit.append(AuditStep(S2_NOT_FOUND, "s2", S2_NOT_FOUND,
-                                   f"Semantic Scholar does not know this paper; found in "
-                                   f"{source_name(match.source)}"))
-        where = source_name(match.source)
-        if found:
-            shown = "; ".join(d.message for d in found[:2])
-            more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""
-            status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
-        else:
-            status, summary = Status.VERIFIED, f"Verified in {where}: {_describe(match)}"
-        return make(
-            status, summary, match=match, versions=versions,
-            score=title_similarity(view.title, match.title or ""),
-            method=best_asked.lookup.method, discrepancies=found)
+def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
+    view, asked, settings = ans.view, ans.asked, ans.settings
+    same = ans.same_by_id + ans.same_by_title
 
-    # ---- nothing matched
-    cands = candidates()
+    def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
+        a, r = item
+        return (a.field is not None, title_similarity(view.title, r.title or ""),
+                r.source == "s2")
+
+    best_asked, match = max(same, key=rank)
+    versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
+    cmp = compare(view, [match, *versions], verified_threshold=settings.title_verified_threshold,
+                  candidate_threshold=settings.title_candidate_threshold)
+    found = list(cmp.discrepancies)
+    found += _unresolvable_ids(view, asked, match, ans.same_fields)
+    if any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND
+           for a in asked) and match.source != "s2":
+        audit.append(AuditStep(S2_NOT_FOUND, "s2", S2_NOT_FOUND,
+                               f"Semantic Scholar does not know this paper; found in "
+                               f"{source_name(match.source)}"))
+    where = source_name(match.source)
+    if found:
+        shown = "; ".join(d.message for d in found[:2])
+        more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""
+        status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
+    else:
+        status, summary = Status.VERIFIED, f"Verified in {where}: {_describe(match)}"
+    return status, summary, dict(
+        match=match, versions=versions, score=title_similarity(view.title, match.title or ""),
+        method=best_asked.lookup.method, discrepancies=found)
+
+
+def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
+    asked, ids, all_records = ans.asked, ans.ids, ans.all_records
+    cands = ans.candidates()
     if any(a.lookup.outcome in _FAILED for a in asked):
-        return make(Status.UNVERIFIED, f"Not verified: {_failure_text(asked)}",
-                    candidates=cands)
+        why = _failure_text(asked)
+        return (Status.UNVERIFIED, _OFFLINE_SUMMARY if why is _OFFLINE else f"Not verified: {why}",
+                dict(candidates=cands))
     if not asked:
-        return make(Status.UNVERIFIED, "Not verified: no source was asked")
+        return Status.UNVERIFIED, "Not verified: no source was asked", {}
     dead = [f for f in _FIELD_ORDER if getattr(ids, f)
             and any(a.field == f for a in asked)]
     closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""
@@ -341,7 +396,7 @@ def decide(
         summary = (f"No paper with this title in {_sources_list(asked)}{closest}")
     if informational:
         summary += " (common for books, theses, reports, software and web pages)"
-    return make(Status.NOT_FOUND, summary, candidates=cands)
+    return Status.NOT_FOUND, summary, dict(candidates=cands)
 
 
 def _signal_host(doi: str) -> str:
@@ -409,6 +464,7 @@ class _Run:
             self.entries.append(_Entry(len(self.entries), view, plan.identifiers(view),
                                        content_hash(view)))
         self.results: dict[str, Verification] = {}
+        self._offline_answers: dict[tuple[str, str], Lookup] = {}
         self.queues: dict[str, list[tuple[int, _Entry]]] = {}  # host -> heap by priority
         self.pool_open = True
         self.changed = asyncio.Condition()
@@ -430,7 +486,8 @@ class _Run:
             return
         self._mark_done(e)
         try:
-            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now)
+            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now,
+                       ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = Verification(e.view.key, Status.UNVERIFIED,
@@ -483,7 +540,12 @@ class _Run:
                 pass
 
     def _offline(self, source: str, method: str) -> Lookup:
-        return Lookup(source, method, Outcome.UNAVAILABLE, [], "offline: not in the cache")
+        """The answer of a source not asked (offline): one per source and method."""
+        lk = self._offline_answers.get((source, method))
+        if lk is None:
+            lk = Lookup(source, method, Outcome.UNAVAILABLE, [], "offline: not in the cache")
+            self._offline_answers[(source, method)] = lk
+        return lk
 
     async def _guard(self, source: str, method: str, call: Awaitable[Lookup]) -> Lookup:
         try:
@@ -831,6 +893,8 @@ class _Run:
     async def run(self) -> dict[str, Verification]:
         limit = self.settings.verify_deadline_s
         deadline = asyncio.timeout(limit if limit > 0 else None)
+        if len(self.entries) >= _REMEMBER_KEYS_FROM:  # most lookups of a big run are misses
+            self.cache.remember_keys(max_keys=20 * len(self.entries))
         try:
             async with deadline:
                 await self._ask()
@@ -838,6 +902,8 @@ class _Run:
             if not deadline.expired():
                 raise
             self._stop_at_deadline(limit)
+        finally:
+            self.cache.forget_keys()
         for e in self.entries:  # anything left (cannot happen, but never lose an entry)
             self.finish(e)
         if self.awaiting:

@@ -4,14 +4,70 @@ unparseable bibliography text, missing bibliography files, unused entries."""
 from __future__ import annotations
 
 import os
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
 from citelens.core.findings import Finding, Related, make_finding
 from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
 from citelens.core.settings import Settings
-from citelens.documents.bibtex.parse import unclosed_keys
+from citelens.documents.bibtex.parse import key_table, unclosed_keys
 from citelens.workspace.project import Project
 from citelens.workspace.store import DocumentStore
+
+
+class Definitions(Mapping[str, list[BibEntry]]):
+    """Key -> every definition of it, in file order (the first is the one BibTeX uses).
+
+    Built from the first definitions and the keys defined again, so 68,000 keys need no
+    list each; a lookup returns a new list."""
+
+    __slots__ = ("_first", "_more")
+
+    def __init__(self, first: dict[str, BibEntry] | None = None,
+                 more: dict[str, list[BibEntry]] | None = None) -> None:
+        self._first = first if first is not None else {}
+        self._more = more if more is not None else {}
+
+    def __getitem__(self, key: str) -> list[BibEntry]:
+        defs = self._more.get(key)
+        return list(defs) if defs is not None else [self._first[key]]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._first
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def items(self) -> ItemsView[str, list[BibEntry]]:
+        return _DefinitionItems(self)
+
+    def values(self) -> ValuesView[list[BibEntry]]:
+        return _DefinitionValues(self)
+
+    def duplicated(self) -> dict[str, list[BibEntry]]:
+        """The keys defined more than once, in the order of their first definitions."""
+        return self._more
+
+
+class _DefinitionItems(ItemsView[str, list[BibEntry]]):
+    _mapping: Definitions
+
+    def __iter__(self) -> Iterator[tuple[str, list[BibEntry]]]:
+        more = self._mapping._more
+        if not more:  # one list per key, no lookup per key (68,000 keys on each keystroke)
+            return ((k, [e]) for k, e in self._mapping._first.items())
+        return ((k, list(more[k]) if k in more else [e])
+                for k, e in self._mapping._first.items())
+
+
+class _DefinitionValues(ValuesView[list[BibEntry]]):
+    _mapping: Definitions
+
+    def __iter__(self) -> Iterator[list[BibEntry]]:
+        return (defs for _k, defs in _DefinitionItems(self._mapping))
 
 
 @dataclass(slots=True)
@@ -19,7 +75,7 @@ class Analysis:
     project: Project
     sources: dict[str, SourceDocument] = field(default_factory=dict)
     bibs: list[BibFile] = field(default_factory=list)
-    definitions: dict[str, list[BibEntry]] = field(default_factory=dict)
+    definitions: Definitions = field(default_factory=Definitions)
     first: dict[str, BibEntry] = field(default_factory=dict)  # the definition BibTeX uses
     bibitems: set[str] = field(default_factory=set)
     nocite_all: bool = False
@@ -64,75 +120,88 @@ def _unclosed_finding(settings: Settings, path: str, c: Citation, bib_path: str,
 def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analysis:
     """Parse what the project needs and run the local checks."""
     out = Analysis(project)
+    _read_sources(store, project, out)
+    _read_bibs(store, project, out)
+    findings: list[Finding | None] = []
+    for path, ref in project.missing:
+        findings.append(make_finding(
+            settings, path, "MISSING_BIBLIOGRAPHY",
+            f"Bibliography file '{ref.target}' not found", ref.span, data={"target": ref.target},
+        ))
+    if not project.missing and (bool(project.bib_paths) or bool(out.bibitems)):
+        findings += _undefined(out, settings)
+    findings += _duplicate_keys(out, settings)
+    for bib in out.bibs:
+        for problem in bib.problems:
+            findings.append(make_finding(settings, bib.path, "BIB_SYNTAX", problem.message,
+                                         problem.span))
+    if settings.report_unused_entries and not out.nocite_all:
+        findings += _unused(out, settings)
+    out.findings = [f for f in findings if f is not None]
+    return out
+
+
+def _read_sources(store: DocumentStore, project: Project, out: Analysis) -> None:
     for path in project.files:
         doc = store.source(path)
         if doc is not None:
             out.sources[path] = doc
             out.bibitems.update(doc.bibitems)
             out.nocite_all |= doc.nocite_all
+
+
+def _read_bibs(store: DocumentStore, project: Project, out: Analysis) -> None:
     for bib_path in project.bib_paths:
         bib = store.bib(bib_path)
         if bib is None:
             continue
         out.bibs.append(bib)
-        for entry in bib.entries:
-            out.definitions.setdefault(entry.key, []).append(entry)
-            out.first.setdefault(entry.key, entry)
         if bib.problems:
             text = store.text(bib_path) or ""
             for key, span in unclosed_keys(bib, text).items():
                 out.unclosed.setdefault(key, (bib_path, span))
-    findings: list[Finding | None] = []
-    add = findings.append
+    first, more = key_table(out.bibs)
+    out.first = first
+    out.definitions = Definitions(first, more)
 
-    for path, ref in project.missing:
-        add(make_finding(
-            settings, path, "MISSING_BIBLIOGRAPHY",
-            f"Bibliography file '{ref.target}' not found", ref.span, data={"target": ref.target},
-        ))
 
-    can_judge = not project.missing and (bool(project.bib_paths) or bool(out.bibitems))
-    if can_judge:
-        where = _names(project.bib_paths)
-        for path, doc in out.sources.items():
-            for c in doc.citations:
-                if c.key in out.definitions or c.key in out.bibitems:
-                    continue
-                if c.key in out.unclosed:
-                    add(_unclosed_finding(settings, path, c, *out.unclosed[c.key]))
-                    continue
-                add(make_finding(
-                    settings, path, "UNDEFINED_CITATION",
-                    f"Citation key '{c.key}' is not defined in {where}", c.span, key=c.key,
-                    data={"key": c.key},
-                ))
+def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:
+    where = _names(out.project.bib_paths)
+    found: list[Finding | None] = []
+    for path, doc in out.sources.items():
+        for c in doc.citations:
+            if c.key in out.first or c.key in out.bibitems:
+                continue
+            if c.key in out.unclosed:
+                found.append(_unclosed_finding(settings, path, c, *out.unclosed[c.key]))
+                continue
+            found.append(make_finding(
+                settings, path, "UNDEFINED_CITATION",
+                f"Citation key '{c.key}' is not defined in {where}", c.span, key=c.key,
+                data={"key": c.key},
+            ))
+    return found
 
-    for key, defs in out.definitions.items():
-        if len(defs) < 2:
-            continue
+
+def _duplicate_keys(out: Analysis, settings: Settings) -> list[Finding | None]:
+    found: list[Finding | None] = []
+    for key, defs in out.definitions.duplicated().items():
         for i, entry in enumerate(defs):
             others = [d for j, d in enumerate(defs) if j != i]
             related = [
                 Related(d.path, d.key_span, f"'{key}' is also defined here") for d in others
             ]
             first = "this definition is used" if i == 0 else "BibTeX uses the first definition"
-            add(make_finding(
+            found.append(make_finding(
                 settings, entry.path, "DUPLICATE_KEY",
                 f"Key '{key}' is defined {len(defs)} times ({first})", entry.key_span,
                 key=key, related=related, data={"key": key, "index": i},
             ))
+    return found
 
-    for bib in out.bibs:
-        for problem in bib.problems:
-            add(make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span))
 
-    if settings.report_unused_entries and not out.nocite_all:
-        cited = {c.key for d in out.sources.values() for c in d.citations}
-        for key, defs in out.definitions.items():
-            if key not in cited:
-                add(make_finding(
-                    settings, defs[0].path, "UNUSED_ENTRY", f"Entry '{key}' is never cited",
-                    defs[0].key_span, key=key,
-                ))
-    out.findings = [f for f in findings if f is not None]
-    return out
+def _unused(out: Analysis, settings: Settings) -> list[Finding | None]:
+    cited = {c.key for d in out.sources.values() for c in d.citations}
+    return [make_finding(settings, entry.path, "UNUSED_ENTRY", f"Entry '{key}' is never cited",
+                         entry.key_span, key=key)
+            for key, entry in out.first.items() if key not in cited]

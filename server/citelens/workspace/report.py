@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from citelens import __version__
@@ -38,8 +39,13 @@ def _range(store: DocumentStore, f: Finding) -> dict[str, dict[str, int]]:
 
 
 def _rel(path: str) -> str:
+    return _rel_to(path, os.getcwd())
+
+
+@lru_cache(maxsize=1024)  # a few files, hundreds of thousands of findings
+def _rel_to(path: str, cwd: str) -> str:
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, cwd)
     except ValueError:
         return path
     return path if rel.startswith("../../..") else rel
@@ -86,25 +92,29 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         }
         for f in result.findings
     ]
-    by_sev = Counter(f.severity.value for f in result.findings)
-    by_code = Counter(f.code for f in result.findings)
     statuses = Counter(str(e.get("status")) for e in entries)
     return {
         "version": 1,
         "tool": {"name": "citelens", "version": __version__},
         "entries": entries,
         "diagnostics": diagnostics,
-        "summary": {
-            "entries": len(entries),
-            "citations": result.citations,
-            "diagnostics": len(diagnostics),
-            "errors": by_sev.get("error", 0),
-            "warnings": by_sev.get("warning", 0),
-            "information": by_sev.get("information", 0),
-            "hints": by_sev.get("hint", 0),
-            "by_code": dict(sorted(by_code.items())),
-            "by_status": dict(sorted(statuses.items())),
-        },
+        "summary": _summary(result, statuses),
+    }
+
+
+def _summary(result: CheckResult, statuses: Counter[str]) -> dict[str, Any]:
+    by_sev = Counter(f.severity.value for f in result.findings)
+    by_code = Counter(f.code for f in result.findings)
+    return {
+        "entries": len(result.entries),
+        "citations": result.citations,
+        "diagnostics": len(result.findings),
+        "errors": by_sev.get("error", 0),
+        "warnings": by_sev.get("warning", 0),
+        "information": by_sev.get("information", 0),
+        "hints": by_sev.get("hint", 0),
+        "by_code": dict(sorted(by_code.items())),
+        "by_status": dict(sorted(statuses.items())),
     }
 
 
@@ -124,7 +134,7 @@ def to_text(result: CheckResult) -> str:
     offline = offline_summary(result.verifications.values())
     if offline:
         lines.append(offline)
-    data = to_json(result)["summary"]
+    data = _summary(result, Counter())  # the text shows no statuses: no JSON of every entry
     lines.append(
         f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
         f"{data['information']} information, {data['hints']} hints; "

@@ -148,6 +148,7 @@ def _is_lower(word: str) -> bool:
     return False  # caseless (digits, a brace group): not part of "von"
 
 
+@lru_cache(maxsize=65536)  # authors recur across a library's entries
 def _parse_name(text: str) -> Name:
     parts = [p.strip() for p in _tokens(text, ",")]
     if len(parts) == 1:

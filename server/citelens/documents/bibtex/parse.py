@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Mapping
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from sys import intern
 
@@ -107,6 +109,9 @@ class _Context:
     depth: dict[str, int] = field(default_factory=dict)  # @string name -> nesting depth
     unexpanded: set[str] = field(default_factory=set)  # @string names over a cap
     budget: int = EXPANSION_BUDGET_CHARS  # characters macro-using values may still expand to
+    #: Entries whose parsed fields are kept, oldest first, in a big file (None: keep all).
+    #: Fields read again later are parsed again, quietly (problems are reported once).
+    kept: deque[_LazyEntry] | None = None
 
 
 @dataclass(slots=True)
@@ -125,31 +130,100 @@ class _Expansion:
 
 
 _FIELDS_SLOT = BibEntry.__dict__["fields"]  # the slot that stores parsed fields
+_UNREAD = -(1 << 62)  # _LazyEntry._read_at of an entry whose fields are not parsed
+_DROPPED = _UNREAD + 1  # ... parsed once (its problems reported), then dropped to save memory
+#: A big file keeps the parsed fields of this many entries (the rest are read again when
+#: asked for: 68,000 entries' fields would hold 340 MB).
+KEPT_FIELDS = 4096
 
 
 class _LazyEntry(BibEntry):
-    """A :class:`BibEntry` whose fields are parsed from the text on first access."""
+    """A :class:`BibEntry` whose fields are parsed from the text on first access.
 
-    __slots__ = ("_body", "_close", "_ctx")
+    Its offsets are kept as numbers plus a shift (``_by``): an edit before the entry moves
+    it by adding to the shift (:func:`reparse_edit`), with no new objects, and its fields
+    are read again from the new text."""
+
+    __slots__ = ("_body", "_by", "_close", "_ctx", "_end", "_key_end", "_key_start",
+                 "_read_at", "_start")
     _body: int  # where the fields start (after the key's comma)
     _close: int  # the entry's closing delimiter
+    _start: int
+    _end: int
+    _key_start: int
+    _key_end: int
+    _by: int  # added to every offset above
+    _read_at: int  # the shift when the fields were parsed (_UNREAD: not parsed)
     _ctx: _Context
 
     @property
-    def fields(self) -> dict[str, BibField]:
+    def span(self) -> Span:
+        by = self._by
+        return Span(self._start + by, self._end + by)
+
+    @span.setter
+    def span(self, value: Span) -> None:
+        by = self._shift()
+        self._start, self._end = value.start - by, value.end - by
+
+    @property
+    def key_span(self) -> Span:
+        by = self._by
+        return Span(self._key_start + by, self._key_end + by)
+
+    @key_span.setter
+    def key_span(self, value: Span) -> None:
+        by = self._shift()
+        self._key_start, self._key_end = value.start - by, value.end - by
+
+    def _shift(self) -> int:
         try:
+            return self._by
+        except AttributeError:  # being built (dataclasses.replace())
+            self._by = 0
+            self._read_at = _UNREAD
+            return 0
+
+    @property
+    def fields(self) -> dict[str, BibField]:
+        read_at = self._read_at
+        if read_at != _UNREAD and read_at != _DROPPED:
             parsed: dict[str, BibField] = _FIELDS_SLOT.__get__(self, BibEntry)
-        except AttributeError:
-            try:
-                parsed = _parse_fields(self._ctx, self._body, self._close)
-            except AttributeError:  # built by dataclasses.replace() without fields
-                parsed = {}
-            _FIELDS_SLOT.__set__(self, parsed)
+            return parsed
+        try:
+            ctx, by = self._ctx, self._by
+        except AttributeError:  # built by dataclasses.replace() without fields
+            self.fields = {}
+            return {}
+        budget = ctx.budget
+        if read_at == _DROPPED:
+            parsed = _parse_quietly(ctx, self._body + by, self._close + by)
+        else:
+            parsed = _parse_fields(ctx, self._body + by, self._close + by)
+        self.fields = parsed
+        # an entry whose values used @string macros keeps its fields: the expansion budget
+        # it was charged must not be charged again
+        if ctx.kept is not None and ctx.budget == budget:
+            ctx.kept.append(self)
+            if len(ctx.kept) > KEPT_FIELDS:
+                ctx.kept.popleft()._drop()
         return parsed
 
     @fields.setter
     def fields(self, value: dict[str, BibField]) -> None:
         _FIELDS_SLOT.__set__(self, value)
+        self._read_at = self._shift()
+
+    def _drop(self) -> None:
+        if self._read_at != _UNREAD and self._read_at != _DROPPED:
+            _FIELDS_SLOT.__delete__(self)
+            self._read_at = _DROPPED
+
+    def _unread(self) -> None:
+        """Forget the fields (read again, from the current text, when next asked for)."""
+        if self._read_at != _UNREAD and self._read_at != _DROPPED:
+            _FIELDS_SLOT.__delete__(self)
+        self._read_at = _UNREAD
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BibEntry):
@@ -170,8 +244,10 @@ def _lazy_entry(
     e = _LazyEntry.__new__(_LazyEntry)
     e.entry_type = entry_type
     e.key = key
-    e.span = span
-    e.key_span = key_span
+    e._start, e._end = span.start, span.end
+    e._key_start, e._key_end = key_span.start, key_span.end
+    e._by = 0
+    e._read_at = _UNREAD
     e.path = path
     e._ctx = ctx
     e._body = body
@@ -214,6 +290,71 @@ def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
     for e in entries:
         out.setdefault(e.key, e)
     return out
+
+
+#: Key tables of the BibFiles alive (a keystroke in a .tex file analyses the same
+#: 68,000-entry BibFile again): id -> (a weak reference to the BibFile, its table); a table
+#: goes when its BibFile does.
+_TABLES: dict[int, tuple[weakref.ref[BibFile], tuple[dict[str, BibEntry],
+                                                     dict[str, list[BibEntry]]]]] = {}
+
+
+def key_table(
+    bibs: Sequence[BibFile],
+) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
+    """(key -> its first definition, key -> every definition for the keys defined again),
+    both in the order of first definitions, over ``bibs`` in order. An entry without a path
+    gets its file's. The table of one BibFile is shared while it lives: never change it."""
+    if len(bibs) != 1:
+        return _build_table(bibs)
+    bib = bibs[0]
+    hit = _TABLES.get(id(bib))
+    if hit is not None and hit[0]() is bib:
+        return hit[1]
+    table = _build_table(bibs)
+    _remember_table(bib, table)
+    return table
+
+
+_Table = tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]
+
+
+def _remember_table(bib: BibFile, table: _Table) -> None:
+    key = id(bib)
+    _TABLES[key] = (weakref.ref(bib, lambda _gone: _TABLES.pop(key, None)), table)
+
+
+def _table_after_edit(old: BibFile, removed: list[BibEntry], added: list[BibEntry]
+                      ) -> _Table | None:
+    """The key table after an edit that replaced ``removed`` by ``added`` (the same keys in
+    the same order, each defined once: an edit inside entries), from the table before it."""
+    hit = _TABLES.get(id(old))
+    if hit is None or hit[0]() is not old or [e.key for e in removed] != [e.key for e in added]:
+        return None
+    first, more = hit[1]
+    if any(e.key in more or first.get(e.key) is not e for e in removed):
+        return None
+    new_first = dict(first)  # a copy in C: the same order, the edited entries replaced
+    for e in added:
+        new_first[e.key] = e
+    return new_first, more
+
+
+def _build_table(
+    bibs: Sequence[BibFile],
+) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
+    first: dict[str, BibEntry] = {}
+    more: dict[str, list[BibEntry]] = {}
+    keep = first.setdefault
+    for bib in bibs:
+        for e in bib.entries:
+            if not e.path:
+                e.path = bib.path
+            if keep(e.key, e) is not e:
+                more.setdefault(e.key, [first[e.key]]).append(e)
+    if len(more) > 1:
+        more = {k: more[k] for k in first if k in more}
+    return first, more
 
 
 def crossref_lookup(
@@ -288,14 +429,10 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
             break
         head = head_match(text, at)
         if head is None:
-            if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
-                eol = find("\n", at)
-                problems.append(BibProblem(Span(at, n if eol < 0 else eol),
-                                           "expected an entry type and '{' after '@'"))
+            _stray_at(text, at, problems)
             pos = at + 1
             continue
-        line_start = text.rfind("\n", 0, at) + 1
-        if "%" in text[line_start:at]:
+        if "%" in text[text.rfind("\n", 0, at) + 1:at]:
             # "%@misc{...": an entry commented out. biber (biblatex) reads % as a comment;
             # classic BibTeX would read the entry, but nobody comments one out to keep it.
             pos = at + 1
@@ -345,10 +482,27 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         key_span = Span(km.start(1), km.end(1))
         entries.append(_lazy_entry(etype, key, span, key_span, path, ctx,
                                    after + 1 if after < close else close, close))
+    _read_fields(ctx, entries, eager)
+    return BibFile(path, entries, problems, macros)
+
+
+def _read_fields(ctx: _Context, entries: list[BibEntry], eager: bool | None) -> None:
+    """Parse every entry's fields now (a small file, or when asked to); a big file keeps
+    only the fields read last (:data:`KEPT_FIELDS`)."""
+    n = len(ctx.text)
     if eager if eager is not None else n <= EAGER_LIMIT:
         for e in entries:
             _ = e.fields
-    return BibFile(path, entries, problems, macros)
+    elif n > EAGER_LIMIT:
+        ctx.kept = deque()
+
+
+def _stray_at(text: str, at: int, problems: list[BibProblem]) -> None:
+    """An '@' with no entry after it: a problem when it starts a line (not "@comment")."""
+    if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
+        eol = text.find("\n", at)
+        problems.append(BibProblem(Span(at, len(text) if eol < 0 else eol),
+                                   "expected an entry type and '{' after '@'"))
 
 
 def _at_line_start(text: str, pos: int) -> bool:
@@ -506,6 +660,16 @@ def _over_budget(ctx: _Context, exp: _Expansion) -> bool:
     return ctx.budget < 0
 
 
+def _parse_quietly(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
+    """The fields of an entry read before: its problems are known already."""
+    problems = ctx.problems
+    ctx.problems = []
+    try:
+        return _parse_fields(ctx, pos, end)
+    finally:
+        ctx.problems = problems
+
+
 def _parse_fields(ctx: _Context, pos: int, end: int) -> dict[str, BibField]:
     """The fields between ``pos`` (after the key's comma) and the closing delimiter ``end``."""
     try:
@@ -655,7 +819,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     """
     entries = old.entries
     if (len(new_text) <= EAGER_LIMIT or not entries
-            or not all(type(e) is _LazyEntry for e in entries)
+            or type(entries[0]) is not _LazyEntry or type(entries[-1]) is not _LazyEntry
             or any("not expanded" in q.message for q in old.problems)):  # @string caps
         return None
     p = common_prefix(old_text, new_text)
@@ -673,7 +837,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
     if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
         return None
-    ctx = _Context(new_text, dict(old.strings))
+    ctx = _Context(new_text, dict(old.strings), kept=_still_kept(entries, first, last))
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
     ctx.problems += [BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
@@ -681,12 +845,26 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
                      if q.span.start >= end and not _inside_entry(entries, last, q.span)]
     for e in entries[:first]:  # same offsets, same text there: read from the new text
         e._ctx = ctx  # type: ignore[attr-defined]
-    out: list[BibEntry] = list(entries[:first])
-    for e in part.entries:
-        out.append(_moved(e, start, ctx))
-    for e in entries[last:]:
-        out.append(_moved(e, delta, ctx))
-    return BibFile(old.path, out, ctx.problems, ctx.macros)
+    _move(part.entries, start, ctx)
+    # Entries after the edit move by its length: the same objects, shifted (a keystroke
+    # near the top of a 68,000-entry file must not build 68,000 new entries).
+    _move(entries[last:], delta, ctx)
+    bib = BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
+                  ctx.macros)
+    table = _table_after_edit(old, entries[first:last], part.entries)
+    if table is not None:
+        _remember_table(bib, table)
+    return bib
+
+
+def _still_kept(entries: list[BibEntry], first: int, last: int) -> deque[_LazyEntry] | None:
+    """The entries with kept fields, less those an edit replaced (they hold the old text)."""
+    old_ctx: _Context = entries[0]._ctx  # type: ignore[attr-defined]
+    kept, old_ctx.kept = old_ctx.kept, None  # no cycle old text -> deque -> entry -> old text
+    if kept is None:
+        return None
+    gone = {id(e) for e in entries[first:last]}
+    return deque(e for e in kept if id(e) not in gone) if gone else deque(kept)
 
 
 def _inside_entry(entries: list[BibEntry], lo: int, span: Span) -> bool:
@@ -695,8 +873,9 @@ def _inside_entry(entries: list[BibEntry], lo: int, span: Span) -> bool:
     return i >= lo and entries[i].span.start <= span.start and span.end <= entries[i].span.end
 
 
-def _moved(e: BibEntry, by: int, ctx: _Context) -> _LazyEntry:
-    assert isinstance(e, _LazyEntry)
-    return _lazy_entry(e.entry_type, e.key, Span(e.span.start + by, e.span.end + by),
-                       Span(e.key_span.start + by, e.key_span.end + by), e.path, ctx,
-                       e._body + by, e._close + by)
+def _move(entries: list[BibEntry], by: int, ctx: _Context) -> None:
+    for e in entries:
+        if e._read_at != _UNREAD:  # type: ignore[attr-defined]
+            e._unread()  # type: ignore[attr-defined]  # its problems come back when read
+        e._by += by  # type: ignore[attr-defined]
+        e._ctx = ctx  # type: ignore[attr-defined]
