@@ -173,14 +173,19 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def index_after_edit(old: LineIndex, text: str) -> LineIndex:
+def index_after_edit(old: LineIndex, text: str,
+                     span: tuple[int, int] | None = None) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
-    edit are kept, those after it move by its length (a keystroke in a 35 MB .bib)."""
+    edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
+    ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""
     before = old.text
     if old._cr or len(text) < 1 << 20:
         return LineIndex(text)
-    p = common_prefix(before, text)
-    s = common_suffix(before, text, min(len(before), len(text)) - p)
+    if span is not None:
+        p, s = span
+    else:
+        p = common_prefix(before, text)
+        s = common_suffix(before, text, min(len(before), len(text)) - p)
     old_end, delta = len(before) - s, len(text) - len(before)
     inserted = text[p : old_end + delta]
     if "\r" in inserted:

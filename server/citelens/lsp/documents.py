@@ -11,6 +11,7 @@ from lsprotocol import types as lsp
 
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.textsync import take_edit
 
 _WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
 
@@ -50,7 +51,7 @@ def _sync(ls: CiteLensServer, uri: str) -> str | None:
     path = path_of(uri)
     if path:
         doc = ls.workspace.get_text_document(uri)
-        ls.session.store.open(path, doc.source, doc.version or 0)
+        ls.session.store.open(path, doc.source, doc.version or 0, take_edit(doc))
     return path
 
 

@@ -2,7 +2,11 @@
 
 pygls applies an incremental change by writing every line of the document into a new
 buffer, one Python call per line: about a million calls per keystroke in a 68,000-entry
-bibliography. :func:`apply_incremental_change` gives the same text with two slices.
+bibliography. :func:`apply_incremental_change` gives the same text with two slices. In a
+big document (over :data:`BIG` characters) even splitting the text into lines is too slow:
+the change's offsets come from a line index kept with the document and moved by each edit
+(``core/text.index_after_edit``); positions within a line give the same text as pygls, a
+position past a line's end clamps to it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,19 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
+from citelens.core.text import LineIndex, index_after_edit
+
+#: Documents longer than this (characters) are edited through their kept line index.
+BIG = 1 << 20
+
 
 def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePartial) -> None:
     """What ``TextDocument._apply_incremental_change`` does, in C-speed slices."""
-    lines = doc.lines
     source = doc.source
+    if len(source) > BIG:
+        _apply_big(doc, source, change)
+        return
+    lines = doc.lines
     rng = doc._position_codec.range_from_client_units(lines, change.range)
     start_line, start_col = rng.start.line, rng.start.character
     end_line, end_col = rng.end.line, rng.end.character
@@ -34,6 +46,33 @@ def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePart
         end_of = start_of_line + sum(map(len, itertools.islice(lines, start_line, end_line)))
         end = end_of + min(end_col, len(lines[end_line]))
     doc._source = source[:start] + change.text + source[end:]
+
+
+def _apply_big(doc: Any, source: str, change: lsp.TextDocumentContentChangePartial) -> None:
+    index = getattr(doc, "_citelens_index", None)
+    if not isinstance(index, LineIndex) or index.text is not source:
+        index = LineIndex(source)
+    encoding = str(getattr(doc._position_codec.encoding, "value", "utf-16"))
+    a, b = change.range.start, change.range.end
+    start = index.offset(a.line, a.character, encoding)
+    end = index.offset(b.line, b.character, encoding)
+    if (b.line, b.character) < (a.line, a.character):  # inverted: pygls drops the line's rest
+        end = index.line_start(a.line + 1) if a.line + 1 < index.line_count else len(source)
+    end = max(start, end)
+    text = source[:start] + change.text + source[end:]
+    doc._source = text
+    span = (start, len(source) - end)
+    doc._citelens_index = index_after_edit(index, text, span)
+    # the edit, for the store (one per didChange: several changes in one are not described)
+    pending = "citelens_edit" in doc.__dict__
+    doc.__dict__["citelens_edit"] = None if pending else (source, start, end)
+
+
+def take_edit(doc: Any) -> tuple[str, int, int] | None:
+    """``(previous text, start, end)``: the range of the previous text that the last
+    didChange replaced, if it was one change to a big document."""
+    edit = doc.__dict__.pop("citelens_edit", None)
+    return edit if isinstance(edit, tuple) else None
 
 
 def install() -> None:

@@ -227,13 +227,14 @@ class Session:
         open_paths = set(self.store.open_paths())
         for a in self.analyses.values():
             is_open = bool(open_paths & (set(a.project.files) | set(a.project.bib_paths)))
-            keys = set(a.cited_keys())
-            whole = len(a.definitions) <= MAX_UNCITED
+            keys = a.cited_keys()
+            if len(a.definitions) > MAX_UNCITED:  # a whole library: only what is cited
+                if is_open:
+                    cited.extend((a.definitions[k][0], a) for k in keys if k in a.definitions)
+                continue
+            wanted = set(keys) if is_open else set()
             for key, defs in a.definitions.items():
-                if key in keys and is_open:
-                    cited.append((defs[0], a))
-                elif whole:
-                    rest.append((defs[0], a))
+                (cited if key in wanted else rest).append((defs[0], a))
         out: list[EntryView] = []
         seen: set[str] = set()
         for entry, a in cited + rest:

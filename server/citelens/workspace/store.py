@@ -29,9 +29,21 @@ class DocumentStore:
         self._bib_texts: dict[str, str] = {}  # the text each parse in _bibs was made from
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
+        # the last edit an editor described: (text before, text after, shared prefix, suffix)
+        self._edits: dict[str, tuple[str, str, int, int]] = {}
 
     # ------------------------------------------------------------------ buffers
-    def open(self, path: str, text: str, version: int) -> None:
+    def open(self, path: str, text: str, version: int,
+             edit: tuple[str, int, int] | None = None) -> None:
+        """The editor's text of ``path``. ``edit``: ``(previous text, start, end)``, the one
+        range of the previous text it replaced, when known (then a big .bib and its line
+        index are updated without comparing 35 MB of text)."""
+        buf = self._buffers.get(path)
+        if edit is not None and buf is not None and buf[1] is edit[0]:
+            _before, start, end = edit
+            self._edits[path] = (buf[1], text, start, len(buf[1]) - end)
+        else:
+            self._edits.pop(path, None)
         self._buffers[path] = (version, text)
 
     def close(self, path: str) -> None:
@@ -108,8 +120,8 @@ class DocumentStore:
         try:
             # An edit of a big bibliography re-reads only the entries it touched.
             before = self._bib_texts.get(path)
-            bib = (reparse_edit(before, cached[1], text) if cached and before is not None
-                   else None) or parse_bib(text, path)
+            bib = (reparse_edit(before, cached[1], text, self._edit_span(path, before, text))
+                   if cached and before is not None else None) or parse_bib(text, path)
         except Exception as exc:  # the parser must not raise; never lose the server over it
             bib = BibFile(path, [], [BibProblem(Span(0, 0), f"could not parse: {exc}")])
         self._bibs[path] = (stamp, bib)
@@ -127,11 +139,20 @@ class DocumentStore:
         text = self.text(path)
         if text is None:
             return None
-        index = index_after_edit(cached[1], text) if cached else LineIndex(text)
+        index = (index_after_edit(cached[1], text, self._edit_span(path, cached[1].text, text))
+                 if cached else LineIndex(text))
         self._lines[path] = (stamp, index)
         return index
 
+    def _edit_span(self, path: str, before: str, after: str) -> tuple[int, int] | None:
+        """The shared prefix and suffix of ``before`` and ``after`` if the editor said."""
+        known = self._edits.get(path)
+        if known is None or known[0] is not before or known[1] is not after:
+            return None
+        return known[2], known[3]
+
     def invalidate(self, path: str) -> None:
+        self._edits.pop(path, None)
         self._sources.pop(path, None)
         self._bibs.pop(path, None)
         self._bib_texts.pop(path, None)

@@ -809,21 +809,27 @@ def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
 # --------------------------------------------------------------------------- edits
 
 
-def reparse_edit(old_text: str, old: BibFile, new_text: str) -> BibFile | None:
+def reparse_edit(old_text: str, old: BibFile, new_text: str,
+                 span: tuple[int, int] | None = None) -> BibFile | None:
     """``new_text`` parsed by re-reading only the entries an edit of ``old_text`` touched.
 
     Entries before the edit are kept as they are, entries after it are moved by the
     edit's length (their fields are read again lazily, from the new text). ``None`` when
     that would not give what :func:`parse_bib` gives (a small file, an ``@string`` or a
-    syntax problem in the edited part): then parse the whole text.
+    syntax problem in the edited part): then parse the whole text. ``span``: the lengths
+    of a prefix and a suffix the two texts share, when the caller knows the edit (else
+    they are compared).
     """
     entries = old.entries
     if (len(new_text) <= EAGER_LIMIT or not entries
             or type(entries[0]) is not _LazyEntry or type(entries[-1]) is not _LazyEntry
             or any("not expanded" in q.message for q in old.problems)):  # @string caps
         return None
-    p = common_prefix(old_text, new_text)
-    s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
+    if span is not None:
+        p, s = span
+    else:
+        p = common_prefix(old_text, new_text)
+        s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
     old_end, delta = len(old_text) - s, len(new_text) - len(old_text)
     first = bisect.bisect_left(entries, p, key=lambda e: e.span.end)  # ends at/after p
     last = bisect.bisect_right(entries, old_end, key=lambda e: e.span.start)  # after: kept
