@@ -1,4 +1,5 @@
-"""ruff and mypy --strict stay clean on the server package (CI enforces what the guide asks)."""
+"""ruff (lint, complexity 15, format) and mypy --strict stay clean on the server package (CI
+enforces what the guide asks)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_ruff_is_clean() -> None:
     proc = run("ruff", "check", "server", "tests", "benchmarks")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    proc = run("ruff", "format", "--check", "server")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

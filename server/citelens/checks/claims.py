@@ -48,6 +48,7 @@ class ClaimSite(NamedTuple):
     record: PaperRecord | None  # its verified record, if any
     verifying: bool  # its verification is still running
 
+
 log = logging.getLogger("citelens")
 
 #: Claim checks running at once for diagnostics (hovers are not limited by this).
@@ -89,8 +90,9 @@ def state_of(checker: ClaimChecker) -> _State:
     return state
 
 
-def claim_findings(sites: Iterable[ClaimSite], checker: ClaimChecker, settings: Settings,
-                   republish: Republish) -> list[Finding]:
+def claim_findings(
+    sites: Iterable[ClaimSite], checker: ClaimChecker, settings: Settings, republish: Republish
+) -> list[Finding]:
     """CLAIM_* findings for the claims whose check has finished; queues the others.
 
     Claims not extracted yet are extracted within :data:`EXTRACT_BUDGET_S` (at least one
@@ -102,8 +104,7 @@ def claim_findings(sites: Iterable[ClaimSite], checker: ClaimChecker, settings: 
     deadline: float | None = None
     incomplete = False
     for site in sites:
-        claim = claim_at(site.text, site.citation, site.language, memo=checker.claim_memo,
-                         compute=False)
+        claim = claim_at(site.text, site.citation, site.language, memo=checker.claim_memo, compute=False)
         if claim is None:  # not extracted yet: within this publish's budget, or next time
             if deadline is None:
                 deadline = time.monotonic() + EXTRACT_BUDGET_S  # at least one per publish
@@ -125,8 +126,9 @@ def claim_findings(sites: Iterable[ClaimSite], checker: ClaimChecker, settings: 
     return out
 
 
-def _finding_for(site: ClaimSite, claim: str, key: str, checker: ClaimChecker, state: _State,
-                 settings: Settings) -> Finding | None:
+def _finding_for(
+    site: ClaimSite, claim: str, key: str, checker: ClaimChecker, state: _State, settings: Settings
+) -> Finding | None:
     """The finding of a finished check, else queue the check (unless it is running or the
     entry is still being verified: its record often carries the abstract)."""
     if key in state.queued:
@@ -139,16 +141,16 @@ def _finding_for(site: ClaimSite, claim: str, key: str, checker: ClaimChecker, s
     if result is None:
         result = state.attempted.get(key)  # failed: only a hover retries it
     if result is not None:
-        return _finding(settings, site.path, site.citation.key, site.citation.span, claim,
-                        result)
+        return _finding(settings, site.path, site.citation.key, site.citation.span, claim, result)
     if not site.verifying:
         state.queue.append(_Job(key, claim, site.view, site.record))
         state.queued.add(key)
     return None
 
 
-def _finding(settings: Any, path: str, key: str, span: Any, claim: str,
-             result: ClaimResult) -> Finding | None:
+def _finding(
+    settings: Any, path: str, key: str, span: Any, claim: str, result: ClaimResult
+) -> Finding | None:
     if result.status is not Status.VERDICT or result.verdict is None or result.transient:
         return None  # no verdict, or one reached while retrieval was failing (an outage)
     if result.verdict is Verdict.SUPPORTS:
@@ -169,8 +171,12 @@ def _finding(settings: Any, path: str, key: str, span: Any, claim: str,
         evidence = " ".join(result.evidence.split())
         message += f" Evidence: “{evidence[:300]}”"
     data: dict[str, object] = {
-        "claim": claim, "verdict": result.verdict.value, "phase": result.phase,
-        "model": result.model, "evidenceUrl": result.evidence_url, "paper": result.paper,
+        "claim": claim,
+        "verdict": result.verdict.value,
+        "phase": result.phase,
+        "model": result.model,
+        "evidenceUrl": result.evidence_url,
+        "paper": result.paper,
     }
     return make_finding(settings, path, code, message, span, key=key, data=data)
 

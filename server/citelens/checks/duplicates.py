@@ -49,15 +49,24 @@ class DuplicatePair:
     message: str
 
     def to_json(self) -> dict[str, object]:
-        return {"key_a": self.key_a, "key_b": self.key_b, "reason": self.reason,
-                "score": round(self.score, 4), "message": self.message}
+        return {
+            "key_a": self.key_a,
+            "key_b": self.key_b,
+            "reason": self.reason,
+            "score": round(self.score, 4),
+            "message": self.message,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> DuplicatePair:
         score = data.get("score", 0.0)
-        return cls(str(data["key_a"]), str(data["key_b"]), str(data["reason"]),
-                   float(score) if isinstance(score, int | float | str) else 0.0,
-                   str(data.get("message", "")))
+        return cls(
+            str(data["key_a"]),
+            str(data["key_b"]),
+            str(data["reason"]),
+            float(score) if isinstance(score, int | float | str) else 0.0,
+            str(data.get("message", "")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,22 +87,31 @@ def _prepare(v: EntryView) -> _Prepared:
     authors = [n for n in v.authors if not n.is_others]
     first = family_key(authors[0].last).split()[-1:] if authors else []
     content = frozenset(t for t in title_tokens(v.title or "") if t not in STOPWORDS)
-    return _Prepared(title, tuple(title.split()), content, main, first[0] if first else "",
-                     normalize_doi(v.doi) or "", entry_arxiv_id(v))
+    return _Prepared(
+        title,
+        tuple(title.split()),
+        content,
+        main,
+        first[0] if first else "",
+        normalize_doi(v.doi) or "",
+        entry_arxiv_id(v),
+    )
 
 
 def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:
     """Signals that two similar-titled entries are different publications."""
     if pa.arxiv and pb.arxiv and pa.arxiv != pb.arxiv:
         return True
-    if pa.doi and pb.doi and pa.doi != pb.doi and not (
-        pa.doi.startswith("10.48550/") or pb.doi.startswith("10.48550/")
+    if (
+        pa.doi
+        and pb.doi
+        and pa.doi != pb.doi
+        and not (pa.doi.startswith("10.48550/") or pb.doi.startswith("10.48550/"))
     ):
         return True
     if a.year is not None and b.year is not None and a.year != b.year:
         va, vb = (a.venue or "").strip(), (b.venue or "").strip()
-        if (va and vb and not is_preprint_venue(va) and not is_preprint_venue(vb)
-                and not same_venue(va, vb)):
+        if va and vb and not is_preprint_venue(va) and not is_preprint_venue(vb) and not same_venue(va, vb):
             return True  # e.g. a workshop paper and the later journal version
     return sequel_conflict(a.title or "", b.title or "")
 
@@ -152,9 +170,10 @@ def _title_candidates(prepared: list[_Prepared]) -> set[tuple[int, int]]:
     for members in _blocks(prepared):
         titles = [prepared[i].title for i in members]
         for r, i in enumerate(members[:-1]):
-            later = titles[r + 1:]
-            for _, _, c in process.extract(titles[r], later, scorer=fuzz.ratio,
-                                           score_cutoff=_PREFILTER, limit=None):
+            later = titles[r + 1 :]
+            for _, _, c in process.extract(
+                titles[r], later, scorer=fuzz.ratio, score_cutoff=_PREFILTER, limit=None
+            ):
                 pairs.add((i, members[r + 1 + c]))
     return pairs
 
@@ -193,12 +212,10 @@ class _Found:
         a, b = (i, j) if i < j else (j, i)
         if self.views[a].key == self.views[b].key or (a, b) in self.pairs:
             return  # the same key twice is DUPLICATE_KEY, not ours
-        self.pairs[(a, b)] = DuplicatePair(self.views[a].key, self.views[b].key, reason, score,
-                                           message)
+        self.pairs[(a, b)] = DuplicatePair(self.views[a].key, self.views[b].key, reason, score, message)
 
     def distinct(self, i: int, j: int) -> bool:
-        return _distinct_publications(self.views[i], self.prepared[i], self.views[j],
-                                      self.prepared[j])
+        return _distinct_publications(self.views[i], self.prepared[i], self.views[j], self.prepared[j])
 
 
 def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
@@ -214,13 +231,11 @@ def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
     views = f.views
     for group in _groups((i, p.doi) for i, p in enumerate(f.prepared)):
         for j in group[1:]:
-            f.add(group[0], j, "doi", 1.0,
-                  f"same DOI as '{views[group[0]].key}' ({f.prepared[j].doi})")
+            f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({f.prepared[j].doi})")
     s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
     for group in _groups(s2):
         for j in group[1:]:
-            f.add(group[0], j, "s2", 1.0,
-                  f"'{views[group[0]].key}' is the same Semantic Scholar paper")
+            f.add(group[0], j, "s2", 1.0, f"'{views[group[0]].key}' is the same Semantic Scholar paper")
 
 
 def _similar_titles(f: _Found) -> None:
@@ -228,20 +243,31 @@ def _similar_titles(f: _Found) -> None:
     for i, j in sorted(_title_candidates(prepared)):
         if (i, j) in f.pairs:
             continue
-        if prepared[i].main != prepared[j].title and prepared[j].main != prepared[i].title \
-                and not _may_be_similar(prepared[i], prepared[j]):
+        if (
+            prepared[i].main != prepared[j].title
+            and prepared[j].main != prepared[i].title
+            and not _may_be_similar(prepared[i], prepared[j])
+        ):
             continue
         score = title_similarity(views[i].title, views[j].title)
         if score <= AUTHOR_YEAR_TITLE_THRESHOLD or f.distinct(i, j):
             continue
-        same_author_year = (prepared[i].first_author and views[i].year is not None
-                            and prepared[i].first_author == prepared[j].first_author
-                            and views[i].year == views[j].year)
+        same_author_year = (
+            prepared[i].first_author
+            and views[i].year is not None
+            and prepared[i].first_author == prepared[j].first_author
+            and views[i].year == views[j].year
+        )
         if score > TITLE_THRESHOLD:
             f.add(i, j, "title", score, f"same title as '{views[i].key}'")
         elif same_author_year:
-            f.add(i, j, "author_year_title", score,
-                  f"same first author, year and a similar title as '{views[i].key}'")
+            f.add(
+                i,
+                j,
+                "author_year_title",
+                score,
+                f"same first author, year and a similar title as '{views[i].key}'",
+            )
 
 
 def _same_author_year(f: _Found) -> None:
@@ -255,10 +281,15 @@ def _same_author_year(f: _Found) -> None:
         if len(members) < 2 or len(members) > 200:
             continue
         for x, i in enumerate(members):
-            for j in members[x + 1:]:
+            for j in members[x + 1 :]:
                 if (i, j) in f.pairs or not _may_be_similar(prepared[i], prepared[j]):
                     continue
                 score = title_similarity(views[i].title, views[j].title)
                 if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(i, j):
-                    f.add(i, j, "author_year_title", score,
-                          f"same first author, year and a similar title as '{views[i].key}'")
+                    f.add(
+                        i,
+                        j,
+                        "author_year_title",
+                        score,
+                        f"same first author, year and a similar title as '{views[i].key}'",
+                    )

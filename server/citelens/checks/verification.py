@@ -31,8 +31,17 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "title": ("title",),
     "authors": ("author", "editor"),
     "year": ("year", "date"),
-    "venue": ("journal", "journaltitle", "booktitle", "eventtitle", "publisher", "school",
-              "institution", "howpublished", "organization"),
+    "venue": (
+        "journal",
+        "journaltitle",
+        "booktitle",
+        "eventtitle",
+        "publisher",
+        "school",
+        "institution",
+        "howpublished",
+        "organization",
+    ),
     "doi": ("doi", "url", "note", "howpublished"),
     "arxiv": ("eprint", "arxiv", "arxivid", "url", "journal", "note", "howpublished"),
     "pmid": ("pmid", "url", "note"),
@@ -46,8 +55,7 @@ _RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severit
 _AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
 
 
-def _severity(settings: Settings, code: str, *, default: Severity | None = None
-              ) -> Severity | None:
+def _severity(settings: Settings, code: str, *, default: Severity | None = None) -> Severity | None:
     """The configured severity of ``code`` (None = "off"). ``default`` replaces our own
     default when the user configured nothing for this code."""
     configured = code in settings.diagnostic_severity or "default" in settings.diagnostic_severity
@@ -75,9 +83,24 @@ def _first_definitions(bib_files: Sequence[BibFile]) -> dict[str, BibEntry]:
     return key_table(bib_files)[0]
 
 
-_BRIEF_FIELDS = ("source", "title", "authors", "year", "venue", "doi", "arxiv_id", "pmid",
-                 "s2_paper_id", "url", "volume", "issue", "pages", "publisher", "is_preprint",
-                 "publication_types")
+_BRIEF_FIELDS = (
+    "source",
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "doi",
+    "arxiv_id",
+    "pmid",
+    "s2_paper_id",
+    "url",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "is_preprint",
+    "publication_types",
+)
 
 
 def _brief(record: PaperRecord) -> dict[str, object]:
@@ -90,8 +113,9 @@ def _brief(record: PaperRecord) -> dict[str, object]:
 def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object]:
     """The finding's data: the quick fix's :class:`FixData`, and what people and reports
     read (summary, matched record, where in the entry)."""
-    fix = FixData(entry.key, entry.path, v.status.value,
-                  candidates=tuple(_brief(c) for c in v.candidates[:3]))
+    fix = FixData(
+        entry.key, entry.path, v.status.value, candidates=tuple(_brief(c) for c in v.candidates[:3])
+    )
     data: dict[str, object] = {
         **fix.to_json(),
         "summary": v.summary,
@@ -118,22 +142,33 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
             return []
         ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
         span, where = _on_field(entry, ident.field if ident else "doi")
-        return [Finding(path, span, "DOI_MISMATCH", v.summary, sev, entry.key,
-                        data=_data(entry, v, **where))]
+        return [Finding(path, span, "DOI_MISMATCH", v.summary, sev, entry.key, data=_data(entry, v, **where))]
     if v.status is Status.NOT_FOUND:
         sev = _severity(settings, "NOT_FOUND")
         if sev is None:
             return []
         if v.informational and _RANK[sev] > _RANK[Severity.INFORMATION]:
             sev = Severity.INFORMATION
-        return [Finding(path, entry.key_span, "NOT_FOUND", v.summary, sev, entry.key,
-                        data=_data(entry, v, field=None))]
+        return [
+            Finding(
+                path, entry.key_span, "NOT_FOUND", v.summary, sev, entry.key, data=_data(entry, v, field=None)
+            )
+        ]
     if v.status is Status.UNVERIFIED:
         sev = _severity(settings, "UNVERIFIED")
         if sev is None:
             return []
-        return [Finding(path, entry.key_span, "UNVERIFIED", v.summary, sev, entry.key,
-                        data=_data(entry, v, field=None))]
+        return [
+            Finding(
+                path,
+                entry.key_span,
+                "UNVERIFIED",
+                v.summary,
+                sev,
+                entry.key,
+                data=_data(entry, v, field=None),
+            )
+        ]
     if v.status is Status.PARTIAL:
         out = []
         for d in v.discrepancies:
@@ -141,17 +176,24 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
             if sev is None:
                 continue
             span, where = _on_field(entry, d.field)
-            out.append(Finding(path, span, "METADATA_MISMATCH", d.message, sev, entry.key,
-                               data=_data(entry, v, discrepancy=d.to_json(), **where)))
+            out.append(
+                Finding(
+                    path,
+                    span,
+                    "METADATA_MISMATCH",
+                    d.message,
+                    sev,
+                    entry.key,
+                    data=_data(entry, v, discrepancy=d.to_json(), **where),
+                )
+            )
         return out
     return []
 
 
-def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy]
-                       ) -> Severity | None:
+def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy]) -> Severity | None:
     """Information by default; warning when a discrepancy is one (wrong authors, ...)."""
-    worst = max((d.severity for d in discrepancies), key=_RANK.__getitem__,
-                default=Severity.INFORMATION)
+    worst = max((d.severity for d in discrepancies), key=_RANK.__getitem__, default=Severity.INFORMATION)
     base = Severity.WARNING if _RANK[worst] >= _RANK[Severity.WARNING] else None
     return _severity(settings, "METADATA_MISMATCH", default=base)
 
@@ -182,15 +224,22 @@ def _citation_findings(
             related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
             # Light data at citations (a key may be cited hundreds of times and every
             # diagnostic is sent on each change): quick fixes read the entry's verdict.
-            data: dict[str, object] = {"key": entry.key, "bib": entry.path,
-                                       "status": v.status.value, "field": None}
-            out.append(Finding(path, c.span, code, f"{c.key}: {v.summary}", sev, c.key,
-                               related=related, data=data))
+            data: dict[str, object] = {
+                "key": entry.key,
+                "bib": entry.path,
+                "status": v.status.value,
+                "field": None,
+            }
+            out.append(
+                Finding(path, c.span, code, f"{c.key}: {v.summary}", sev, c.key, related=related, data=data)
+            )
     return out
 
 
 def duplicate_findings(
-    defs: Mapping[str, BibEntry], results: Mapping[str, Verification], settings: Settings,
+    defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification],
+    settings: Settings,
     view_of: ViewOf | None = None,
 ) -> list[Finding]:
     """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
@@ -199,28 +248,42 @@ def duplicate_findings(
     sev = _severity(settings, "DUPLICATE_ENTRY")
     if sev is None or len(defs) < 2:
         return []
-    views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs)
-             for e in defs.values()]
-    resolved = {k: v.match.s2_paper_id for k, v in results.items()
-                if v.match is not None and v.match.s2_paper_id
-                and v.status in (Status.VERIFIED, Status.PARTIAL)}
+    views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs) for e in defs.values()]
+    resolved = {
+        k: v.match.s2_paper_id
+        for k, v in results.items()
+        if v.match is not None and v.match.s2_paper_id and v.status in (Status.VERIFIED, Status.PARTIAL)
+    }
     out = []
     for pair in find_duplicates(views, resolved):
         a, b = defs.get(pair.key_a), defs.get(pair.key_b)
         if a is None or b is None:
             continue
         for this, other in ((a, b), (b, a)):
-            out.append(Finding(
-                this.path, this.key_span, "DUPLICATE_ENTRY",
-                f"{this.key} and {other.key} are the same paper: {pair.message}", sev, this.key,
-                related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
-                data={**FixData(this.key, this.path, duplicate_of=other.key,
-                                duplicate_bib=other.path).to_json(), "reason": pair.reason}))
+            out.append(
+                Finding(
+                    this.path,
+                    this.key_span,
+                    "DUPLICATE_ENTRY",
+                    f"{this.key} and {other.key} are the same paper: {pair.message}",
+                    sev,
+                    this.key,
+                    related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
+                    data={
+                        **FixData(
+                            this.key, this.path, duplicate_of=other.key, duplicate_bib=other.path
+                        ).to_json(),
+                        "reason": pair.reason,
+                    },
+                )
+            )
     return out
 
 
 def entry_level_findings(
-    bib_files: Sequence[BibFile], results: Mapping[str, Verification], settings: Settings,
+    bib_files: Sequence[BibFile],
+    results: Mapping[str, Verification],
+    settings: Settings,
     view_of: ViewOf | None = None,
     only: Collection[str] | None = None,
 ) -> list[Finding]:
@@ -244,13 +307,16 @@ def entry_level_findings(
 
 
 def citation_findings(
-    citations: Mapping[str, Sequence[Citation]], bib_files: Sequence[BibFile],
-    results: Mapping[str, Verification], settings: Settings,
+    citations: Mapping[str, Sequence[Citation]],
+    bib_files: Sequence[BibFile],
+    results: Mapping[str, Verification],
+    settings: Settings,
 ) -> list[Finding]:
     """The findings at every citation of a key whose entry is wrong."""
     defs = _first_definitions(bib_files)
-    return (_citation_findings(citations, defs, results, settings)
-            + notice_citation_findings(citations, defs, results, settings))
+    return _citation_findings(citations, defs, results, settings) + notice_citation_findings(
+        citations, defs, results, settings
+    )
 
 
 # ---------------------------------------------------------------------- retractions
@@ -269,8 +335,11 @@ def _notice(v: Verification) -> tuple[str, dict[str, str]] | None:
 
 
 def notice_data(v: Verification, top: dict[str, str]) -> dict[str, object]:
-    return {"notice": dict(top), "notice_url": retraction.notice_url(top),
-            "notices": [dict(n) for n in v.notices]}
+    return {
+        "notice": dict(top),
+        "notice_url": retraction.notice_url(top),
+        "notices": [dict(n) for n in v.notices],
+    }
 
 
 def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
@@ -285,13 +354,24 @@ def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
         return []
     if code == "CORRECTION" and _RANK[sev] > _RANK[Severity.INFORMATION]:
         sev = Severity.INFORMATION
-    return [Finding(entry.path, entry.key_span, code, retraction.message(v.notices), sev,
-                    entry.key, data=_data(entry, v, field=None, **notice_data(v, top)))]
+    return [
+        Finding(
+            entry.path,
+            entry.key_span,
+            code,
+            retraction.message(v.notices),
+            sev,
+            entry.key,
+            data=_data(entry, v, field=None, **notice_data(v, top)),
+        )
+    ]
 
 
 def notice_citation_findings(
-    citations: Mapping[str, Sequence[Citation]], defs: Mapping[str, BibEntry],
-    results: Mapping[str, Verification], settings: Settings,
+    citations: Mapping[str, Sequence[Citation]],
+    defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification],
+    settings: Settings,
 ) -> list[Finding]:
     """``RETRACTED`` and ``EXPRESSION_OF_CONCERN`` at every citation of the paper."""
     out = []
@@ -307,12 +387,26 @@ def notice_citation_findings(
             if code not in _NOTICE_AT_CITATIONS or sev is None:
                 continue
             related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
-            data: dict[str, object] = {"key": entry.key, "bib": entry.path,
-                                       "status": v.status.value, "field": None,
-                                       "notice": dict(top),
-                                       "notice_url": retraction.notice_url(top)}
-            out.append(Finding(path, c.span, code, f"{c.key}: {retraction.message(v.notices)}",
-                               sev, c.key, related=related, data=data))
+            data: dict[str, object] = {
+                "key": entry.key,
+                "bib": entry.path,
+                "status": v.status.value,
+                "field": None,
+                "notice": dict(top),
+                "notice_url": retraction.notice_url(top),
+            }
+            out.append(
+                Finding(
+                    path,
+                    c.span,
+                    code,
+                    f"{c.key}: {retraction.message(v.notices)}",
+                    sev,
+                    c.key,
+                    related=related,
+                    data=data,
+                )
+            )
     return out
 
 
@@ -328,5 +422,6 @@ def verification_findings(
     ``citations`` maps a source file's path to the citations in it. Never raises
     for odd input: an entry that cannot be placed is skipped.
     """
-    return (entry_level_findings(bib_files, results, settings, view_of)
-            + citation_findings(citations, bib_files, results, settings))
+    return entry_level_findings(bib_files, results, settings, view_of) + citation_findings(
+        citations, bib_files, results, settings
+    )

@@ -62,8 +62,9 @@ def reader_url(record: PaperRecord, s: Settings) -> str:
     return ""
 
 
-async def _source_call(module: str, function: str, host_name: str, ctx: Context,
-                       *args: Any, **kwargs: Any) -> Lookup:
+async def _source_call(
+    module: str, function: str, host_name: str, ctx: Context, *args: Any, **kwargs: Any
+) -> Lookup:
     """Call ``citelens.sources.<module>.<function>(host, *args)``; problems become FAILED."""
     if ctx.sources is None:
         return Lookup(host_name, function, Outcome.UNAVAILABLE, detail="no scholarly clients")
@@ -71,8 +72,12 @@ async def _source_call(module: str, function: str, host_name: str, ctx: Context,
         mod = importlib.import_module(f"citelens.sources.{module}")
         fn: Callable[..., Awaitable[Lookup]] = getattr(mod, function)
     except (ImportError, AttributeError):
-        return Lookup(host_name, function, Outcome.FAILED,
-                      detail=f"citelens.sources.{module}.{function} is not available")
+        return Lookup(
+            host_name,
+            function,
+            Outcome.FAILED,
+            detail=f"citelens.sources.{module}.{function} is not available",
+        )
     host = getattr(ctx.sources, host_name)
     try:
         result = await fn(host, *args, **kwargs)
@@ -82,8 +87,14 @@ async def _source_call(module: str, function: str, host_name: str, ctx: Context,
         lookups = [v for v in result.values() if isinstance(v, Lookup)]
         found = [v for v in lookups if v.outcome is Outcome.FOUND]
         if found:
-            return Lookup(found[0].source, found[0].method, Outcome.FOUND,
-                          [r for v in found for r in v.records], "", found[0].elapsed_ms)
+            return Lookup(
+                found[0].source,
+                found[0].method,
+                Outcome.FOUND,
+                [r for v in found for r in v.records],
+                "",
+                found[0].elapsed_ms,
+            )
         if lookups:
             return lookups[0]
     if not isinstance(result, Lookup):
@@ -99,14 +110,11 @@ def _stages(sig: Signals, ctx: Context) -> list[Stage]:
     if sig.arxiv_id:
         aid = sig.arxiv_id
         out.append(("arxiv", lambda: _source_call("arxiv", "get_by_ids", "arxiv", ctx, [aid])))
-        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"ARXIV:{aid}",
-                                               abstract=True)))
+        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"ARXIV:{aid}", abstract=True)))
     if sig.doi:
         doi = sig.doi
-        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"DOI:{doi}",
-                                               abstract=True)))
-        out.append(("openalex", lambda: _source_call("openalex", "get_by_doi", "openalex", ctx,
-                                                     doi)))
+        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"DOI:{doi}", abstract=True)))
+        out.append(("openalex", lambda: _source_call("openalex", "get_by_doi", "openalex", ctx, doi)))
     if sig.pmid:
         pmid = sig.pmid
         out.append(("pubmed", lambda: _source_call("ncbi", "get_pubmed", "ncbi", ctx, [pmid])))
@@ -114,8 +122,7 @@ def _stages(sig: Signals, ctx: Context) -> list[Stage]:
         t = sig.title
         out.append(("s2", lambda: _source_call("s2", "search_match", "s2", ctx, t, abstract=True)))
         out.append(("crossref", lambda: _source_call("crossref", "search", "crossref", ctx, t)))
-        out.append(("openalex", lambda: _source_call("openalex", "search_title", "openalex",
-                                                     ctx, t)))
+        out.append(("openalex", lambda: _source_call("openalex", "search_title", "openalex", ctx, t)))
         out.append(("pubmed", lambda: _pubmed_by_title(ctx, t)))
     return out
 
@@ -145,8 +152,13 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
         lookup = await call()
         elapsed = lookup.elapsed_ms or (time.monotonic() - started) * 1000
         if lookup.outcome is not Outcome.FOUND:
-            ctx.stage("abstract", source, lookup.outcome.value, detail=
-                      f"{lookup.method}: {lookup.detail}".strip(": "), elapsed_ms=elapsed)
+            ctx.stage(
+                "abstract",
+                source,
+                lookup.outcome.value,
+                detail=f"{lookup.method}: {lookup.detail}".strip(": "),
+                elapsed_ms=elapsed,
+            )
             continue
         reasons = []
         for record in lookup.records[:5]:
@@ -157,8 +169,13 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
                 ctx.stage("abstract", source, "accepted", url, elapsed, lookup.method)
                 return Abstract(record.abstract.strip(), source, url, record.title)
             reasons.append(why or "")
-        ctx.stage("abstract", source, "rejected", elapsed_ms=elapsed,
-                  detail=f"{lookup.method}: {'; '.join(dict.fromkeys(reasons))}")
+        ctx.stage(
+            "abstract",
+            source,
+            "rejected",
+            elapsed_ms=elapsed,
+            detail=f"{lookup.method}: {'; '.join(dict.fromkeys(reasons))}",
+        )
     if sig.url:
         return await _from_landing_page(sig, ctx)
     return None
@@ -171,8 +188,14 @@ async def _from_landing_page(sig: Signals, ctx: Context) -> Abstract | None:
         ctx.stage("abstract", "entry_url", "failed", got.url, got.elapsed_ms, got.error)
         return None
     if "html" not in got.content_type.lower():
-        ctx.stage("abstract", "entry_url", "rejected", got.url, got.elapsed_ms,
-                  f"not an HTML page ({got.content_type or 'no content type'})")
+        ctx.stage(
+            "abstract",
+            "entry_url",
+            "rejected",
+            got.url,
+            got.elapsed_ms,
+            f"not an HTML page ({got.content_type or 'no content type'})",
+        )
         return None
     page = decode(got.body, got.content_type)
     text, title = html_abstract(page), html_title(page)

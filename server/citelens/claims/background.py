@@ -49,8 +49,14 @@ def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
     return (blanks[-1].end() if blanks else a), (after.start() if after else b)
 
 
-def claim_at(text: str, citation: Citation, language: str, *,
-             memo: dict[tuple[str, str, int, int], str], compute: bool = True) -> str | None:
+def claim_at(
+    text: str,
+    citation: Citation,
+    language: str,
+    *,
+    memo: dict[tuple[str, str, int, int], str],
+    compute: bool = True,
+) -> str | None:
     """:func:`extract_claim` on the paragraph of the citation, memoised on that paragraph.
 
     extract_claim never looks past a blank line, so the paragraph gives the same claim
@@ -72,8 +78,7 @@ def claim_at(text: str, citation: Citation, language: str, *,
     return hit
 
 
-def _keys(checker: ClaimChecker, claim: str, view: EntryView,
-          record: PaperRecord | None) -> list[str]:
+def _keys(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None) -> list[str]:
     """The cache keys this claim may be stored under: with the verified record, and
     without it (a check started before verification finished; the record can add a DOI
     and so change the paper's identity)."""
@@ -85,8 +90,9 @@ def _keys(checker: ClaimChecker, claim: str, view: EntryView,
     return keys
 
 
-def known_result(checker: ClaimChecker, claim: str, view: EntryView,
-                 record: PaperRecord | None, *, consume: bool = False) -> ClaimResult | None:
+def known_result(
+    checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None, *, consume: bool = False
+) -> ClaimResult | None:
     """The cached result, else an uncached (error) result not shown yet, else ``None``.
 
     ``consume`` forgets the uncached result once returned, so the next call checks again.
@@ -105,8 +111,13 @@ def known_result(checker: ClaimChecker, claim: str, view: EntryView,
     return None
 
 
-def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None,
-          on_done: Callable[[ClaimResult], None] | None = None) -> asyncio.Task[ClaimResult] | None:
+def start(
+    checker: ClaimChecker,
+    claim: str,
+    view: EntryView,
+    record: PaperRecord | None,
+    on_done: Callable[[ClaimResult], None] | None = None,
+) -> asyncio.Task[ClaimResult] | None:
     """Start (or join) the check of ``claim``; ``None`` when one keyed without the record
     is already running. Raises ``RuntimeError`` without a running event loop."""
     keys = _keys(checker, claim, view, record)
@@ -137,8 +148,13 @@ def start(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecor
 
 
 def claim_markdown(
-    checker: ClaimChecker, text: str, citation: Citation, language: str, view: EntryView,
-    record: PaperRecord | None, on_done: Callable[[ClaimResult], None] | None = None,
+    checker: ClaimChecker,
+    text: str,
+    citation: Citation,
+    language: str,
+    view: EntryView,
+    record: PaperRecord | None,
+    on_done: Callable[[ClaimResult], None] | None = None,
 ) -> str:
     """Hover Markdown for the claim around ``citation`` ("" when there is no claim text);
     ``on_done`` is called with the result of a check this starts."""
@@ -159,6 +175,5 @@ def claim_markdown(
         return ""
     if no_model:
         return render_looking_up(claim, SETUP_HINT)
-    live = next((checker.live[k] for k in _keys(checker, claim, view, record)
-                 if k in checker.live), None)
+    live = next((checker.live[k] for k in _keys(checker, claim, view, record) if k in checker.live), None)
     return render_pending(claim, live)

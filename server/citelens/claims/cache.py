@@ -31,8 +31,11 @@ TTL_S = 60 * 60 * 24 * 90
 
 
 def cache_dir(settings: Settings) -> Path:
-    base = (settings.cache_dir or os.environ.get("CITELENS_CACHE_DIR")
-            or platformdirs.user_cache_dir("citelens", appauthor=False))
+    base = (
+        settings.cache_dir
+        or os.environ.get("CITELENS_CACHE_DIR")
+        or platformdirs.user_cache_dir("citelens", appauthor=False)
+    )
     return Path(base) / "claims"
 
 

@@ -1,10 +1,10 @@
 """The claim checker the language server holds: in-flight tasks plus the result cache.
 
-    checker = ClaimChecker(settings)              # once, and again on a settings change
-    hit = checker.cached(claim, view)             # instant: cache only, no network
-    task = checker.ensure(claim, view, record)    # starts at most one check per claim/paper
-    result = await checker.check(claim, view, record)
-    await checker.aclose()
+checker = ClaimChecker(settings)              # once, and again on a settings change
+hit = checker.cached(claim, view)             # instant: cache only, no network
+task = checker.ensure(claim, view, record)    # starts at most one check per claim/paper
+result = await checker.check(claim, view, record)
+await checker.aclose()
 """
 
 from __future__ import annotations
@@ -63,18 +63,19 @@ class ClaimChecker:
 
     # ------------------------------------------------------------------ queries
 
-    def cached(self, claim: str, view: EntryView | None,
-               record: PaperRecord | None = None) -> ClaimResult | None:
+    def cached(
+        self, claim: str, view: EntryView | None, record: PaperRecord | None = None
+    ) -> ClaimResult | None:
         """The stored result for this claim and paper, or ``None`` (no network, no waiting)."""
         return claim_cache.load(self._cache, self.key(claim, view, record))
 
-    def running(self, claim: str, view: EntryView | None,
-                record: PaperRecord | None = None) -> bool:
+    def running(self, claim: str, view: EntryView | None, record: PaperRecord | None = None) -> bool:
         task = self._tasks.get(self.key(claim, view, record))
         return task is not None and not task.done()
 
-    def ensure(self, claim: str, view: EntryView | None,
-               record: PaperRecord | None = None) -> asyncio.Task[ClaimResult]:
+    def ensure(
+        self, claim: str, view: EntryView | None, record: PaperRecord | None = None
+    ) -> asyncio.Task[ClaimResult]:
         """The task checking this claim against this paper, started if not yet running."""
         key = self.key(claim, view, record)
         task = self._tasks.get(key)
@@ -84,8 +85,9 @@ class ClaimChecker:
             task.add_done_callback(functools.partial(self._forget, key))
         return task
 
-    async def check(self, claim: str, view: EntryView | None,
-                    record: PaperRecord | None = None) -> ClaimResult:
+    async def check(
+        self, claim: str, view: EntryView | None, record: PaperRecord | None = None
+    ) -> ClaimResult:
         """The result from the cache, or from a (shared) fresh check."""
         hit = self.cached(claim, view, record)
         if hit is not None:
@@ -110,16 +112,23 @@ class ClaimChecker:
                 return None
         return self._sources
 
-    async def _run(self, key: str, claim: str, view: EntryView | None,
-                   record: PaperRecord | None) -> ClaimResult:
+    async def _run(
+        self, key: str, claim: str, view: EntryView | None, record: PaperRecord | None
+    ) -> ClaimResult:
         hit = claim_cache.load(self._cache, key)
         if hit is not None:
             return hit
         if self._client is None:
             self._client = httpx.AsyncClient(timeout=self.settings.request_timeout_s)
-        result = await check_claim(claim, view, record, settings=self.settings,
-                                   client=self._client, sources=self._sources_for_run(),
-                                   live=functools.partial(self.live.__setitem__, key))
+        result = await check_claim(
+            claim,
+            view,
+            record,
+            settings=self.settings,
+            client=self._client,
+            sources=self._sources_for_run(),
+            live=functools.partial(self.live.__setitem__, key),
+        )
         claim_cache.store(self._cache, key, result)
         return result
 

@@ -22,8 +22,7 @@ _HEADING = re.compile(
     r"|results|discussion|conclusions?|acknowledg(?:e)?ments|references|bibliography)\s*))$",
     re.IGNORECASE | re.MULTILINE,
 )
-_REFERENCES = re.compile(r"^(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\b",
-                         re.IGNORECASE)
+_REFERENCES = re.compile(r"^(?:\d+\.?\s*)?(?:references|bibliography|literature cited)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +34,14 @@ class Chunk:
 
 def sections(text: str) -> list[tuple[str, int, int]]:
     """``(title, start, end)`` of each section (the text before the first heading is "")."""
-    heads = [(m.start(), m.end(), (m.group("md") or m.group(0)).strip())
-             for m in _HEADING.finditer(text)]
+    heads = [(m.start(), m.end(), (m.group("md") or m.group(0)).strip()) for m in _HEADING.finditer(text)]
     out: list[tuple[str, int, int]] = []
     prev_title, prev_end = "", 0
     for start, end, title in heads:
         out.append((prev_title, prev_end, start))
         prev_title, prev_end = title, end
     out.append((prev_title, prev_end, len(text)))
-    return [s for s in out if text[s[1]:s[2]].strip()]
+    return [s for s in out if text[s[1] : s[2]].strip()]
 
 
 def _cut_point(text: str, start: int, limit: int) -> int:

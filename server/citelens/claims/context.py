@@ -24,10 +24,19 @@ class Context:
     log: list[Stage] = field(default_factory=list)
     fetches: int = 0  # HTTP requests made by safe_fetch (full texts, landing pages)
 
-    def stage(self, step: str, source: str, outcome: str, url: str = "",
-              elapsed_ms: float = 0.0, detail: str = "") -> None:
-        self.log.append(Stage(step, source, outcome, redact_url(url) if url else "",
-                              round(elapsed_ms, 1), self.scrub(detail)[:300]))
+    def stage(
+        self, step: str, source: str, outcome: str, url: str = "", elapsed_ms: float = 0.0, detail: str = ""
+    ) -> None:
+        self.log.append(
+            Stage(
+                step,
+                source,
+                outcome,
+                redact_url(url) if url else "",
+                round(elapsed_ms, 1),
+                self.scrub(detail)[:300],
+            )
+        )
 
     def scrub(self, text: str) -> str:
         s = self.settings
@@ -36,8 +45,9 @@ class Context:
                 text = text.replace(secret, "***")
         return text
 
-    async def fetch(self, url: str, *, timeout_s: float | None = None,
-                    trusted_base: str | None = None) -> Fetched:
+    async def fetch(
+        self, url: str, *, timeout_s: float | None = None, trusted_base: str | None = None
+    ) -> Fetched:
         """A safe GET of ``url`` (see :mod:`citelens.claims.urlsafety`).
 
         ``trusted_base``: the configured base URL (a setting, never data) ``url`` was
@@ -49,7 +59,8 @@ class Context:
         if trusted_base is None and not self.settings.fetch_entry_urls:
             return Fetched(redact_url(url), error="not fetched: fetchEntryUrls is off")
         got = await safe_fetch(
-            self.client, url,
+            self.client,
+            url,
             allow_private=self.settings.allow_private_urls,
             max_bytes=self.settings.fetch_max_bytes,
             timeout_s=timeout_s or self.settings.request_timeout_s * 3,

@@ -16,9 +16,13 @@ from typing import TextIO
 from citelens.claims.result import ClaimResult
 
 #: The phases whose latency is reported, in pipeline order, with their labels.
-PHASES = (("abstract", "abstract retrieval"), ("phase1", "phase 1 (abstract)"),
-          ("fulltext", "full-text retrieval"), ("passages", "passage selection"),
-          ("phase2", "phase 2 (passages)"))
+PHASES = (
+    ("abstract", "abstract retrieval"),
+    ("phase1", "phase 1 (abstract)"),
+    ("fulltext", "full-text retrieval"),
+    ("passages", "passage selection"),
+    ("phase2", "phase 2 (passages)"),
+)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -48,10 +52,15 @@ def coverage_report(results: Sequence[ClaimResult], out: TextIO) -> None:
     texts = Counter(r.fulltext_source for r in tried if r.fulltext_source)
     neither = sum(1 for r in results if not r.abstract and not r.fulltext_source)
     print("coverage", file=out)
-    print(f"  abstract found           {_share(sum(abstracts.values()), n):<16} "
-          f"sources: {_sources(abstracts)}", file=out)
-    print(f"  full text found          {_share(sum(texts.values()), len(tried)):<16} "
-          f"of the claims that needed one; sources: {_sources(texts)}", file=out)
+    print(
+        f"  abstract found           {_share(sum(abstracts.values()), n):<16} sources: {_sources(abstracts)}",
+        file=out,
+    )
+    print(
+        f"  full text found          {_share(sum(texts.values()), len(tried)):<16} "
+        f"of the claims that needed one; sources: {_sources(texts)}",
+        file=out,
+    )
     print(f"  neither                  {_share(neither, n)}", file=out)
 
 
@@ -63,28 +72,37 @@ def latency_report(results: Sequence[ClaimResult], out: TextIO) -> None:
         if not values:
             print(f"  {label:<24}{0:>5}        -        -", file=out)
             continue
-        print(f"  {label:<24}{len(values):>5}{percentile(values, 50):>9.0f}"
-              f"{percentile(values, 95):>9.0f}", file=out)
+        print(
+            f"  {label:<24}{len(values):>5}{percentile(values, 50):>9.0f}{percentile(values, 95):>9.0f}",
+            file=out,
+        )
 
 
 def passage_score_report(results: Sequence[ClaimResult], cutoff: float, out: TextIO) -> None:
     """The cosine distribution of the kept passages, and the claims the cutoff left empty."""
     embedded = [r for r in results if r.retrieval == "embeddings"]
     if not embedded:
-        print("passage scores: no passages were ranked with embeddings "
-              "(no embedding model, or no claim reached phase 2)", file=out)
+        print(
+            "passage scores: no passages were ranked with embeddings "
+            "(no embedding model, or no claim reached phase 2)",
+            file=out,
+        )
         return
     kept = [s for r in embedded for s in r.passage_scores]
     print(f"passage scores (embeddings, cutoff {cutoff:.2f})", file=out)
     if kept:
         qs = "  ".join(f"p{q} {percentile(kept, q):.2f}" for q in (10, 25, 50, 75, 90))
-        print(f"  kept {len(kept)} passages of {sum(1 for r in embedded if r.passage_scores)} "
-              f"claims: min {min(kept):.2f}  {qs}  max {max(kept):.2f}", file=out)
+        print(
+            f"  kept {len(kept)} passages of {sum(1 for r in embedded if r.passage_scores)} "
+            f"claims: min {min(kept):.2f}  {qs}  max {max(kept):.2f}",
+            file=out,
+        )
     else:
         print("  kept no passage", file=out)
-    empty = [r.best_chunk_score for r in embedded if not r.passage_scores
-             and r.best_chunk_score is not None]
+    empty = [r.best_chunk_score for r in embedded if not r.passage_scores and r.best_chunk_score is not None]
     if empty:
         best = ", ".join(f"{s:.2f}" for s in sorted(empty, reverse=True)[:10])
-        print(f"  claims with no chunk at or above the cutoff: {len(empty)} "
-              f"(their best chunk: {best})", file=out)
+        print(
+            f"  claims with no chunk at or above the cutoff: {len(empty)} (their best chunk: {best})",
+            file=out,
+        )

@@ -46,13 +46,52 @@ def decode(body: bytes, content_type: str = "") -> str:
 
 # ---------------------------------------------------------------------------- HTML
 
-_SKIP = {"script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "title",
-         "button", "template", "iframe", "math"}
-_BLOCK = {"p", "div", "section", "article", "li", "ul", "ol", "table", "tr", "br", "figure",
-          "figcaption", "blockquote", "dd", "dt", "pre", "caption", "main", "abstract"}
+_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "svg",
+    "title",
+    "button",
+    "template",
+    "iframe",
+    "math",
+}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "br",
+    "figure",
+    "figcaption",
+    "blockquote",
+    "dd",
+    "dt",
+    "pre",
+    "caption",
+    "main",
+    "abstract",
+}
 _HEADING = {"h1", "h2", "h3", "h4", "h5", "h6"}
-_META_ABSTRACT = ("citation_abstract", "dc.description", "description", "og:description",
-                  "twitter:description", "eprints.abstract")
+_META_ABSTRACT = (
+    "citation_abstract",
+    "dc.description",
+    "description",
+    "og:description",
+    "twitter:description",
+    "eprints.abstract",
+)
 
 
 class _TextParser(HTMLParser):
@@ -133,8 +172,7 @@ def html_abstract(html: str) -> str:
 
 
 def html_title(html: str) -> str:
-    m = re.search(r'<meta[^>]+name=["\']citation_title["\'][^>]+content=["\']([^"\']*)', html,
-                  re.IGNORECASE)
+    m = re.search(r'<meta[^>]+name=["\']citation_title["\'][^>]+content=["\']([^"\']*)', html, re.IGNORECASE)
     if m is None:
         m = re.search(r"<title[^>]*>(.*?)</title>", html, re.IGNORECASE | re.DOTALL)
     return re.sub(r"\s+", " ", m.group(1)).strip() if m else ""
@@ -179,8 +217,10 @@ def jats_to_text(xml: str) -> str:
         root = ET.fromstring(xml)
     except ET.ParseError:
         return ""
-    article = root if _local(root.tag) == "article" else next(
-        (e for e in root.iter() if _local(e.tag) == "article"), None
+    article = (
+        root
+        if _local(root.tag) == "article"
+        else next((e for e in root.iter() if _local(e.tag) == "article"), None)
     )
     if article is None:
         return ""

@@ -80,10 +80,13 @@ async def find_fulltext(sig: Signals, ctx: Context) -> FullText | None:
         if problem:
             ctx.stage("fulltext", source, "rejected", got.url, got.elapsed_ms, problem)
             continue
-        ctx.stage("fulltext", source, "accepted", got.url, got.elapsed_ms,
-                  f"{len(text)} characters")
+        ctx.stage("fulltext", source, "accepted", got.url, got.elapsed_ms, f"{len(text)} characters")
         return FullText(text, source, got.url)
     if not seen:
-        ctx.stage("fulltext", "none", "skipped", detail="no URL, arXiv id, open-access PDF "
-                  "or PMC id to fetch a full text from")
+        ctx.stage(
+            "fulltext",
+            "none",
+            "skipped",
+            detail="no URL, arXiv id, open-access PDF or PMC id to fetch a full text from",
+        )
     return None

@@ -32,8 +32,10 @@ class LLMConfig:
     timeout_s: float = LLM_TIMEOUT_S
 
     def __repr__(self) -> str:
-        return (f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, "
-                f"model_phase2={self.model_phase2!r}, embedding_model={self.embedding_model!r})")
+        return (
+            f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, "
+            f"model_phase2={self.model_phase2!r}, embedding_model={self.embedding_model!r})"
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMConfig | None:
@@ -81,8 +83,7 @@ async def _post(
         return Call(ok, config.scrub(detail)[:300], (time.monotonic() - started) * 1000, url)
 
     try:
-        response = await client.post(url, json=payload, headers=config.headers(),
-                                      timeout=config.timeout_s)
+        response = await client.post(url, json=payload, headers=config.headers(), timeout=config.timeout_s)
     except httpx.TimeoutException:
         return None, call(False, f"no answer within {config.timeout_s:g} s")
     except httpx.HTTPError as e:
@@ -144,8 +145,11 @@ async def judge(
         problem = parsed
         info.ok, info.detail = False, f"unusable answer: {parsed}"
         if attempt == 0:
-            history = [*history, {"role": "assistant", "content": content[:2000]},
-                       {"role": "user", "content": RETRY}]
+            history = [
+                *history,
+                {"role": "assistant", "content": content[:2000]},
+                {"role": "user", "content": RETRY},
+            ]
     return JudgeOutcome(None, f"the model's answer was malformed twice ({problem})", calls)
 
 
@@ -155,8 +159,7 @@ async def embed(
     """One embedding per text (same order), or ``None`` when the endpoint fails."""
     if not config.embedding_model:
         return None, Call(False, "no embedding model configured", 0.0, "")
-    data, info = await _post(client, config, "/embeddings",
-                             {"model": config.embedding_model, "input": texts})
+    data, info = await _post(client, config, "/embeddings", {"model": config.embedding_model, "input": texts})
     if data is None:
         return None, info
     try:

@@ -41,8 +41,9 @@ SETUP_HINT = (
 )
 
 
-def evidence_at_once(claim: str, view: EntryView | None, record: PaperRecord | None,
-                     settings: Settings) -> ClaimResult | None:
+def evidence_at_once(
+    claim: str, view: EntryView | None, record: PaperRecord | None, settings: Settings
+) -> ClaimResult | None:
     """Without a model: the no-verdict result from the abstract the verification record
     already holds (no network, instant), or ``None`` when it has none that passes the gate."""
     if record is None or not record.abstract or not claim.strip():
@@ -50,13 +51,18 @@ def evidence_at_once(claim: str, view: EntryView | None, record: PaperRecord | N
     sig = signals_from(view, record)
     if gate(record.abstract, record.title, sig.title) is not None:
         return None
-    result = ClaimResult(claim=claim, paper=paper_identity(view, record),
-                         prompt_version=prompts.PROMPT_VERSION, note=SETUP_HINT)
+    result = ClaimResult(
+        claim=claim,
+        paper=paper_identity(view, record),
+        prompt_version=prompts.PROMPT_VERSION,
+        note=SETUP_HINT,
+    )
     result.abstract, result.abstract_source = record.abstract.strip(), record.source
     result.abstract_url = reader_url(record, settings)
     result.best_sentences = best_sentences(claim, result.abstract)
-    result.log.append(Stage("abstract", f"record:{record.source}", "accepted",
-                            redact_url(result.abstract_url)))
+    result.log.append(
+        Stage("abstract", f"record:{record.source}", "accepted", redact_url(result.abstract_url))
+    )
     return result
 
 
@@ -83,8 +89,9 @@ async def check_claim(
     own = client is None
     http = client or httpx.AsyncClient(timeout=settings.request_timeout_s)
     ctx = Context(settings, http, sources)  # type: ignore[arg-type]
-    result = ClaimResult(claim=claim, paper=paper_identity(view, record),
-                         prompt_version=prompts.PROMPT_VERSION)
+    result = ClaimResult(
+        claim=claim, paper=paper_identity(view, record), prompt_version=prompts.PROMPT_VERSION
+    )
     if live is not None:
         live(result)
     before = ctx.source_requests()
@@ -121,8 +128,13 @@ def _ms_since(started: float) -> float:
 
 
 async def _run(
-    result: ClaimResult, ctx: Context, view: EntryView | None, record: PaperRecord | None,
-    abstract_text: str | None, full_text: str | None, abstract_only: bool,
+    result: ClaimResult,
+    ctx: Context,
+    view: EntryView | None,
+    record: PaperRecord | None,
+    abstract_text: str | None,
+    full_text: str | None,
+    abstract_only: bool,
 ) -> None:
     sig = signals_from(view, record)
     config = llm.LLMConfig.from_settings(ctx.settings)
@@ -139,27 +151,25 @@ async def _run(
         found = await find_abstract(sig, ctx)
     result.timings_ms["abstract"] = _ms_since(started)
     if found is not None:
-        result.abstract, result.abstract_source, result.abstract_url = (
-            found.text, found.source, found.url)
+        result.abstract, result.abstract_source, result.abstract_url = (found.text, found.source, found.url)
         # the evidence every outcome shows, verdict or not (no model, model failed)
         result.best_sentences = best_sentences(result.claim, found.text)
 
     if config is None:
         result.status = Status.NO_LLM
-        result.note = SETUP_HINT if found is not None else (
-            "No abstract found for this paper. " + SETUP_HINT)
+        result.note = SETUP_HINT if found is not None else ("No abstract found for this paper. " + SETUP_HINT)
         return
     budget = Budget(ctx.settings.claim_timeout_s)
     if not await _phase1(result, ctx, config, budget, found) or abstract_only:
-        if abstract_only and result.status is Status.VERDICT and (
-                result.verdict is Verdict.NOT_ENOUGH_INFO):
+        if abstract_only and result.status is Status.VERDICT and (result.verdict is Verdict.NOT_ENOUGH_INFO):
             result.note = "Abstract only: phase 2 (full text) not run."
         return
     await _phase2(result, ctx, config, budget, sig, found, full_text)
 
 
-async def _phase1(result: ClaimResult, ctx: Context, config: llm.LLMConfig, budget: Budget,
-                  found: Abstract | None) -> bool:
+async def _phase1(
+    result: ClaimResult, ctx: Context, config: llm.LLMConfig, budget: Budget, found: Abstract | None
+) -> bool:
     """Phase 1 on the abstract; ``True`` when phase 2 should run (undecided, no error)."""
     if found is None:
         ctx.stage("phase1", "llm", "skipped", detail="no abstract: going to the full text")
@@ -167,8 +177,9 @@ async def _phase1(result: ClaimResult, ctx: Context, config: llm.LLMConfig, budg
         result.model = config.model
         return True
     started = time.monotonic()
-    outcome = await _judge(result, ctx, config, config.model, "phase1",
-                           prompts.phase1_messages(result.claim, found.text), budget)
+    outcome = await _judge(
+        result, ctx, config, config.model, "phase1", prompts.phase1_messages(result.claim, found.text), budget
+    )
     result.timings_ms["phase1"] = _ms_since(started)
     if outcome is None:
         return False
@@ -177,8 +188,15 @@ async def _phase1(result: ClaimResult, ctx: Context, config: llm.LLMConfig, budg
     return outcome.verdict is Verdict.NOT_ENOUGH_INFO
 
 
-async def _phase2(result: ClaimResult, ctx: Context, config: llm.LLMConfig, budget: Budget,
-                  sig: Signals, found: Abstract | None, full_text: str | None) -> None:
+async def _phase2(
+    result: ClaimResult,
+    ctx: Context,
+    config: llm.LLMConfig,
+    budget: Budget,
+    sig: Signals,
+    found: Abstract | None,
+    full_text: str | None,
+) -> None:
     """Phase 2: passages of the full text, judged with the abstract as secondary context."""
     text: FullText | None
     started = time.monotonic()
@@ -200,9 +218,15 @@ async def _phase2(result: ClaimResult, ctx: Context, config: llm.LLMConfig, budg
         return
     result.passages = passages
     started = time.monotonic()
-    outcome = await _judge(result, ctx, config, config.model_phase2, "phase2",
-                           prompts.phase2_messages(result.claim, passages,
-                                                   found.text if found else None), budget)
+    outcome = await _judge(
+        result,
+        ctx,
+        config,
+        config.model_phase2,
+        "phase2",
+        prompts.phase2_messages(result.claim, passages, found.text if found else None),
+        budget,
+    )
     result.timings_ms["phase2"] = _ms_since(started)
     if outcome is None:
         return
@@ -216,19 +240,28 @@ def _apply(result: ClaimResult, j: Judgement, phase: str, model: str, url: str) 
 
 
 async def _judge(
-    result: ClaimResult, ctx: Context, config: llm.LLMConfig, model: str, step: str,
-    messages: list[dict[str, str]], budget: Budget,
+    result: ClaimResult,
+    ctx: Context,
+    config: llm.LLMConfig,
+    model: str,
+    step: str,
+    messages: list[dict[str, str]],
+    budget: Budget,
 ) -> Judgement | None:
-    outcome = await _bounded(llm.judge(ctx.client, _within(config, budget), model, messages),
-                             budget)
+    outcome = await _bounded(llm.judge(ctx.client, _within(config, budget), model, messages), budget)
     if outcome is None:
-        ctx.stage(step, f"llm:{model}", "failed", config.base_url + "/chat/completions",
-                  budget.seconds * 1000, budget.message())
+        ctx.stage(
+            step,
+            f"llm:{model}",
+            "failed",
+            config.base_url + "/chat/completions",
+            budget.seconds * 1000,
+            budget.message(),
+        )
         outcome = llm.JudgeOutcome(None, budget.message(), [])
     result.llm_calls += len(outcome.calls)
     for call in outcome.calls:
-        ctx.stage(step, f"llm:{model}", "ok" if call.ok else "error", call.url,
-                  call.elapsed_ms, call.detail)
+        ctx.stage(step, f"llm:{model}", "ok" if call.ok else "error", call.url, call.elapsed_ms, call.detail)
     if outcome.judgement is None:
         result.status, result.verdict = Status.ERROR, None
         result.error = outcome.error
@@ -266,8 +299,7 @@ async def _passages(
     if not docs:
         return []
     if config.embedding_model:
-        answer = await _bounded(
-            llm.embed(ctx.client, _within(config, budget), [result.claim, *docs]), budget)
+        answer = await _bounded(llm.embed(ctx.client, _within(config, budget), [result.claim, *docs]), budget)
         vectors, call = answer or (None, llm.Call(False, budget.message(), 0.0, ""))
         result.llm_calls += 1
         if vectors is not None:
@@ -277,17 +309,31 @@ async def _passages(
             result.retrieval = "embeddings"
             result.passage_scores = [round(s, 4) for _, s in ranked]
             result.best_chunk_score = round(max(scores), 4) if scores else None
-            ctx.stage("passages", f"embeddings:{config.embedding_model}",
-                      "ok" if ranked else "not_found", call.url, call.elapsed_ms,
-                      f"{len(docs)} chunks, kept {len(ranked)} with cosine >= {cutoff:g}: "
-                      + ", ".join(f"{s:.2f}" for _, s in ranked))
+            ctx.stage(
+                "passages",
+                f"embeddings:{config.embedding_model}",
+                "ok" if ranked else "not_found",
+                call.url,
+                call.elapsed_ms,
+                f"{len(docs)} chunks, kept {len(ranked)} with cosine >= {cutoff:g}: "
+                + ", ".join(f"{s:.2f}" for _, s in ranked),
+            )
             return [docs[i] for i, _ in ranked]
-        ctx.stage("passages", f"embeddings:{config.embedding_model}", "error", call.url,
-                  call.elapsed_ms, f"{call.detail}; falling back to BM25")
+        ctx.stage(
+            "passages",
+            f"embeddings:{config.embedding_model}",
+            "error",
+            call.url,
+            call.elapsed_ms,
+            f"{call.detail}; falling back to BM25",
+        )
     picked = top_bm25(result.claim, docs, TOP_K)
     result.retrieval = "bm25"
-    ctx.stage("passages", "bm25", "ok" if picked else "not_found",
-              elapsed_ms=(time.monotonic() - started) * 1000,
-              detail=f"{len(docs)} chunks ranked with BM25 (no embedding endpoint), kept "
-              f"{len(picked)}")
+    ctx.stage(
+        "passages",
+        "bm25",
+        "ok" if picked else "not_found",
+        elapsed_ms=(time.monotonic() - started) * 1000,
+        detail=f"{len(docs)} chunks ranked with BM25 (no embedding endpoint), kept {len(picked)}",
+    )
     return [docs[i] for i in picked]

@@ -56,12 +56,8 @@ def phase1_messages(claim: str, abstract: str) -> list[dict[str, str]]:
 
 
 def phase2_messages(claim: str, passages: list[str], abstract: str | None) -> list[dict[str, str]]:
-    blocks = "\n\n".join(
-        f'<passage n="{i}">\n{quote(p)}\n</passage>' for i, p in enumerate(passages, 1)
-    )
-    context = (
-        f"\n\n<abstract>\n{quote(abstract)}\n</abstract>" if abstract else ""
-    )
+    blocks = "\n\n".join(f'<passage n="{i}">\n{quote(p)}\n</passage>' for i, p in enumerate(passages, 1))
+    context = f"\n\n<abstract>\n{quote(abstract)}\n</abstract>" if abstract else ""
     user = (
         f"{PHASE2_TASK}\n\n<claim>\n{quote(claim)}\n</claim>\n\n{blocks}{context}\n\n"
         "Answer with the JSON object only."

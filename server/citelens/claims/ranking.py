@@ -59,8 +59,10 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def top_cosine(
-    query: Sequence[float], vectors: Sequence[Sequence[float]],
-    k: int = TOP_K, minimum: float = COSINE_MIN,
+    query: Sequence[float],
+    vectors: Sequence[Sequence[float]],
+    k: int = TOP_K,
+    minimum: float = COSINE_MIN,
 ) -> list[tuple[int, float]]:
     """``(index, cosine)`` of the ``k`` most similar vectors with cosine >= ``minimum``."""
     sims = [(i, cosine(query, v)) for i, v in enumerate(vectors)]

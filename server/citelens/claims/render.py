@@ -17,6 +17,7 @@ PENDING = "⏳ Checking claim…"
 LOOKING_UP = "Looking up the abstract of the cited paper…"
 NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
 
+
 def _quote(text: str, limit: int = 400) -> str:
     """``text`` on one line, at most ``limit`` characters, inert as Markdown."""
     text = " ".join(text.split())
@@ -37,14 +38,21 @@ def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
     evidence = _evidence(live) if live is not None else []
     if not evidence:
         return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
-    return "\n".join([PENDING, "", "Waiting for the model; the evidence so far:", *evidence,
-                       "", f"*Claim:* {_quote(claim, 300)}"])
+    return "\n".join(
+        [
+            PENDING,
+            "",
+            "Waiting for the model; the evidence so far:",
+            *evidence,
+            "",
+            f"*Claim:* {_quote(claim, 300)}",
+        ]
+    )
 
 
 def render_looking_up(claim: str, note: str) -> str:
     """No model, no abstract known yet: say what happens, never "Checking claim"."""
-    return "\n".join([NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "",
-                       f"*Claim:* {_quote(claim, 300)}"])
+    return "\n".join([NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "", f"*Claim:* {_quote(claim, 300)}"])
 
 
 def _evidence(result: ClaimResult) -> list[str]:
@@ -67,8 +75,7 @@ def _log(result: ClaimResult) -> list[str]:
     for s in shown:
         where = f" {s.url}" if s.url else ""
         detail = f" ({_quote(s.detail, 120)})" if s.detail else ""
-        lines.append(f"- {s.step} · {s.source}: {s.outcome}{detail} · {s.elapsed_ms:.0f} ms"
-                     f"{where}")
+        lines.append(f"- {s.step} · {s.source}: {s.outcome}{detail} · {s.elapsed_ms:.0f} ms{where}")
     return lines
 
 
@@ -92,16 +99,21 @@ def render_markdown(result: ClaimResult) -> str:
         if result.rationale:
             out += ["", _quote(result.rationale, 300)]
         if result.evidence:
-            out += ["", f"> “{_quote(result.evidence, 400)}” — "
-                    f"{_link(PHASES.get(result.phase, 'source'), result.evidence_url)}"]
+            out += [
+                "",
+                f"> “{_quote(result.evidence, 400)}” — "
+                f"{_link(PHASES.get(result.phase, 'source'), result.evidence_url)}",
+            ]
         facts = []
         if result.phase:
             facts.append(f"phase: {PHASES.get(result.phase, result.phase)}")
         if result.model:
             facts.append(f"model: `{result.model}`")
         if result.retrieval:
-            facts.append("passages: " + ("embeddings" if result.retrieval == "embeddings"
-                                         else "BM25 (no embedding model)"))
+            facts.append(
+                "passages: "
+                + ("embeddings" if result.retrieval == "embeddings" else "BM25 (no embedding model)")
+            )
         if facts:
             out += ["", " · ".join(facts)]
         if result.note:

@@ -111,7 +111,7 @@ def _command_end(text: str, i: int, name: str) -> int:
     braces = 0
     while i < len(text):
         j = i
-        while j < len(text) and text[j] in " \t\n" and text[j:j + 2] != "\n\n":
+        while j < len(text) and text[j] in " \t\n" and text[j : j + 2] != "\n\n":
             j += 1
         if j < len(text) and text[j] == "[":
             i = _skip_group(text, j, "[", "]")
@@ -278,9 +278,7 @@ def _sentence_with_mark(plain: str) -> str:
     return plain
 
 
-def extract_claim(
-    text: str, citation_span: Span, language: Literal["latex", "markdown"] | str
-) -> str:
+def extract_claim(text: str, citation_span: Span, language: Literal["latex", "markdown"] | str) -> str:
     """The sentence (or clause) around the citation at ``citation_span``, as plain text.
 
     ``citation_span`` may cover the key alone or the whole citation command/group.

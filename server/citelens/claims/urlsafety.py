@@ -156,7 +156,8 @@ async def _addresses_problem(host: str, parts: SplitResult) -> str | None:
     except ValueError:
         try:
             infos = await asyncio.get_running_loop().getaddrinfo(
-                host, parts.port or (443 if parts.scheme == "https" else 80),
+                host,
+                parts.port or (443 if parts.scheme == "https" else 80),
                 type=socket.SOCK_STREAM,
             )
         except (OSError, UnicodeError) as e:

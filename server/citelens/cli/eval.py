@@ -63,8 +63,12 @@ def parse_label(value: Any) -> Verdict | None:
     if not isinstance(value, str):
         return None
     key = "_".join(value.strip().upper().replace("-", " ").split())
-    key = {"NEI": "NOT_ENOUGH_INFO", "SUPPORT": "SUPPORTS", "CONTRADICT": "CONTRADICTS",
-           "REFUTES": "CONTRADICTS"}.get(key, key)
+    key = {
+        "NEI": "NOT_ENOUGH_INFO",
+        "SUPPORT": "SUPPORTS",
+        "CONTRADICT": "CONTRADICTS",
+        "REFUTES": "CONTRADICTS",
+    }.get(key, key)
     try:
         return Verdict(key)
     except ValueError:
@@ -95,12 +99,16 @@ def read_items(lines: list[str]) -> tuple[list[Item], list[str]]:
         elif not isinstance(data.get("abstract"), str) and not isinstance(paper, dict):
             problems.append(f"line {n}: needs an abstract or a paper")
         else:
-            items.append(Item(
-                n, claim, label,
-                data["abstract"] if isinstance(data.get("abstract"), str) else None,
-                data["full_text"] if isinstance(data.get("full_text"), str) else None,
-                {str(k): str(v) for k, v in paper.items()} if isinstance(paper, dict) else {},
-            ))
+            items.append(
+                Item(
+                    n,
+                    claim,
+                    label,
+                    data["abstract"] if isinstance(data.get("abstract"), str) else None,
+                    data["full_text"] if isinstance(data.get("full_text"), str) else None,
+                    {str(k): str(v) for k, v in paper.items()} if isinstance(paper, dict) else {},
+                )
+            )
     return items, problems
 
 
@@ -109,9 +117,17 @@ def _view(item: Item) -> EntryView | None:
     if not p:
         return None
     return EntryView(
-        key=f"line{item.line}", entry_type="article", title=p.get("title", ""), authors=(),
-        authors_truncated=False, year=None, venue="", doi=p.get("doi"),
-        arxiv_id=p.get("arxiv_id") or p.get("arxiv"), pmid=p.get("pmid"), s2_id=None,
+        key=f"line{item.line}",
+        entry_type="article",
+        title=p.get("title", ""),
+        authors=(),
+        authors_truncated=False,
+        year=None,
+        venue="",
+        doi=p.get("doi"),
+        arxiv_id=p.get("arxiv_id") or p.get("arxiv"),
+        pmid=p.get("pmid"),
+        s2_id=None,
         url=p.get("url"),
     )
 
@@ -120,8 +136,11 @@ def to_outcome(item: Item, result: ClaimResult, abstract_only: bool) -> Outcome:
     error = result.status is not Status.VERDICT or result.verdict is None
     predicted = Verdict.NOT_ENOUGH_INFO if error or result.verdict is None else result.verdict
     phase1 = result.phase1_verdict
-    escalated = not abstract_only and phase1 in (None, Verdict.NOT_ENOUGH_INFO) and not (
-        error and result.phase == "abstract")
+    escalated = (
+        not abstract_only
+        and phase1 in (None, Verdict.NOT_ENOUGH_INFO)
+        and not (error and result.phase == "abstract")
+    )
     return Outcome(item.label, predicted, phase1, escalated, error)
 
 
@@ -152,8 +171,7 @@ def score(outcomes: list[Outcome]) -> Scores:
         if tp + fp + fn == 0:
             continue  # a class absent from both gold and predictions
         f1s[v] = 2 * tp / (2 * tp + fp + fn)
-    binary = sum((o.gold is Verdict.SUPPORTS) == (o.predicted is Verdict.SUPPORTS)
-                 for o in outcomes)
+    binary = sum((o.gold is Verdict.SUPPORTS) == (o.predicted is Verdict.SUPPORTS) for o in outcomes)
     return Scores(
         n=n,
         micro_f1=correct / n if n else 0.0,
@@ -173,8 +191,7 @@ def score_two_class(outcomes: list[Outcome]) -> Scores:
     tp = {v: s.confusion[v][v] for v in TWO}
     fp = {v: sum(s.confusion[g][v] for g in TWO) - tp[v] for v in TWO}
     fn = {v: sum(s.confusion[v].values()) - tp[v] for v in TWO}
-    f1s = {v: 2 * tp[v] / (2 * tp[v] + fp[v] + fn[v]) for v in TWO
-           if tp[v] + fp[v] + fn[v]}
+    f1s = {v: 2 * tp[v] / (2 * tp[v] + fp[v] + fn[v]) for v in TWO if tp[v] + fp[v] + fn[v]}
     t, f = sum(tp.values()), sum(fp.values()) + sum(fn.values())
     return Scores(
         n=s.n,
@@ -229,13 +246,14 @@ def _scores(s: Scores, two_class: bool, out: TextIO) -> None:
     if two_class:
         print(f"accuracy        {pct(s.support_vs_not)}", file=out)
     print(f"micro-F1        {pct(s.micro_f1)}", file=out)
-    print(f"macro-F1        {pct(s.macro_f1)}" + ("  (SUPPORTS, CONTRADICTS)" if two_class
-                                                  else ""), file=out)
+    print(f"macro-F1        {pct(s.macro_f1)}" + ("  (SUPPORTS, CONTRADICTS)" if two_class else ""), file=out)
     if not two_class:
-        print(f"support vs not  {pct(s.support_vs_not)}  "
-              "(binary accuracy: SUPPORTS against CONTRADICTS + NOT_ENOUGH_INFO)", file=out)
-    print("per-class F1    " + "  ".join(f"{SHORT[v]} {pct(f)}" for v, f in s.per_class_f1.items()),
-          file=out)
+        print(
+            f"support vs not  {pct(s.support_vs_not)}  "
+            "(binary accuracy: SUPPORTS against CONTRADICTS + NOT_ENOUGH_INFO)",
+            file=out,
+        )
+    print("per-class F1    " + "  ".join(f"{SHORT[v]} {pct(f)}" for v, f in s.per_class_f1.items()), file=out)
     print("", file=out)
     print("confusion (rows: gold, columns: predicted)", file=out)
     print("        " + "".join(f"{SHORT[v]:>6}" for v in LABELS), file=out)
@@ -249,8 +267,9 @@ def _scores(s: Scores, two_class: bool, out: TextIO) -> None:
 def _escalation(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> None:
     e = escalation(outcomes)
     print("escalation", file=out)
-    print(f"  resolved at phase 1      {e.resolved_phase1:>4}  "
-          f"({e.resolved_phase1_correct} correct)", file=out)
+    print(
+        f"  resolved at phase 1      {e.resolved_phase1:>4}  ({e.resolved_phase1_correct} correct)", file=out
+    )
     if abstract_only:
         left = sum(1 for o in outcomes if o.phase1 in (None, Verdict.NOT_ENOUGH_INFO))
         print(f"  left NEI (no phase 2)    {left:>4}", file=out)
@@ -264,8 +283,9 @@ def _escalation(outcomes: list[Outcome], abstract_only: bool, out: TextIO) -> No
         print(f"  model errors (counted as NEI) {e.errors}", file=out)
 
 
-def report(outcomes: list[Outcome], abstract_only: bool, out: TextIO, *,
-           two_class: bool = False, removed: int = 0) -> None:
+def report(
+    outcomes: list[Outcome], abstract_only: bool, out: TextIO, *, two_class: bool = False, removed: int = 0
+) -> None:
     """The scores, the confusion matrix and the escalation table."""
     s = score_two_class(outcomes) if two_class else score(outcomes)
     mode = "abstract only (phase 1)" if abstract_only else "two-stage (abstract, then passages)"
@@ -289,8 +309,9 @@ def retrieval_report(results: list[ClaimResult], cutoff: float, out: TextIO) -> 
 # ---------------------------------------------------------------------------- running
 
 
-async def run_items(items: list[Item], settings: Settings,
-                    abstract_only: bool) -> list[tuple[Item, ClaimResult]]:
+async def run_items(
+    items: list[Item], settings: Settings, abstract_only: bool
+) -> list[tuple[Item, ClaimResult]]:
     sources: Any = None
     if any(i.paper for i in items) and not settings.offline:
         from citelens.sources.transport import Sources
@@ -299,12 +320,20 @@ async def run_items(items: list[Item], settings: Settings,
     gate = asyncio.Semaphore(CONCURRENCY)
     try:
         async with httpx.AsyncClient(timeout=settings.request_timeout_s) as client:
+
             async def one(item: Item) -> tuple[Item, ClaimResult]:
                 async with gate:
                     result = await check_claim(
-                        item.claim, _view(item), None, settings=settings, client=client,
-                        sources=sources, abstract=item.abstract, full_text=item.full_text,
-                        abstract_only=abstract_only)
+                        item.claim,
+                        _view(item),
+                        None,
+                        settings=settings,
+                        client=client,
+                        sources=sources,
+                        abstract=item.abstract,
+                        full_text=item.full_text,
+                        abstract_only=abstract_only,
+                    )
                     return item, result
 
             return list(await asyncio.gather(*(one(i) for i in items)))
@@ -313,24 +342,37 @@ async def run_items(items: list[Item], settings: Settings,
             await sources.aclose()
 
 
-def main(argv: list[str], settings: Settings | None = None,
-         out: TextIO | None = None) -> int:
+def main(argv: list[str], settings: Settings | None = None, out: TextIO | None = None) -> int:
     """Entry point of ``citelens eval claims``; returns the exit status."""
     out = out or sys.stdout
-    parser = argparse.ArgumentParser(prog="citelens eval claims",
-                                     description="Score claim checks on labelled JSONL data.")
+    parser = argparse.ArgumentParser(
+        prog="citelens eval claims", description="Score claim checks on labelled JSONL data."
+    )
     parser.add_argument("file", help="JSONL file: claim, abstract|paper, full_text?, label")
-    parser.add_argument("--abstract-only", action="store_true",
-                        help="ablation: phase 1 only (no full-text escalation)")
-    parser.add_argument("--two-class", action="store_true",
-                        help="the paper's 2-class setting: drop NOT_ENOUGH_INFO items, "
-                        "score SUPPORTS vs CONTRADICTS")
-    parser.add_argument("--cosine-min", type=float, default=None, metavar="X",
-                        help="passage cutoff for this run (default: embeddingCosineMin); "
-                        "0 keeps the top 2 chunks whatever their score, for calibration")
-    parser.add_argument("--timeout", type=float, default=LLM_TIMEOUT_S, metavar="S",
-                        help="model time per claim, all calls together (default "
-                        f"{LLM_TIMEOUT_S:g} s; the editor uses claimTimeoutS)")
+    parser.add_argument(
+        "--abstract-only", action="store_true", help="ablation: phase 1 only (no full-text escalation)"
+    )
+    parser.add_argument(
+        "--two-class",
+        action="store_true",
+        help="the paper's 2-class setting: drop NOT_ENOUGH_INFO items, score SUPPORTS vs CONTRADICTS",
+    )
+    parser.add_argument(
+        "--cosine-min",
+        type=float,
+        default=None,
+        metavar="X",
+        help="passage cutoff for this run (default: embeddingCosineMin); "
+        "0 keeps the top 2 chunks whatever their score, for calibration",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=LLM_TIMEOUT_S,
+        metavar="S",
+        help="model time per claim, all calls together (default "
+        f"{LLM_TIMEOUT_S:g} s; the editor uses claimTimeoutS)",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
@@ -339,8 +381,11 @@ def main(argv: list[str], settings: Settings | None = None,
     if args.cosine_min is not None:
         settings = replace(settings, embedding_cosine_min=args.cosine_min)
     if LLMConfig.from_settings(settings) is None:
-        print("citelens eval claims needs a model: set CITELENS_LLM_BASE_URL and "
-              "CITELENS_LLM_MODEL (see docs/claims.md).", file=sys.stderr)
+        print(
+            "citelens eval claims needs a model: set CITELENS_LLM_BASE_URL and "
+            "CITELENS_LLM_MODEL (see docs/claims.md).",
+            file=sys.stderr,
+        )
         return 2
     try:
         lines = Path(args.file).read_text(encoding="utf-8").splitlines()

@@ -20,8 +20,7 @@ def _progress_bar() -> object:
     def show(done: int, total: int) -> None:
         width = 30
         filled = int(width * done / total) if total else width
-        sys.stderr.write(f"\rVerifying citations [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total}")
+        sys.stderr.write(f"\rVerifying citations [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -39,13 +38,17 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     for item in args.severity or []:
         code, _, sev = item.partition("=")
         if sev not in {"error", "warning", "information", "hint", "off"}:
-            print(f"citelens: --severity wants CODE=error|warning|information|hint|off, got {item!r}",
-                  file=sys.stderr)
+            print(
+                f"citelens: --severity wants CODE=error|warning|information|hint|off, got {item!r}",
+                file=sys.stderr,
+            )
             return 2
         severity[code] = sev
-    settings = dataclasses.replace(settings, diagnostic_severity=severity,
-                                   report_unused_entries=settings.report_unused_entries
-                                   or args.unused)
+    settings = dataclasses.replace(
+        settings,
+        diagnostic_severity=severity,
+        report_unused_entries=settings.report_unused_entries or args.unused,
+    )
 
     def log(msg: str) -> None:
         if not args.quiet:
@@ -58,7 +61,10 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     async def check() -> int:
         # Only an int leaves asyncio.run: on exit it may repr() the task's result.
         result = await run_check(
-            args.paths, settings, verify=not args.no_verify, log=log,
+            args.paths,
+            settings,
+            verify=not args.no_verify,
+            log=log,
             progress=progress,  # type: ignore[arg-type]
         )
         rendered.append(render(result, args.format))
@@ -99,7 +105,8 @@ def _cache_clear(settings: Settings) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="citelens", description="Check citations in LaTeX and Markdown papers.")
+        prog="citelens", description="Check citations in LaTeX and Markdown papers."
+    )
     parser.add_argument("--version", action="version", version=f"citelens {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -112,11 +119,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=["text", "json", "sarif"], default="text")
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     check.add_argument("--offline", action="store_true", help="use the cache only (no network)")
-    check.add_argument("--no-verify", action="store_true",
-                       help="local checks only (undefined/duplicate keys, syntax)")
+    check.add_argument(
+        "--no-verify", action="store_true", help="local checks only (undefined/duplicate keys, syntax)"
+    )
     check.add_argument("--unused", action="store_true", help="also report entries never cited")
-    check.add_argument("--severity", action="append", metavar="CODE=LEVEL",
-                       help="override a diagnostic's severity (repeatable)")
+    check.add_argument(
+        "--severity",
+        action="append",
+        metavar="CODE=LEVEL",
+        help="override a diagnostic's severity (repeatable)",
+    )
     check.add_argument("--quiet", "-q", action="store_true", help="no log lines on stderr")
 
     cache = sub.add_parser("cache", help="manage the verification cache")

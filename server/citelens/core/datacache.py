@@ -125,8 +125,7 @@ def _conforms(value: Any, hint: Any) -> bool:
         return isinstance(value, list) and all(_conforms(v, item) for v in value)
     if origin is dict:
         k, v = typing.get_args(hint) or (Any, Any)
-        return isinstance(value, dict) and all(
-            _conforms(a, k) and _conforms(b, v) for a, b in value.items())
+        return isinstance(value, dict) and all(_conforms(a, k) and _conforms(b, v) for a, b in value.items())
     if hint is Any:
         return True
     if hint is type(None):

@@ -21,7 +21,6 @@ def code_url(code: str) -> str:
     return f"{DOCS_URL}#{code.lower()}"
 
 
-
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
@@ -53,8 +52,14 @@ class Finding:
 
 
 def make_finding(
-    settings: Settings, path: str, code: str, message: str, span: Span, *,
-    key: str | None = None, related: list[Related] | None = None,
+    settings: Settings,
+    path: str,
+    code: str,
+    message: str,
+    span: Span,
+    *,
+    key: str | None = None,
+    related: list[Related] | None = None,
     data: dict[str, object] | None = None,
 ) -> Finding | None:
     """A finding at the configured severity, or None when the code is turned off."""
@@ -96,10 +101,11 @@ class FixData:
         candidates = data.get("candidates")
         dup, dup_bib = data.get("duplicate_of"), data.get("duplicate_bib")
         return cls(
-            key, bib, str(data.get("status") or ""),
+            key,
+            bib,
+            str(data.get("status") or ""),
             version if isinstance(version, int) else None,
-            tuple(c for c in candidates if isinstance(c, dict))
-            if isinstance(candidates, list) else (),
+            tuple(c for c in candidates if isinstance(c, dict)) if isinstance(candidates, list) else (),
             dup if isinstance(dup, str) else None,
             dup_bib if isinstance(dup_bib, str) else None,
         )

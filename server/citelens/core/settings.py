@@ -134,7 +134,7 @@ _DESCRIPTIONS: dict[str, str] = {
     "extra_bibliographies": "Extra .bib files (absolute or workspace-relative) used by every document.",
     "report_unused_entries": "Report bibliography entries that no document cites (UNUSED_ENTRY hint).",
     "diagnostic_severity": "Severity per diagnostic code (error, warning, information, hint, off); "
-    "the key \"default\" applies to codes not listed.",
+    'the key "default" applies to codes not listed.',
     "verification_enabled": "Verify bibliography entries against scholarly sources in the background.",
     "verify_debounce_ms": "Milliseconds to wait after the last edit before verifying changed entries.",
     "s2_api_url": "Semantic Scholar Graph API base URL.",
@@ -184,8 +184,7 @@ _DESCRIPTIONS: dict[str, str] = {
 }
 
 SETTINGS: tuple[SettingDoc, ...] = tuple(
-    SettingDoc(f.name, _camel(f.name), _ENV.get(f.name), _DESCRIPTIONS[f.name])
-    for f in fields(Settings)
+    SettingDoc(f.name, _camel(f.name), _ENV.get(f.name), _DESCRIPTIONS[f.name]) for f in fields(Settings)
 )
 
 
@@ -215,9 +214,7 @@ def _typed_default(name: str) -> Any:
     return {} if f.default is MISSING else f.default
 
 
-def from_sources(
-    env: Mapping[str, str] | None = None, editor: Mapping[str, Any] | None = None
-) -> Settings:
+def from_sources(env: Mapping[str, str] | None = None, editor: Mapping[str, Any] | None = None) -> Settings:
     """Build settings from the environment and the editor's ``citelens`` section."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}

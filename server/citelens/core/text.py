@@ -131,8 +131,7 @@ class LineIndex:
         if cut >= len(starts) or not self._delta:
             return starts
         out = starts[:cut]
-        out.extend(map(operator.add, itertools.islice(starts, cut, None),
-                       itertools.repeat(self._delta)))
+        out.extend(map(operator.add, itertools.islice(starts, cut, None), itertools.repeat(self._delta)))
         return out
 
 
@@ -173,8 +172,7 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def index_after_edit(old: LineIndex, text: str,
-                     span: tuple[int, int] | None = None) -> LineIndex:
+def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = None) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
     ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""
@@ -195,8 +193,7 @@ def index_after_edit(old: LineIndex, text: str,
     new._cr = False
     new._ascii = (old._ascii and inserted.isascii()) or text.isascii()
     line = old.line_of(p)
-    if "\n" not in inserted and "\n" not in before[p:old_end] and (
-            old._cut == line + 1 or not old._delta):
+    if "\n" not in inserted and "\n" not in before[p:old_end] and (old._cut == line + 1 or not old._delta):
         # within one line: the same starts, the lines after it shifted once more
         new._starts, new._cut, new._delta = old._starts, line + 1, old._delta + delta
         return new
@@ -212,7 +209,6 @@ def index_after_edit(old: LineIndex, text: str,
             break
         new_starts.append(i + 1)
         pos = i + 1
-    new_starts.extend(map(operator.add, itertools.islice(starts, moved, None),
-                          itertools.repeat(delta)))
+    new_starts.extend(map(operator.add, itertools.islice(starts, moved, None), itertools.repeat(delta)))
     new._starts, new._cut, new._delta = new_starts, len(new_starts), 0
     return new

@@ -36,10 +36,29 @@ _NAME_ARG = re.compile(r"\s*(?:\{\s*\\[a-zA-Z@]+\*?\s*\}|\\[a-zA-Z@]+\*?|\\.)")
 # Any command whose name contains "cite" is a citation command, except these.
 _NOT_CITATIONS = frozenset(
     {
-        "citestyle", "setcitestyle", "citetext", "bibcite", "citation", "citeindextrue",
-        "citeindexfalse", "citepunct", "citeleft", "citeright", "citeform", "citemid",
-        "citedash", "citenumfont", "citeprefix", "citesuffix", "citetitlesep", "citereset",
-        "citesetup", "citecolor", "citeindextype", "citebrackets", "defcitealias",
+        "citestyle",
+        "setcitestyle",
+        "citetext",
+        "bibcite",
+        "citation",
+        "citeindextrue",
+        "citeindexfalse",
+        "citepunct",
+        "citeleft",
+        "citeright",
+        "citeform",
+        "citemid",
+        "citedash",
+        "citenumfont",
+        "citeprefix",
+        "citesuffix",
+        "citetitlesep",
+        "citereset",
+        "citesetup",
+        "citecolor",
+        "citeindextype",
+        "citebrackets",
+        "defcitealias",
         "citeurl",
     }
 )
@@ -127,9 +146,7 @@ def _is_multicite(name: str) -> bool:
     return name.lower().endswith("cites")
 
 
-def _citations(
-    doc: SourceDocument, masked: str, extra_commands: frozenset[str]
-) -> None:
+def _citations(doc: SourceDocument, masked: str, extra_commands: frozenset[str]) -> None:
     defined = _definition_names(masked)
     for m in _cite_commands(masked, extra_commands):
         name = m.group(1)
@@ -155,9 +172,7 @@ def _cite_commands(masked: str, extra_commands: frozenset[str]) -> list[re.Match
     # Names containing "cite" are already matched by _CMD; the others need their own pattern.
     others = [c for c in extra_commands if not re.search("cite|Cite", c)]
     if others:
-        extra = re.compile(
-            r"\\(" + "|".join(re.escape(c) for c in others) + r")(?![a-zA-Z])(\*?)"
-        )
+        extra = re.compile(r"\\(" + "|".join(re.escape(c) for c in others) + r")(?![a-zA-Z])(\*?)")
         commands.extend(extra.finditer(masked))
         commands.sort(key=lambda m: m.start())
     return commands
@@ -238,8 +253,7 @@ def _resources(doc: SourceDocument, masked: str) -> None:
                     doc.includes.append(Reference(n.group(1), Span(s, s + len(n.group(1))), "input"))
             continue
         value, span = arg
-        if kind in {"import", "subimport", "inputfrom", "includefrom", "subinputfrom",
-                    "subincludefrom"}:
+        if kind in {"import", "subimport", "inputfrom", "includefrom", "subinputfrom", "subincludefrom"}:
             second = _first_arg(masked, span.end + 1)
             if second is None:
                 continue
@@ -250,9 +264,7 @@ def _resources(doc: SourceDocument, masked: str) -> None:
             doc.includes.append(Reference(value.strip(), span, kind))
 
 
-def parse_latex(
-    text: str, path: str = "", extra_commands: Iterable[str] = ()
-) -> SourceDocument:
+def parse_latex(text: str, path: str = "", extra_commands: Iterable[str] = ()) -> SourceDocument:
     """Everything CiteLens needs from one LaTeX file. Never raises."""
     doc = SourceDocument(path=path, language="latex")
     try:

@@ -35,14 +35,17 @@ log = logging.getLogger("citelens")
 
 MAX_CANDIDATES = 3
 #: The verification status (``Status`` name, any case) behind each diagnostic code.
-_VERIFICATION_CODES = {"METADATA_MISMATCH": "partial", "DOI_MISMATCH": "doi_mismatch",
-                       "NOT_FOUND": "not_found"}
+_VERIFICATION_CODES = {
+    "METADATA_MISMATCH": "partial",
+    "DOI_MISMATCH": "doi_mismatch",
+    "NOT_FOUND": "not_found",
+}
 
 
 def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                   lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))(
-        guarded(code_action))
+    server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+    )(guarded(code_action))
     server.command(OPEN_NOTICE)(guarded(open_notice))
 
 
@@ -62,8 +65,9 @@ async def open_notice(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
 
 def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     only = params.context.only
-    if only and not any(str(k.value if isinstance(k, lsp.CodeActionKind) else k)
-                        .startswith("quickfix") for k in only):
+    if only and not any(
+        str(k.value if isinstance(k, lsp.CodeActionKind) else k).startswith("quickfix") for k in only
+    ):
         return []
     path = path_of(params.text_document.uri)
     if not path:
@@ -92,8 +96,10 @@ def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.
     r = params.range
     out = []
     for d in ls.publisher.published.get(params.text_document.uri, []):
-        if (d.range.start.line, d.range.start.character) <= (r.end.line, r.end.character) \
-                and (r.start.line, r.start.character) <= (d.range.end.line, d.range.end.character):
+        if (d.range.start.line, d.range.start.character) <= (r.end.line, r.end.character) and (
+            r.start.line,
+            r.start.character,
+        ) <= (d.range.end.line, d.range.end.character):
             out.append(d)
     return out
 
@@ -123,8 +129,7 @@ class _Ctx:
         self.analysis = ls.session.analysis_for(bib_path)
 
 
-def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic, fix: FixData
-                    ) -> list[lsp.CodeAction]:
+def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic, fix: FixData) -> list[lsp.CodeAction]:
     code = str(d.code)
     ctx = _Ctx(ls, fix.bib, fix.key)
     if ctx.entry is None:
@@ -158,19 +163,26 @@ def _records(values: Sequence[dict[str, object]]) -> list[PaperRecord]:
     return out
 
 
-def _metadata_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
-                      ) -> list[lsp.CodeAction]:
+def _metadata_actions(
+    ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
+) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
     out = []
     published = _published_version(ls, ctx, v)
     if published is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, published, same_paper=True)
-        out.append(_action(ls, "Update preprint to published version", d,
-                           {ctx.path: [edit]}, preferred=True))
+        out.append(_action(ls, "Update preprint to published version", d, {ctx.path: [edit]}, preferred=True))
     if v.match is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, v.match, same_paper=True)
-        out.append(_action(ls, f"Replace entry with {source_name(v.match.source)} metadata", d,
-                           {ctx.path: [edit]}, preferred=published is None))
+        out.append(
+            _action(
+                ls,
+                f"Replace entry with {source_name(v.match.source)} metadata",
+                d,
+                {ctx.path: [edit]},
+                preferred=published is None,
+            )
+        )
     return [a for a in out if a is not None]
 
 
@@ -187,8 +199,9 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
     if not any(disc.kind == "preprint_status" for disc in v.discrepancies):
         return None
     records = [v.match, *v.versions]
-    published = next((r for r in records if r.venue and not r.is_preprint
-                      and not is_preprint_venue(r.venue)), None)
+    published = next(
+        (r for r in records if r.venue and not r.is_preprint and not is_preprint_venue(r.venue)), None
+    )
     if published is None:
         return None
     merged = PaperRecord.from_json(published.to_json())
@@ -210,13 +223,15 @@ def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperR
         return []
     wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
     threshold = ls.session.settings.title_verified_threshold
-    return [c for c in v.candidates
-            if title_similarity(view.title, c.title or "") >= threshold
-            and not (wrong and c.doi and c.doi.lower() == wrong)]
+    return [
+        c
+        for c in v.candidates
+        if title_similarity(view.title, c.title or "") >= threshold
+        and not (wrong and c.doi and c.doi.lower() == wrong)
+    ]
 
 
-def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
-                 ) -> list[lsp.CodeAction]:
+def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
     out: list[lsp.CodeAction | None] = []
     about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
@@ -226,21 +241,22 @@ def _doi_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verificati
     if about_doi and has_doi:
         if paper is not None and paper.doi:
             edit = bibedit.replace_field(ctx.text, ctx.entry, "doi", paper.doi)
-            out.append(_action(ls, f"Fix DOI: {paper.doi}", d, {ctx.path: [edit]},
-                               preferred=True))
+            out.append(_action(ls, f"Fix DOI: {paper.doi}", d, {ctx.path: [edit]}, preferred=True))
         else:
             edit = bibedit.remove_field(ctx.text, ctx.entry, "doi")
             out.append(_action(ls, "Remove DOI", d, {ctx.path: [edit]}, preferred=True))
     if paper is not None:
         drop = ["doi"] if about_doi and not paper.doi else []
         edit = bibedit.replace_entry(ctx.text, ctx.entry, paper, same_paper=True, drop=drop)
-        out.append(_action(ls, f"Replace entry with {source_name(paper.source)} metadata", d,
-                           {ctx.path: [edit]}))
+        out.append(
+            _action(ls, f"Replace entry with {source_name(paper.source)} metadata", d, {ctx.path: [edit]})
+        )
     return [a for a in out if a is not None]
 
 
-def _not_found_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
-                       candidates: Sequence[PaperRecord]) -> list[lsp.CodeAction]:
+def _not_found_actions(
+    ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, candidates: Sequence[PaperRecord]
+) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
     out = []
     for c in candidates[:MAX_CANDIDATES]:
@@ -253,8 +269,9 @@ def _not_found_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
     return out
 
 
-def _duplicate_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
-                       fix: FixData) -> list[lsp.CodeAction]:
+def _duplicate_actions(
+    ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, fix: FixData
+) -> list[lsp.CodeAction]:
     other_key, other_bib = fix.duplicate_of, fix.duplicate_bib
     if other_key is None or other_bib is None:
         return []
@@ -268,8 +285,9 @@ def _duplicate_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx,
         if edits is None:
             continue
         assert keep.entry is not None
-        a = _action(ls, f"Merge duplicate into {keep.entry.key}", d, edits,
-                    preferred=(keep is ctx) == this_first)
+        a = _action(
+            ls, f"Merge duplicate into {keep.entry.key}", d, edits, preferred=(keep is ctx) == this_first
+        )
         if a is not None:
             out.append(a)
     return out
@@ -279,8 +297,7 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
     assert keep.entry is not None and drop.entry is not None
     edits: dict[str, list[TextEdit]] = {}
     same_file = keep.path == drop.path
-    merged = bibedit.merge_entries(keep.text, keep.entry, drop.entry,
-                                   None if same_file else drop.text)
+    merged = bibedit.merge_entries(keep.text, keep.entry, drop.entry, None if same_file else drop.text)
     edits.setdefault(keep.path, []).append(merged)
     edits.setdefault(drop.path, []).append(bibedit.delete_entry(drop.text, drop.entry))
     new_key, old_key = keep.entry.key, drop.entry.key
@@ -290,10 +307,12 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
             text = ls.session.store.text(path)
             if doc is None or text is None:
                 continue
-            others = [(x.key, x.span) for x in doc.citations
-                      if x.command_span == c.command_span and x.span != c.span]
-            edits.setdefault(path, []).append(
-                bibedit.rename_citation(text, c.span, new_key, others))
+            others = [
+                (x.key, x.span)
+                for x in doc.citations
+                if x.command_span == c.command_span and x.span != c.span
+            ]
+            edits.setdefault(path, []).append(bibedit.rename_citation(text, c.span, new_key, others))
     for path, es in edits.items():
         es.sort(key=lambda e: (e.start, e.end))
         if any(a.end > b.start for a, b in itertools.pairwise(es)):
@@ -305,14 +324,15 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
 # --------------------------------------------------------------------------- notices
 
 OPEN_NOTICE = "citelens.openNotice"
-_NOTICE_TITLES = {"RETRACTED": "Open the retraction notice",
-                  "EXPRESSION_OF_CONCERN": "Open the expression of concern",
-                  "CORRECTION": "Open the correction notice"}
+_NOTICE_TITLES = {
+    "RETRACTED": "Open the retraction notice",
+    "EXPRESSION_OF_CONCERN": "Open the expression of concern",
+    "CORRECTION": "Open the correction notice",
+}
 
 
-def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str
-                    ) -> list[lsp.CodeAction]:
-    """"Open the retraction notice": the notice of the entry's current verdict, in the
+def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str) -> list[lsp.CodeAction]:
+    """ "Open the retraction notice": the notice of the entry's current verdict, in the
     browser (the server sends ``window/showDocument`` when the command runs)."""
     from citelens.verify import retraction
 
@@ -325,9 +345,14 @@ def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str
     title = _NOTICE_TITLES[code]
     if top.get("kind") == "withdrawal":
         title = "Open the withdrawal notice"
-    return [lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
-                           command=lsp.Command(title=title, command=OPEN_NOTICE,
-                                               arguments=[url]))]
+    return [
+        lsp.CodeAction(
+            title=title,
+            kind=lsp.CodeActionKind.QuickFix,
+            diagnostics=[d],
+            command=lsp.Command(title=title, command=OPEN_NOTICE, arguments=[url]),
+        )
+    ]
 
 
 def notice_target(args: Sequence[Any]) -> str | None:
@@ -341,18 +366,27 @@ def notice_target(args: Sequence[Any]) -> str | None:
 # --------------------------------------------------------------------------- LSP shape
 
 
-def _action(ls: CiteLensServer, title: str, d: lsp.Diagnostic,
-            edits: dict[str, list[TextEdit]], *, preferred: bool = False
-            ) -> lsp.CodeAction | None:
+def _action(
+    ls: CiteLensServer,
+    title: str,
+    d: lsp.Diagnostic,
+    edits: dict[str, list[TextEdit]],
+    *,
+    preferred: bool = False,
+) -> lsp.CodeAction | None:
     edit = workspace_edit(ls, edits)
     if edit is None:
         return None
-    return lsp.CodeAction(title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
-                          edit=edit, is_preferred=preferred or None)
+    return lsp.CodeAction(
+        title=title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[d],
+        edit=edit,
+        is_preferred=preferred or None,
+    )
 
 
-def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]
-                   ) -> lsp.WorkspaceEdit | None:
+def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]) -> lsp.WorkspaceEdit | None:
     """``changes`` for every client, versioned ``documentChanges`` when supported."""
     encoding = _encoding(ls)
     changes: dict[str, list[lsp.TextEdit]] = {}
@@ -362,16 +396,23 @@ def workspace_edit(ls: CiteLensServer, edits: dict[str, list[TextEdit]]
         if index is None:
             return None
         text = ls.session.store.text(path) or ""
-        lsp_edits = [lsp.TextEdit(range=to_range(index, _span(e), encoding), new_text=e.new)
-                     for e in es if text[e.start:e.end] != e.new]
+        lsp_edits = [
+            lsp.TextEdit(range=to_range(index, _span(e), encoding), new_text=e.new)
+            for e in es
+            if text[e.start : e.end] != e.new
+        ]
         if not lsp_edits:
             continue
         uri = uri_of(path)
         changes[uri] = lsp_edits
-        doc_changes.append(lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(
-                uri=uri, version=ls.session.store.version(path)),
-            edits=list(lsp_edits)))
+        doc_changes.append(
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri, version=ls.session.store.version(path)
+                ),
+                edits=list(lsp_edits),
+            )
+        )
     if not changes:
         return None
     if ls.flags.document_changes:

@@ -39,7 +39,11 @@ async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
     paths = session.workspace_roots or sorted({a.project.root for a in session.analyses.values()})
     if not paths:
         return {"version": 1, "entries": [], "diagnostics": [], "summary": {}}
-    result = await run_check(paths, session.settings, store=session.store,
-                             verify=session.settings.verification_enabled,
-                             log=lambda m: ls.log_once(m))
+    result = await run_check(
+        paths,
+        session.settings,
+        store=session.store,
+        verify=session.settings.verification_enabled,
+        log=lambda m: ls.log_once(m),
+    )
     return to_json(result)

@@ -36,8 +36,11 @@ MAX_ITEMS = 100
 ADD_PAPER = "citelens.addPaper"
 
 # Inside the key group of a citation command, before the cursor: \citep[p.~3]{a, b, par|
-_LATEX = re.compile(r"\\[a-zA-Z]*cite[a-zA-Z]*\*?(?:\s*\[[^\]]*\]|\s*\([^)]*\))*"
-                    r"(?:\s*\{[^{}]*\}\s*(?:\[[^\]]*\]\s*)*)*\s*\{(?P<keys>[^{}]*)$", re.I)
+_LATEX = re.compile(
+    r"\\[a-zA-Z]*cite[a-zA-Z]*\*?(?:\s*\[[^\]]*\]|\s*\([^)]*\))*"
+    r"(?:\s*\{[^{}]*\}\s*(?:\[[^\]]*\]\s*)*)*\s*\{(?P<keys>[^{}]*)$",
+    re.I,
+)
 # After @ in Markdown, not in an e-mail address: [see @doe| or @doe|
 _MARKDOWN = re.compile(r"(?<![\w.\-/])-?@(?P<prefix>[\w:.#$%&\-+?<>~/]*)$")
 # Inside a bracketed Pandoc citation, words typed after @ (a title, not yet a key):
@@ -46,13 +49,12 @@ _MARKDOWN_TEXT = re.compile(r"\[(?:[^\[\]]*;)?[^\[\]@;]*?(?<![\w.\-/])-?@(?P<pre
 
 
 def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
-                   lsp.CompletionOptions(trigger_characters=["{", ",", "@"]))(
-        guarded(completion))
+    server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["{", ",", "@"]))(
+        guarded(completion)
+    )
 
 
-async def completion(ls: CiteLensServer, params: lsp.CompletionParams
-                     ) -> lsp.CompletionList | None:
+async def completion(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     # Keys come from the bibliographies: an edit of a .tex/.md need not be analysed
     # first (the line before the cursor is read from the latest text).
     if ls.dirty(lambda p: kind_of(p) == "bib"):
@@ -78,8 +80,9 @@ def key_prefix(line_before_cursor: str, language: str) -> str | None:
 # --------------------------------------------------------------------------- keys
 
 
-def rank_keys(keys: Sequence[str], prefix: str, first: Sequence[str],
-              limit: int = MAX_ITEMS) -> tuple[list[str], bool]:
+def rank_keys(
+    keys: Sequence[str], prefix: str, first: Sequence[str], limit: int = MAX_ITEMS
+) -> tuple[list[str], bool]:
     """The keys to show for ``prefix`` (a substring, case ignored): ``first`` (cited,
     recent) in their order, then keys starting with the prefix, then the other matches,
     file order within each; at most ``limit``. The flag says some were left out."""
@@ -123,8 +126,9 @@ def key_item(entry: BibEntry, view: EntryView | None, rank: int) -> lsp.Completi
     )
 
 
-def key_items(ls: CiteLensServer, analysis: Analysis, path: str,
-              prefix: str) -> tuple[list[lsp.CompletionItem], bool]:
+def key_items(
+    ls: CiteLensServer, analysis: Analysis, path: str, prefix: str
+) -> tuple[list[lsp.CompletionItem], bool]:
     doc = analysis.sources.get(path)
     here = [c.key for c in doc.citations] if doc is not None else []
     first = [*reversed(ls.session.recent_keys), *here, *analysis.cited_keys()]
@@ -140,8 +144,9 @@ def key_items(ls: CiteLensServer, analysis: Analysis, path: str,
 # --------------------------------------------------------------------------- papers
 
 
-def paper_items(ls: CiteLensServer, analysis: Analysis, path: str, records: list[PaperRecord],
-                rng: lsp.Range, typed: str) -> list[lsp.CompletionItem]:
+def paper_items(
+    ls: CiteLensServer, analysis: Analysis, path: str, records: list[PaperRecord], rng: lsp.Range, typed: str
+) -> list[lsp.CompletionItem]:
     bib_path, create = citesearch.target_bib(path, analysis.project.bib_paths)
     bib = None if create else ls.session.store.bib(bib_path)
     index = ls.session.paper_search.index(analysis.bibs)
@@ -157,26 +162,38 @@ def paper_items(ls: CiteLensServer, analysis: Analysis, path: str, records: list
         existing = citesearch.existing_key(record, index)
         key = existing or citesearch.new_key(record, samples, taken)
         taken.add(key)
-        command = None if existing else lsp.Command(
-            title="Add to bibliography", command=ADD_PAPER,
-            arguments=[{"bib": bib_path, "create": create, "key": key, "doc": path,
-                        "record": record.to_json()}])
-        items.append(lsp.CompletionItem(
-            label=record.title,
-            kind=lsp.CompletionItemKind.Reference,
-            detail=citesearch.detail(record),
-            documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, citesearch.documentation(
-                record, existing, os.path.basename(bib_path), key)),
-            filter_text=typed,
-            sort_text=f"1{i:05d}",
-            text_edit=lsp.TextEdit(range=rng, new_text=key),
-            command=command,
-        ))
+        command = (
+            None
+            if existing
+            else lsp.Command(
+                title="Add to bibliography",
+                command=ADD_PAPER,
+                arguments=[
+                    {"bib": bib_path, "create": create, "key": key, "doc": path, "record": record.to_json()}
+                ],
+            )
+        )
+        items.append(
+            lsp.CompletionItem(
+                label=record.title,
+                kind=lsp.CompletionItemKind.Reference,
+                detail=citesearch.detail(record),
+                documentation=lsp.MarkupContent(
+                    lsp.MarkupKind.Markdown,
+                    citesearch.documentation(record, existing, os.path.basename(bib_path), key),
+                ),
+                filter_text=typed,
+                sort_text=f"1{i:05d}",
+                text_edit=lsp.TextEdit(range=rng, new_text=key),
+                command=command,
+            )
+        )
     return items
 
 
-async def complete(ls: CiteLensServer, path: str, language: str,
-                   position: lsp.Position) -> lsp.CompletionList | None:
+async def complete(
+    ls: CiteLensServer, path: str, language: str, position: lsp.Position
+) -> lsp.CompletionList | None:
     """The completion list at ``position`` of ``path``: keys at once, papers when the typed
     text names none (waiting for the search only then)."""
     index = ls.session.store.line_index(path)
@@ -184,16 +201,14 @@ async def complete(ls: CiteLensServer, path: str, language: str,
         return None
     start = index.line_start(position.line)
     offset = index.offset(position.line, position.character, ls.encoding)
-    before = index.text[max(start - 1000, 0): offset] if language == "latex" \
-        else index.text[start:offset]
+    before = index.text[max(start - 1000, 0) : offset] if language == "latex" else index.text[start:offset]
     prefix = key_prefix(before, language)
     analysis = ls.session.analysis_for(path) if prefix is not None else None
     if prefix is None or analysis is None:
         return None
     items, capped = key_items(ls, analysis, path, prefix)
     typed = prefix.strip()
-    if (items or len(typed) < citesearch.MIN_QUERY or "\n" in prefix
-            or not ls.session.settings.paper_search):
+    if items or len(typed) < citesearch.MIN_QUERY or "\n" in prefix or not ls.session.settings.paper_search:
         return lsp.CompletionList(is_incomplete=capped or bool(typed), items=items)
     started = time.monotonic()
     wait = ls.session.settings.paper_search_debounce_ms / 1000.0 + 3.0

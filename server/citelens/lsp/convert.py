@@ -45,7 +45,10 @@ RelatedMemo = dict[tuple[object, ...], lsp.DiagnosticRelatedInformation]
 
 
 def to_diagnostic(
-    store: DocumentStore, f: Finding, encoding: str, related_support: bool = True,
+    store: DocumentStore,
+    f: Finding,
+    encoding: str,
+    related_support: bool = True,
     memo: RelatedMemo | None = None,
 ) -> lsp.Diagnostic:
     """``memo`` keeps related locations between calls: every citation of a key points at
@@ -58,8 +61,7 @@ def to_diagnostic(
             info = memo.get(k) if memo is not None else None
             if info is None:
                 info = lsp.DiagnosticRelatedInformation(
-                    location=lsp.Location(uri_of(r.path),
-                                          span_range(store, r.path, r.span, encoding)),
+                    location=lsp.Location(uri_of(r.path), span_range(store, r.path, r.span, encoding)),
                     message=r.message,
                 )
                 if memo is not None:

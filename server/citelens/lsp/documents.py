@@ -35,12 +35,22 @@ def initialize(ls: CiteLensServer, params: lsp.InitializeParams) -> None:
 async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None:
     if ls.flags.watched_files_registration:
         try:
-            await asyncio.wait_for(ls.client_register_capability_async(
-                lsp.RegistrationParams(registrations=[lsp.Registration(
-                    id="citelens-watch", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                    register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                        watchers=[lsp.FileSystemWatcher(glob_pattern=_WATCHED)]),
-                )])), 5)
+            await asyncio.wait_for(
+                ls.client_register_capability_async(
+                    lsp.RegistrationParams(
+                        registrations=[
+                            lsp.Registration(
+                                id="citelens-watch",
+                                method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                                    watchers=[lsp.FileSystemWatcher(glob_pattern=_WATCHED)]
+                                ),
+                            )
+                        ]
+                    )
+                ),
+                5,
+            )
         except Exception as exc:  # files are still re-read by modification time
             ls.log_line(f"file watching not registered: {type(exc).__name__}")
     await pull_configuration(ls)
@@ -109,8 +119,7 @@ def did_change_folders(ls: CiteLensServer, params: lsp.DidChangeWorkspaceFolders
     ls.session.workspace_roots = roots
 
 
-async def did_change_configuration(ls: CiteLensServer,
-                                   params: lsp.DidChangeConfigurationParams) -> None:
+async def did_change_configuration(ls: CiteLensServer, params: lsp.DidChangeConfigurationParams) -> None:
     values = params.settings
     if isinstance(values, dict) and "citelens" in values:
         ls.apply_settings(values)
@@ -123,8 +132,12 @@ async def pull_configuration(ls: CiteLensServer) -> None:
     if not ls.flags.configuration:
         return
     try:
-        result = await asyncio.wait_for(ls.workspace_configuration_async(
-            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")])), 5)
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")])
+            ),
+            5,
+        )
     except Exception as exc:
         ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
         return

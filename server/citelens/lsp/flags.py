@@ -33,12 +33,12 @@ class ClientFlags:
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientFlags:
         ops = _get(caps, "workspace.workspace_edit.resource_operations") or []
         return cls(
-            related_information=bool(
-                _get(caps, "text_document.publish_diagnostics.related_information")),
+            related_information=bool(_get(caps, "text_document.publish_diagnostics.related_information")),
             work_done_progress=bool(_get(caps, "window.work_done_progress")),
             configuration=bool(_get(caps, "workspace.configuration")),
             watched_files_registration=bool(
-                _get(caps, "workspace.did_change_watched_files.dynamic_registration")),
+                _get(caps, "workspace.did_change_watched_files.dynamic_registration")
+            ),
             document_changes=bool(_get(caps, "workspace.workspace_edit.document_changes")),
             create_files=lsp.ResourceOperationKind.Create in ops or "create" in ops,
         )

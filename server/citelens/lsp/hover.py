@@ -63,12 +63,15 @@ def _undefined(ls: CiteLensServer, key: str, analysis: Analysis | None) -> str:
     bib_path, key_span = analysis.unclosed[key]
     index = ls.session.store.line_index(bib_path)
     at = f":{index.line_of(key_span.start) + 1}" if index else ""
-    return (f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
-            "not closed (a '}' is missing); BibTeX still uses it, with an error")
+    return (
+        f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
+        "not closed (a '}' is missing); BibTeX still uses it, with an error"
+    )
 
 
-def _entry_hover(ls: CiteLensServer, path: str, citation: Citation | None,
-                 defs: list[BibEntry], analysis: Analysis | None) -> str:
+def _entry_hover(
+    ls: CiteLensServer, path: str, citation: Citation | None, defs: list[BibEntry], analysis: Analysis | None
+) -> str:
     session = ls.session
     entry = defs[0]
     index = session.store.line_index(entry.path)
@@ -80,13 +83,13 @@ def _entry_hover(ls: CiteLensServer, path: str, citation: Citation | None,
         parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
     parts.append(verification_section(verdict, pending=session.being_checked(entry)))
     if citation is not None and view is not None:
-        parts.append(claim_section(ls, path, citation, view,
-                                   verdict.match if verdict is not None else None))
+        parts.append(claim_section(ls, path, citation, view, verdict.match if verdict is not None else None))
     return "\n\n---\n\n".join(p for p in parts if p)
 
 
-def claim_section(ls: CiteLensServer, path: str, citation: Citation, view: EntryView,
-                  record: PaperRecord | None) -> str:
+def claim_section(
+    ls: CiteLensServer, path: str, citation: Citation, view: EntryView, record: PaperRecord | None
+) -> str:
     """The claim check for this citation: its result, or "checking…" after starting it."""
     session = ls.session
     text = session.store.text(path)
@@ -98,8 +101,9 @@ def claim_section(ls: CiteLensServer, path: str, citation: Citation, view: Entry
             session.on_change(REPUBLISH_DELAY_S)
 
     try:
-        return claim_markdown(session.claim_checker(), text, citation, kind_of(path) or "latex",
-                              view, record, on_done)
+        return claim_markdown(
+            session.claim_checker(), text, citation, kind_of(path) or "latex", view, record, on_done
+        )
     except Exception as exc:
         log.exception("claim check failed")
         return f"Claim check failed: {type(exc).__name__}"

@@ -37,8 +37,7 @@ def _people(names: list[str], limit: int = 6) -> str:
     return ", ".join(names)
 
 
-def _links(doi: str | None, arxiv: str | None, url: str | None = None,
-           s2: str | None = None) -> list[str]:
+def _links(doi: str | None, arxiv: str | None, url: str | None = None, s2: str | None = None) -> list[str]:
     out = []
     if doi:
         out.append(f"DOI [{_escape(doi)}](https://doi.org/{quote(doi, safe='/:;')})")
@@ -85,8 +84,6 @@ def _record_line(r: PaperRecord) -> str:
     return "  \n".join(parts)
 
 
-
-
 def verification_section(v: Verification | None, pending: bool = False) -> str:
     if v is None:
         return "⏳ Verification of this entry is still running" if pending else ""
@@ -119,15 +116,19 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
         other = "other papers" if status == "NOT_FOUND" else "found"
         tiers = ", ".join(
             f"`{a.method}: {other if a.outcome == 'found' else a.outcome}`"
-            + (" (cached)" if a.cached else "") for a in v.audit
+            + (" (cached)" if a.cached else "")
+            for a in v.audit
         )
         lines.append(f"Tiers tried: {tiers}")
     return "  \n".join(lines)
 
 
 _NOTICE_MARK = {"RETRACTED": "⛔", "EXPRESSION_OF_CONCERN": "⚠️", "CORRECTION": "ℹ️"}
-_NOTICE_HEAD = {"RETRACTED": "Retracted", "EXPRESSION_OF_CONCERN": "Expression of concern",
-                "CORRECTION": "Corrected"}
+_NOTICE_HEAD = {
+    "RETRACTED": "Retracted",
+    "EXPRESSION_OF_CONCERN": "Expression of concern",
+    "CORRECTION": "Corrected",
+}
 
 
 def notice_section(v: Verification | None) -> str:
@@ -151,11 +152,13 @@ def notice_section(v: Verification | None) -> str:
         url = retraction.notice_url(n)
         ident = n.get("doi") or (f"PMID {n['pmid']}" if n.get("pmid") else "")
         what = retraction.kind_name(n)
-        link = f"[{what} notice {_escape(ident)}]({url})" if url and ident else \
-            f"{what} (the notice is not named)"
+        link = (
+            f"[{what} notice {_escape(ident)}]({url})"
+            if url and ident
+            else f"{what} (the notice is not named)"
+        )
         when = f", {n['date']}" if n.get("date") else ""
-        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per "
-                     f"{retraction.notice_source(n)}")
+        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per {retraction.notice_source(n)}")
     return "  \n".join(lines)
 
 
@@ -179,8 +182,13 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
             continue
         who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
         parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
-        status = (_STATUS_MARK.get(v.status.name, v.status.name) if v is not None
-                  else "⏳ verifying" if pending else "")
+        status = (
+            _STATUS_MARK.get(v.status.name, v.status.name)
+            if v is not None
+            else "⏳ verifying"
+            if pending
+            else ""
+        )
         if status:
             parts.append(status)
         lines.append(f"- `{key}` — " + " · ".join(parts))

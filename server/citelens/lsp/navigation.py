@@ -18,8 +18,7 @@ def register(server: CiteLensServer) -> None:
     server.feature(lsp.TEXT_DOCUMENT_REFERENCES)(guarded(references))
 
 
-def _key_at(ls: CiteLensServer, uri: str,
-            pos: lsp.Position) -> tuple[str, Analysis | None] | None:
+def _key_at(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, Analysis | None] | None:
     ls.flush()  # answer from the latest text, not a queued one
     path = path_of(uri)
     offset = ls.offset(path, pos) if path else None
@@ -32,8 +31,10 @@ def _definitions(ls: CiteLensServer, key: str, analysis: Analysis | None) -> lis
     if analysis is None:
         return []
     store = ls.session.store
-    return [lsp.Location(uri_of(e.path), span_range(store, e.path, e.key_span, ls.encoding))
-            for e in analysis.definitions.get(key, [])]
+    return [
+        lsp.Location(uri_of(e.path), span_range(store, e.path, e.key_span, ls.encoding))
+        for e in analysis.definitions.get(key, [])
+    ]
 
 
 def definition(ls: CiteLensServer, params: lsp.DefinitionParams) -> list[lsp.Location] | None:

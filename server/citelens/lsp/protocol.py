@@ -33,9 +33,11 @@ class CiteLensProtocol(LanguageServerProtocol):
             if not (isinstance(data, dict) and "method" in data and "id" in data):
                 raise
             error = exc.to_response_error()
-            error.message = (f"{error.message}: cannot read the parameters of "
-                             f"{str(data.get('method'))[:80]} (a line or character outside "
-                             f"0..2^31-1?)")
+            error.message = (
+                f"{error.message}: cannot read the parameters of "
+                f"{str(data.get('method'))[:80]} (a line or character outside "
+                f"0..2^31-1?)"
+            )
             self._send_response(data["id"], error=error)
             return _ANSWERED
 
@@ -52,8 +54,7 @@ class CiteLensProtocol(LanguageServerProtocol):
         args: tuple[Any, ...] | None = None,
         kwargs: dict[str, Any] | None = None,
     ) -> None:
-        super()._execute_handler(msg_id=msg_id, handler=handler, callback=callback,
-                                 args=args, kwargs=kwargs)
+        super()._execute_handler(msg_id=msg_id, handler=handler, callback=callback, args=args, kwargs=kwargs)
         if callback != self._check_handler_result:
             return  # a request: its future is removed when the response is sent
         future: Future[Any] | None = self._request_futures.get(msg_id)

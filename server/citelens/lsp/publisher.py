@@ -59,14 +59,15 @@ class Publisher:
             if uri in self.published and self._signatures.get(uri) == sig:
                 continue
             self._signatures[uri] = sig
-            diags = [to_diagnostic(store, f, self.encoding, self.related_information,
-                                   self._related) for f in fs]
-            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code),
-                                      d.message))
+            diags = [
+                to_diagnostic(store, f, self.encoding, self.related_information, self._related) for f in fs
+            ]
+            diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code), d.message))
             if self.published.get(uri) != diags or uri not in self.published:
                 self.published[uri] = diags
-                self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
-                                                       version=store.version(path)))
+                self.send(
+                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=store.version(path))
+                )
         for uri in stale:  # files that no longer have any
             if self.published.get(uri):
                 self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -107,8 +108,18 @@ class Publisher:
         for f in findings:
             rel = tuple((r.path, r.span.start, r.span.end, r.message) for r in f.related)
             paths.update(r[0] for r in rel)
-            items.append((f.code, f.span.start, f.span.end, f.message, f.severity, rel,
-                          tuple(sorted(f.data.items(), key=lambda kv: kv[0]))
-                          if f.data and len(f.data) < 8 else id(f.data)))
+            items.append(
+                (
+                    f.code,
+                    f.span.start,
+                    f.span.end,
+                    f.message,
+                    f.severity,
+                    rel,
+                    tuple(sorted(f.data.items(), key=lambda kv: kv[0]))
+                    if f.data and len(f.data) < 8
+                    else id(f.data),
+                )
+            )
         stamps = tuple((p, self.session.store.stamp(p)) for p in sorted(paths))
         return (self.encoding, stamps, tuple(items))

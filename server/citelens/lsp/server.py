@@ -23,8 +23,7 @@ from citelens.lsp import (
 from citelens.lsp.state import CiteLensServer
 from citelens.lsp.textsync import install
 
-FEATURES = (documents, hover, navigation, completion, papers, symbols, links, rename, actions,
-            commands)
+FEATURES = (documents, hover, navigation, completion, papers, symbols, links, rename, actions, commands)
 
 
 def create_server() -> CiteLensServer:

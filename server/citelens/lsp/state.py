@@ -44,10 +44,12 @@ class CiteLensServer(LanguageServer):
         self.flags = ClientFlags()
         self.publisher = Publisher(self.session, self.text_document_publish_diagnostics)
         self.verifier = Verifier(
-            self.session, publish=self.publish, publish_soon=self.publisher.soon,
+            self.session,
+            publish=self.publish,
+            publish_soon=self.publisher.soon,
             log_line=self.log_line,
-            progress=lambda total: Progress(self.work_done_progress,
-                                            self.flags.work_done_progress, total))
+            progress=lambda total: Progress(self.work_done_progress, self.flags.work_done_progress, total),
+        )
         self.session.on_change = lambda delay: self.publisher.soon(delay, limit=False)
         self._dirty: set[str] = set()
         self._flush_handle: asyncio.TimerHandle | None = None
@@ -146,6 +148,7 @@ class CiteLensServer(LanguageServer):
 def guarded(fn: F) -> F:
     """Nothing raises out of a handler: log it and answer nothing."""
     if inspect.iscoroutinefunction(fn):
+
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
@@ -155,6 +158,7 @@ def guarded(fn: F) -> F:
             except Exception:
                 log.exception("handler %s failed", fn.__name__)
                 return None
+
         return async_wrapper  # type: ignore[return-value]
 
     @functools.wraps(fn)
@@ -164,4 +168,5 @@ def guarded(fn: F) -> F:
         except Exception:
             log.exception("handler %s failed", fn.__name__)
             return None
+
     return wrapper  # type: ignore[return-value]

@@ -20,8 +20,7 @@ def register(server: CiteLensServer) -> None:
     server.feature(lsp.WORKSPACE_SYMBOL)(guarded(workspace_symbol))
 
 
-def document_symbols(ls: CiteLensServer,
-                     params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+def document_symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
     ls.flush()  # answer from the latest text, not a queued one
     path = path_of(params.text_document.uri)
     store = ls.session.store
@@ -31,18 +30,19 @@ def document_symbols(ls: CiteLensServer,
     out = []
     for e in bib.entries:
         title = e.get("title") or ""
-        out.append(lsp.DocumentSymbol(
-            name=e.key or "(no key)",
-            detail=f"@{e.entry_type} {title[:80]}".strip(),
-            kind=lsp.SymbolKind.Class,
-            range=span_range(store, path, e.span, ls.encoding),
-            selection_range=span_range(store, path, e.key_span, ls.encoding),
-        ))
+        out.append(
+            lsp.DocumentSymbol(
+                name=e.key or "(no key)",
+                detail=f"@{e.entry_type} {title[:80]}".strip(),
+                kind=lsp.SymbolKind.Class,
+                range=span_range(store, path, e.span, ls.encoding),
+                selection_range=span_range(store, path, e.key_span, ls.encoding),
+            )
+        )
     return out
 
 
-def workspace_symbol(ls: CiteLensServer,
-                     params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+def workspace_symbol(ls: CiteLensServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
     ls.flush()
     return workspace_symbols(ls, params.query)
 
@@ -61,10 +61,12 @@ def workspace_symbols(ls: CiteLensServer, query: str) -> list[lsp.SymbolInformat
         e = m.entry
         detail = " · ".join(x for x in (m.first_author, e.get("year") or "", m.title[:80]) if x)
         where = span_range(session.store, e.path, e.key_span, ls.encoding)
-        out.append(lsp.SymbolInformation(
-            name=f"{e.key} — {detail}" if detail else e.key,
-            kind=lsp.SymbolKind.Class,
-            location=lsp.Location(uri_of(e.path), where),
-            container_name=os.path.basename(e.path),
-        ))
+        out.append(
+            lsp.SymbolInformation(
+                name=f"{e.key} — {detail}" if detail else e.key,
+                kind=lsp.SymbolKind.Class,
+                location=lsp.Location(uri_of(e.path), where),
+                container_name=os.path.basename(e.path),
+            )
+        )
     return out

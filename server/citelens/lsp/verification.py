@@ -37,9 +37,15 @@ LogLine = Callable[[str, lsp.MessageType], None]
 class Verifier:
     """The background verification run of one session (at most one at a time)."""
 
-    def __init__(self, session: Session, *, publish: Callable[[], None],
-                 publish_soon: Callable[[], None], log_line: LogLine,
-                 progress: Callable[[int], Progress]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        *,
+        publish: Callable[[], None],
+        publish_soon: Callable[[], None],
+        log_line: LogLine,
+        progress: Callable[[int], Progress],
+    ) -> None:
         self.session = session
         self._publish = publish
         self._publish_soon = publish_soon
@@ -104,8 +110,13 @@ class Verifier:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
-        failed = [v for v in results if v.status is Status.UNVERIFIED
-                  and not self.session.settings.offline and "no title" not in v.summary.lower()]
+        failed = [
+            v
+            for v in results
+            if v.status is Status.UNVERIFIED
+            and not self.session.settings.offline
+            and "no title" not in v.summary.lower()
+        ]
         if not failed:
             self._retry_delay = RETRY_FIRST_S
             return
@@ -114,8 +125,10 @@ class Verifier:
         def retry() -> None:
             self._retry = None
             self.session.forget_verdicts(
-                h for h, v in list(self.session.verdicts.items())
-                if v.content_hash in hashes and v.status is Status.UNVERIFIED)
+                h
+                for h, v in list(self.session.verdicts.items())
+                if v.content_hash in hashes and v.status is Status.UNVERIFIED
+            )
             self.session.reset_sources()
             self.schedule(delay=0.0)
 
@@ -130,8 +143,7 @@ class Verifier:
         while self._task is not None and not self._task.done():
             await asyncio.wait({self._task})
 
-    def _reached(self, views: dict[str, EntryView], progress: Progress
-                 ) -> Callable[[Verification], None]:
+    def _reached(self, views: dict[str, EntryView], progress: Progress) -> Callable[[Verification], None]:
         """The engine's per-verdict hook: keep the verdict now (a cancelled run keeps what
         it reached), count it for the progress, and publish soon (coalesced)."""
 
@@ -161,8 +173,12 @@ class Verifier:
         self.runs += 1
         try:
             results = await verify_entries(
-                list(by_key.values()), session.settings, sources=session.sources(),
-                cache=session.cache(), log=session.log, progress=progress.report,
+                list(by_key.values()),
+                session.settings,
+                sources=session.sources(),
+                cache=session.cache(),
+                log=session.log,
+                progress=progress.report,
                 info=lambda m: self._log_line(m, lsp.MessageType.Info),  # the summary
                 on_verdict=self._reached(by_key, progress),
             )
@@ -178,8 +194,7 @@ class Verifier:
             raise
         except Exception as exc:
             log.exception("verification failed")
-            self._log_line(f"verification failed: {type(exc).__name__}: {exc}",
-                           lsp.MessageType.Error)
+            self._log_line(f"verification failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
         finally:
             progress.end()
             session.checking = frozenset()
@@ -198,8 +213,12 @@ async def _close(sources: Sources, task: asyncio.Task[None] | None) -> None:
 
 
 #: Statuses counted in the progress message, in this order.
-_PROGRESS_LABELS = (("NOT_FOUND", "not found"), ("DOI_MISMATCH", "wrong identifier"),
-                    ("PARTIAL", "with discrepancies"), ("UNVERIFIED", "unverified"))
+_PROGRESS_LABELS = (
+    ("NOT_FOUND", "not found"),
+    ("DOI_MISMATCH", "wrong identifier"),
+    ("PARTIAL", "with discrepancies"),
+    ("UNVERIFIED", "unverified"),
+)
 
 
 class Progress:
@@ -218,7 +237,7 @@ class Progress:
         self.by_status[status] = self.by_status.get(status, 0) + 1
 
     def message(self, done: int, total: int) -> str:
-        """"42/150 entries · 3 not found · 1 unverified": problems found so far."""
+        """ "42/150 entries · 3 not found · 1 unverified": problems found so far."""
         parts = [f"{done}/{total} entries"]
         for status, label in _PROGRESS_LABELS:
             n = self.by_status.get(status, 0)
@@ -235,9 +254,15 @@ class Progress:
         except Exception:
             return
         self.token = token
-        self.tracker.begin(token, lsp.WorkDoneProgressBegin(
-            title="Verifying citations", message=self.message(0, self.total), percentage=0,
-            cancellable=True))
+        self.tracker.begin(
+            token,
+            lsp.WorkDoneProgressBegin(
+                title="Verifying citations",
+                message=self.message(0, self.total),
+                percentage=0,
+                cancellable=True,
+            ),
+        )
         fut = self.tracker.tokens.get(token)
         task = asyncio.current_task()
         if fut is not None and task is not None:
@@ -247,8 +272,9 @@ class Progress:
         if self.token is None or self.done:
             return
         pct = int(100 * done / total) if total else 100
-        self.tracker.report(self.token, lsp.WorkDoneProgressReport(
-            message=self.message(done, total), percentage=pct))
+        self.tracker.report(
+            self.token, lsp.WorkDoneProgressReport(message=self.message(done, total), percentage=pct)
+        )
 
     def end(self, message: str = "done") -> None:
         if self.token is None or self.done:

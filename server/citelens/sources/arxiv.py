@@ -54,8 +54,7 @@ def _entry(entry: ET.Element) -> PaperRecord | None:
     return PaperRecord(
         source="arxiv",
         title=title,
-        authors=[n for a in entry.findall(f"{ATOM}author")
-                 if (n := _text(a.find(f"{ATOM}name")))],
+        authors=[n for a in entry.findall(f"{ATOM}author") if (n := _text(a.find(f"{ATOM}name")))],
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue=_text(entry.find(f"{ARXIV}journal_ref")),
         doi=normalize_doi(_text(entry.find(f"{ARXIV}doi"))),
@@ -111,15 +110,15 @@ async def get_by_ids(host: HostClient, ids: list[str]) -> dict[str, Lookup]:
     for given in ids:
         aid = normalize_arxiv(given)
         if aid is None:
-            out[given] = host.lookup(method, Outcome.NOT_FOUND, [],
-                                     f"{given!r} is not an arXiv id")
+            out[given] = host.lookup(method, Outcome.NOT_FOUND, [], f"{given!r} is not an arXiv id")
         else:
             wanted.setdefault(aid, []).append(given)
     keys = list(wanted)
     for start in range(0, len(keys), BATCH_SIZE):
-        chunk = keys[start:start + BATCH_SIZE]
-        result = await host.request("GET", "/query", params={
-            "id_list": ",".join(chunk), "max_results": len(chunk)})
+        chunk = keys[start : start + BATCH_SIZE]
+        result = await host.request(
+            "GET", "/query", params={"id_list": ",".join(chunk), "max_results": len(chunk)}
+        )
         lookups: dict[str, Lookup] = {}
         if not result.ok:
             lookups = {a: host.failed(method, result) for a in chunk}
@@ -128,22 +127,25 @@ async def get_by_ids(host: HostClient, ids: list[str]) -> dict[str, Lookup]:
             status = status_of(result)
             if feed is None or status not in (200, 400) or (status == 400 and not feed.bad_ids):
                 why = why or f"HTTP {status}: unexpected answer"
-                lookups = {a: host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
-                           for a in chunk}
+                lookups = {a: host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms) for a in chunk}
             else:
                 by_id = {r.arxiv_id: r for r in feed.records}
                 bad = {normalize_arxiv(b) or b for b in feed.bad_ids}
                 for a in chunk:
                     if a in by_id:
-                        lookups[a] = host.lookup(method, Outcome.FOUND, [by_id[a]], "",
-                                                 result.elapsed_ms)
+                        lookups[a] = host.lookup(method, Outcome.FOUND, [by_id[a]], "", result.elapsed_ms)
                     elif status == 200 or a in bad:
-                        lookups[a] = host.lookup(method, Outcome.NOT_FOUND, [],
-                                                 f"{a} not in arXiv", result.elapsed_ms)
+                        lookups[a] = host.lookup(
+                            method, Outcome.NOT_FOUND, [], f"{a} not in arXiv", result.elapsed_ms
+                        )
                     else:  # the request failed because of another id
-                        lookups[a] = host.lookup(method, Outcome.FAILED, [],
-                                                 "arXiv rejected the request (malformed id "
-                                                 f"{', '.join(sorted(bad))})", result.elapsed_ms)
+                        lookups[a] = host.lookup(
+                            method,
+                            Outcome.FAILED,
+                            [],
+                            f"arXiv rejected the request (malformed id {', '.join(sorted(bad))})",
+                            result.elapsed_ms,
+                        )
         for a, lookup in lookups.items():
             for given in wanted[a]:
                 out[given] = lookup
@@ -156,15 +158,27 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     clean = " ".join(re.sub(r"[\"():\\]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")
-    result = await host.request("GET", "/query", params={
-        "search_query": f'ti:"{clean}"', "start": 0, "max_results": max(1, min(limit, 50))})
+    result = await host.request(
+        "GET",
+        "/query",
+        params={"search_query": f'ti:"{clean}"', "start": 0, "max_results": max(1, min(limit, 50))},
+    )
     if not result.ok:
         return host.failed(method, result)
     feed, why = _feed_of(result)
     if feed is None or status_of(result) != 200:
-        return host.lookup(method, Outcome.FAILED, [],
-                           why or f"HTTP {status_of(result)}: unexpected answer",
-                           result.elapsed_ms)
+        return host.lookup(
+            method,
+            Outcome.FAILED,
+            [],
+            why or f"HTTP {status_of(result)}: unexpected answer",
+            result.elapsed_ms,
+        )
     records = feed.records[:limit]
-    return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
-                       "" if records else "no search results", result.elapsed_ms)
+    return host.lookup(
+        method,
+        Outcome.FOUND if records else Outcome.NOT_FOUND,
+        records,
+        "" if records else "no search results",
+        result.elapsed_ms,
+    )

@@ -89,10 +89,12 @@ def notices_of(work: dict[str, Any]) -> list[dict[str, str]]:
         if not kind:
             continue
         n = {"kind": kind, "source": str(u.get("source") or "publisher").strip().lower()}
-        for key, value in (("doi", normalize_doi(str(u.get("DOI") or "")) or None),
-                           ("date", _date(u.get("updated"))),
-                           ("label", str(u.get("label") or "").strip() or None),
-                           ("record_id", str(u.get("record-id") or "").strip() or None)):
+        for key, value in (
+            ("doi", normalize_doi(str(u.get("DOI") or "")) or None),
+            ("date", _date(u.get("updated"))),
+            ("label", str(u.get("label") or "").strip() or None),
+            ("record_id", str(u.get("record-id") or "").strip() or None),
+        ):
             if value:
                 n[key] = value
         out.append(n)
@@ -142,20 +144,17 @@ async def get_work(host: HostClient, doi: str) -> Lookup:
     assert result.response is not None
     status = status_of(result)
     if status == 404 and result.response.text.strip().startswith("Resource not found"):
-        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in Crossref",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in Crossref", result.elapsed_ms)
     data, why = decode_json(result)
     if why:
         return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
     record = to_record(as_dict(data).get("message")) if status == 200 else None
     if record is None:
-        return host.lookup(method, Outcome.FAILED, [], f"HTTP {status}: unexpected answer",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.FAILED, [], f"HTTP {status}: unexpected answer", result.elapsed_ms)
     return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
 
 
-async def search(host: HostClient, title: str, author: str | None = None,
-                 rows: int = 5) -> Lookup:
+async def search(host: HostClient, title: str, author: str | None = None, rows: int = 5) -> Lookup:
     """Bibliographic search (``query.bibliographic`` = title, ``query.author``), best first.
 
     Crossref always ranks *something* first: callers must compare titles.
@@ -174,11 +173,17 @@ async def search(host: HostClient, title: str, author: str | None = None,
         return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
     items = as_dict(as_dict(data).get("message")).get("items")
     if status_of(result) != 200 or not isinstance(items, list):
-        return host.lookup(method, Outcome.FAILED, [],
-                           f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms)
+        return host.lookup(
+            method, Outcome.FAILED, [], f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms
+        )
     records = [r for r in map(to_record, items) if r]
-    return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
-                       "" if records else "no search results", result.elapsed_ms)
+    return host.lookup(
+        method,
+        Outcome.FOUND if records else Outcome.NOT_FOUND,
+        records,
+        "" if records else "no search results",
+        result.elapsed_ms,
+    )
 
 
 BATCH_SIZE = 50
@@ -189,8 +194,13 @@ async def get_works(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     50 per request; one Lookup per DOI as given. A DOI absent from the answer is
     ``NOT_FOUND``; a DOI with a comma (which the filter cannot carry) is not asked."""
     return await works_by_doi(
-        host, "crossref_dois", dois, batch=BATCH_SIZE, missing="not in Crossref",
+        host,
+        "crossref_dois",
+        dois,
+        batch=BATCH_SIZE,
+        missing="not in Crossref",
         params=lambda chunk: {"filter": ",".join(f"doi:{d}" for d in chunk), "rows": len(chunk)},
         items=lambda data: as_dict(as_dict(data).get("message")).get("items"),
         to_record=to_record,
-        refuse=lambda doi: "not asked (comma in the DOI)" if "," in doi else None)
+        refuse=lambda doi: "not asked (comma in the DOI)" if "," in doi else None,
+    )

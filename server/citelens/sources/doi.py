@@ -63,24 +63,21 @@ async def resolve_csl(host: HostClient, doi: str) -> Lookup:
     bare = normalize_doi(doi)
     if bare is None:
         return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
-    result = await host.request("GET", "/" + quote(bare, safe="/"),
-                                headers={"Accept": CSL_JSON}, follow_redirects=True)
+    result = await host.request(
+        "GET", "/" + quote(bare, safe="/"), headers={"Accept": CSL_JSON}, follow_redirects=True
+    )
     if not result.ok:
         return host.failed(method, result)
     assert result.response is not None
     status = status_of(result)
     if status in (404, 410) or (status == 400 and "not a doi" in result.response.text.lower()):
-        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare}: DOI not found",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare}: DOI not found", result.elapsed_ms)
     data, why = decode_json(result)
     if why:
         return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
     record = to_record(data) if status == 200 else None
     if record is None:
-        return host.lookup(method, Outcome.FAILED, [], f"HTTP {status}: unexpected answer",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.FAILED, [], f"HTTP {status}: unexpected answer", result.elapsed_ms)
     if record.doi is None:
         record.doi = bare
     return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
-
-

@@ -26,9 +26,11 @@ def _text(el: ET.Element | None) -> str | None:
 
 def _year(article: ET.Element) -> int | None:
     date = article.find(".//Journal/JournalIssue/PubDate")
-    for t in (_text(date.find("Year")) if date is not None else None,
-              _text(date.find("MedlineDate")) if date is not None else None,
-              _text(article.find(".//ArticleDate/Year"))):
+    for t in (
+        _text(date.find("Year")) if date is not None else None,
+        _text(date.find("MedlineDate")) if date is not None else None,
+        _text(article.find(".//ArticleDate/Year")),
+    ):
         m = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", t or "")
         if m:
             return int(m.group(1))
@@ -46,12 +48,15 @@ def _abstract(article: ET.Element) -> str | None:
 
 
 #: ``CommentsCorrections/@RefType`` naming a notice about this article -> notice kind.
-_NOTICE_REFS = {"RetractionIn": "retraction", "ExpressionOfConcernIn": "expression_of_concern",
-                "ErratumIn": "erratum"}
+_NOTICE_REFS = {
+    "RetractionIn": "retraction",
+    "ExpressionOfConcernIn": "expression_of_concern",
+    "ErratumIn": "erratum",
+}
 
 
 def _notices(item: ET.Element, types: list[str]) -> list[dict[str, str]]:
-    """"Retracted Publication" and the ``CommentsCorrections`` pointing at notices."""
+    """ "Retracted Publication" and the ``CommentsCorrections`` pointing at notices."""
     out = []
     for el in item.findall("MedlineCitation/CommentsCorrectionsList/CommentsCorrections"):
         kind = _NOTICE_REFS.get(el.get("RefType") or "")
@@ -77,16 +82,16 @@ def to_record(item: ET.Element) -> PaperRecord | None:
     if title.endswith(".") and not title.endswith(".."):
         title = title[:-1]
     ids = {el.get("IdType"): _text(el) for el in item.findall("PubmedData/ArticleIdList/ArticleId")}
-    doi = ids.get("doi") or next((_text(e) for e in article.findall("ELocationID")
-                                  if e.get("EIdType") == "doi"), None)
+    doi = ids.get("doi") or next(
+        (_text(e) for e in article.findall("ELocationID") if e.get("EIdType") == "doi"), None
+    )
     authors = []
     for a in article.findall("AuthorList/Author"):
         name = " ".join(x for x in (_text(a.find("ForeName")), _text(a.find("LastName"))) if x)
         name = name or _text(a.find("CollectiveName")) or ""
         if name:
             authors.append(name)
-    types = [t for el in article.findall("PublicationTypeList/PublicationType")
-             if (t := _text(el))]
+    types = [t for el in article.findall("PublicationTypeList/PublicationType") if (t := _text(el))]
     return PaperRecord(
         source="pubmed",
         title=title,
@@ -121,10 +126,10 @@ def parse_efetch(text: str | bytes) -> tuple[list[PaperRecord] | None, str]:
     return [r for el in root.findall("PubmedArticle") if (r := to_record(el))], ""
 
 
-async def _efetch(host: HostClient, pmids: list[str]) -> tuple[HostResult, list[PaperRecord] | None,
-                                                                 str]:
-    result = await host.request("GET", "/efetch.fcgi", params={
-        "db": "pubmed", "id": ",".join(pmids), "retmode": "xml"})
+async def _efetch(host: HostClient, pmids: list[str]) -> tuple[HostResult, list[PaperRecord] | None, str]:
+    result = await host.request(
+        "GET", "/efetch.fcgi", params={"db": "pubmed", "id": ",".join(pmids), "retmode": "xml"}
+    )
     if not result.ok:
         return result, None, result.detail
     assert result.response is not None
@@ -147,12 +152,13 @@ async def get_pubmed(host: HostClient, pmids: list[str]) -> dict[str, Lookup]:
             wanted.setdefault(p, []).append(given)
     keys = list(wanted)
     for start in range(0, len(keys), BATCH_SIZE):
-        chunk = keys[start:start + BATCH_SIZE]
+        chunk = keys[start : start + BATCH_SIZE]
         result, records, why = await _efetch(host, chunk)
         by_id = {r.pmid: r for r in records or [] if r.pmid}
         for p in chunk:
-            lookup = host.batch_answer(method, result, why if records is None else "", by_id,
-                                       p, f"PMID {p} not in PubMed")
+            lookup = host.batch_answer(
+                method, result, why if records is None else "", by_id, p, f"PMID {p} not in PubMed"
+            )
             for given in wanted[p]:
                 out[given] = lookup
     return out
@@ -164,8 +170,11 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     clean = " ".join(re.sub(r"[\"\[\]()]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")
-    result = await host.request("GET", "/esearch.fcgi", params={
-        "db": "pubmed", "term": f'"{clean}"[Title]', "retmax": max(1, min(limit, 50))})
+    result = await host.request(
+        "GET",
+        "/esearch.fcgi",
+        params={"db": "pubmed", "term": f'"{clean}"[Title]', "retmax": max(1, min(limit, 50))},
+    )
     if not result.ok:
         return host.failed(method, result)
     assert result.response is not None
@@ -174,16 +183,13 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     except ET.ParseError:
         root = None
     if root is None or root.tag != "eSearchResult" or status_of(result) != 200:
-        return host.lookup(method, Outcome.FAILED, [], "unreadable esearch answer",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.FAILED, [], "unreadable esearch answer", result.elapsed_ms)
     error = _text(root.find("ERROR"))
     if error:
-        return host.lookup(method, Outcome.FAILED, [], f"PubMed error: {error}",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.FAILED, [], f"PubMed error: {error}", result.elapsed_ms)
     ids = [t for el in root.findall("IdList/Id") if (t := _text(el))][:limit]
     if not ids:
-        return host.lookup(method, Outcome.NOT_FOUND, [], "no search results",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.NOT_FOUND, [], "no search results", result.elapsed_ms)
     fetch, records, why = await _efetch(host, ids)
     elapsed = result.elapsed_ms + fetch.elapsed_ms
     if not fetch.ok:
@@ -192,5 +198,10 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
         return host.lookup(method, Outcome.FAILED, [], why, elapsed)
     order = {p: i for i, p in enumerate(ids)}
     records.sort(key=lambda r: order.get(r.pmid or "", len(order)))
-    return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
-                       "" if records else "no records", elapsed)
+    return host.lookup(
+        method,
+        Outcome.FOUND if records else Outcome.NOT_FOUND,
+        records,
+        "" if records else "no records",
+        elapsed,
+    )

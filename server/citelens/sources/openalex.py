@@ -89,17 +89,19 @@ def to_record(work: Any) -> PaperRecord | None:
         pages=str(pages) if pages else None,
         citation_count=count if isinstance(count, int) else None,
         open_access_pdf=str(pdf) if pdf else None,
-        is_preprint="preprint" in types or "posted-content" in types
-        or "arxiv" in str(venue or "").lower(),
-        notices=[{"kind": "retraction", "source": "openalex"}]
-        if work.get("is_retracted") is True else [],
+        is_preprint="preprint" in types or "posted-content" in types or "arxiv" in str(venue or "").lower(),
+        notices=[{"kind": "retraction", "source": "openalex"}] if work.get("is_retracted") is True else [],
     )
 
 
 def _not_found_page(result: HostResult) -> bool:
     r = result.response
-    return (r is not None and r.status_code == 404
-            and "html" in r.headers.get("content-type", "") and "not found" in r.text.lower())
+    return (
+        r is not None
+        and r.status_code == 404
+        and "html" in r.headers.get("content-type", "")
+        and "not found" in r.text.lower()
+    )
 
 
 async def get_by_doi(host: HostClient, doi: str) -> Lookup:
@@ -112,24 +114,30 @@ async def get_by_doi(host: HostClient, doi: str) -> Lookup:
     if not result.ok:
         return host.failed(method, result)
     if _not_found_page(result):
-        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in OpenAlex",
-                           result.elapsed_ms)
+        return host.lookup(method, Outcome.NOT_FOUND, [], f"{bare} not in OpenAlex", result.elapsed_ms)
     data, why = decode_json(result)
     if why:
         return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
     record = to_record(data) if status_of(result) == 200 else None
     if record is None:
-        return host.lookup(method, Outcome.FAILED, [],
-                           f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms)
+        return host.lookup(
+            method, Outcome.FAILED, [], f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms
+        )
     return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
 
 
 async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given."""
     return await works_by_doi(
-        host, "openalex_dois", dois, batch=BATCH_SIZE, missing="not in OpenAlex",
+        host,
+        "openalex_dois",
+        dois,
+        batch=BATCH_SIZE,
+        missing="not in OpenAlex",
         params=lambda chunk: {"filter": "doi:" + "|".join(chunk), "per-page": BATCH_SIZE},
-        items=lambda data: as_dict(data).get("results"), to_record=to_record)
+        items=lambda data: as_dict(data).get("results"),
+        to_record=to_record,
+    )
 
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
@@ -138,8 +146,9 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     clean = " ".join(re.sub(r"[,|:!&]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")
-    result = await host.request("GET", "/works", params={
-        "filter": f"title.search:{clean}", "per-page": max(1, min(limit, 50))})
+    result = await host.request(
+        "GET", "/works", params={"filter": f"title.search:{clean}", "per-page": max(1, min(limit, 50))}
+    )
     if not result.ok:
         return host.failed(method, result)
     data, why = decode_json(result)
@@ -147,8 +156,14 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
         return host.lookup(method, Outcome.FAILED, [], why, result.elapsed_ms)
     results = as_dict(data).get("results")
     if status_of(result) != 200 or not isinstance(results, list):
-        return host.lookup(method, Outcome.FAILED, [],
-                           f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms)
+        return host.lookup(
+            method, Outcome.FAILED, [], f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms
+        )
     records = [r for r in map(to_record, results) if r][:limit]
-    return host.lookup(method, Outcome.FOUND if records else Outcome.NOT_FOUND, records,
-                       "" if records else "no search results", result.elapsed_ms)
+    return host.lookup(
+        method,
+        Outcome.FOUND if records else Outcome.NOT_FOUND,
+        records,
+        "" if records else "no search results",
+        result.elapsed_ms,
+    )

@@ -30,8 +30,13 @@ def fields(abstract: bool = False) -> str:
 
 def _method(paper_id: str) -> str:
     kind = paper_id.split(":", 1)[0].lower() if ":" in paper_id else ""
-    return {"doi": "s2_doi_lookup", "arxiv": "s2_arxiv_lookup", "pmid": "s2_pmid_lookup",
-            "pmcid": "s2_pmcid_lookup", "corpusid": "s2_corpus_lookup"}.get(kind, "s2_paper_lookup")
+    return {
+        "doi": "s2_doi_lookup",
+        "arxiv": "s2_arxiv_lookup",
+        "pmid": "s2_pmid_lookup",
+        "pmcid": "s2_pmcid_lookup",
+        "corpusid": "s2_corpus_lookup",
+    }.get(kind, "s2_paper_lookup")
 
 
 _body = decode_json
@@ -54,8 +59,7 @@ def to_record(data: Any) -> PaperRecord | None:
     ext = as_dict(data.get("externalIds"))
     journal = as_dict(data.get("journal"))
     pv = as_dict(data.get("publicationVenue"))
-    names = [n for n in (_str(data.get("venue")), _str(journal.get("name")), _str(pv.get("name")))
-             if n]
+    names = [n for n in (_str(data.get("venue")), _str(journal.get("name")), _str(pv.get("name"))) if n]
     venue = names[0] if names else None
     alternates: list[str] = []
     for n in [*names[1:], *as_list(pv.get("alternate_names"))]:
@@ -65,8 +69,7 @@ def to_record(data: Any) -> PaperRecord | None:
     pdf = data.get("openAccessPdf")
     pmc = _str(ext.get("PubMedCentral"))
     corpus = data.get("corpusId", ext.get("CorpusId"))
-    authors = [str(a["name"]) for a in as_list(data.get("authors"))
-               if isinstance(a, dict) and a.get("name")]
+    authors = [str(a["name"]) for a in as_list(data.get("authors")) if isinstance(a, dict) and a.get("name")]
     return PaperRecord(
         source="s2",
         title=str(data.get("title") or ""),
@@ -85,8 +88,7 @@ def to_record(data: Any) -> PaperRecord | None:
         publication_types=[str(t) for t in as_list(data.get("publicationTypes"))],
         volume=_str(journal.get("volume")),
         pages=_str(journal.get("pages")),
-        citation_count=data.get("citationCount") if isinstance(data.get("citationCount"), int)
-        else None,
+        citation_count=data.get("citationCount") if isinstance(data.get("citationCount"), int) else None,
         open_access_pdf=_str(pdf.get("url")) if isinstance(pdf, dict) else None,
         is_preprint=is_preprint,
     )
@@ -108,8 +110,7 @@ async def get_paper(host: HostClient, paper_id: str, *, abstract: bool = False) 
     pid = paper_id.strip()
     if not pid:
         return host.lookup(method, Outcome.FAILED, [], "empty paper id")
-    result = await host.request("GET", "/paper/" + quote(pid, safe="/:"),
-                                params={"fields": fields(abstract)})
+    result = await host.request("GET", "/paper/" + quote(pid, safe="/:"), params={"fields": fields(abstract)})
     if not result.ok:
         return host.failed(method, result)
     data, why = _body(result)
@@ -125,8 +126,7 @@ async def get_paper(host: HostClient, paper_id: str, *, abstract: bool = False) 
     return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
 
 
-async def get_batch(host: HostClient, ids: list[str], *,
-                    abstract: bool = False) -> dict[str, Lookup]:
+async def get_batch(host: HostClient, ids: list[str], *, abstract: bool = False) -> dict[str, Lookup]:
     """Many papers at once (``POST /paper/batch``, 500 ids per request).
 
     Returns one Lookup per id as given; a ``null`` in S2's answer is ``NOT_FOUND``.
@@ -134,31 +134,38 @@ async def get_batch(host: HostClient, ids: list[str], *,
     out: dict[str, Lookup] = {}
     unique = list(dict.fromkeys(i for i in ids if i.strip()))
     for start in range(0, len(unique), BATCH_SIZE):
-        chunk = unique[start:start + BATCH_SIZE]
-        result = await host.request("POST", "/paper/batch", params={"fields": fields(abstract)},
-                                    json={"ids": chunk})
+        chunk = unique[start : start + BATCH_SIZE]
+        result = await host.request(
+            "POST", "/paper/batch", params={"fields": fields(abstract)}, json={"ids": chunk}
+        )
         if not result.ok:
             out.update({i: host.failed("s2_batch", result) for i in chunk})
             continue
         data, why = _body(result)
         assert result.response is not None
-        if not why and (result.response.status_code != 200 or not isinstance(data, list)
-                        or len(data) != len(chunk)):
+        if not why and (
+            result.response.status_code != 200 or not isinstance(data, list) or len(data) != len(chunk)
+        ):
             why = f"HTTP {result.response.status_code}: {_error_text(data) or 'unexpected answer'}"
         if why:
-            out.update({i: host.lookup("s2_batch", Outcome.FAILED, [], why, result.elapsed_ms)
-                        for i in chunk})
+            out.update(
+                {i: host.lookup("s2_batch", Outcome.FAILED, [], why, result.elapsed_ms) for i in chunk}
+            )
             continue
         for pid, item in zip(chunk, data, strict=True):
             if item is None:
-                out[pid] = host.lookup("s2_batch", Outcome.NOT_FOUND, [],
-                                       f"{pid} not in Semantic Scholar", result.elapsed_ms)
+                out[pid] = host.lookup(
+                    "s2_batch", Outcome.NOT_FOUND, [], f"{pid} not in Semantic Scholar", result.elapsed_ms
+                )
                 continue
             record = to_record(item)
-            out[pid] = (host.lookup("s2_batch", Outcome.FOUND, [record], "", result.elapsed_ms)
-                        if record else host.lookup("s2_batch", Outcome.FAILED, [],
-                                                   "unexpected item in batch answer",
-                                                   result.elapsed_ms))
+            out[pid] = (
+                host.lookup("s2_batch", Outcome.FOUND, [record], "", result.elapsed_ms)
+                if record
+                else host.lookup(
+                    "s2_batch", Outcome.FAILED, [], "unexpected item in batch answer", result.elapsed_ms
+                )
+            )
     return out
 
 
@@ -167,8 +174,9 @@ async def search_match(host: HostClient, title: str, *, abstract: bool = False) 
     method = "s2_title_match"
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
-    result = await host.request("GET", "/paper/search/match",
-                                params={"query": title, "fields": fields(abstract)})
+    result = await host.request(
+        "GET", "/paper/search/match", params={"query": title, "fields": fields(abstract)}
+    )
     if not result.ok:
         return host.failed(method, result)
     data, why = _body(result)
@@ -186,14 +194,16 @@ async def search_match(host: HostClient, title: str, *, abstract: bool = False) 
     return host.lookup(method, outcome, records, "", result.elapsed_ms)
 
 
-async def search(host: HostClient, title: str, limit: int = 5, *,
-                 abstract: bool = False) -> Lookup:
+async def search(host: HostClient, title: str, limit: int = 5, *, abstract: bool = False) -> Lookup:
     """Keyword search (``/paper/search``), best first; zero hits (no ``data``) = ``NOT_FOUND``."""
     method = "s2_search"
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
-    result = await host.request("GET", "/paper/search", params={
-        "query": title, "limit": max(1, min(limit, 100)), "fields": fields(abstract)})
+    result = await host.request(
+        "GET",
+        "/paper/search",
+        params={"query": title, "limit": max(1, min(limit, 100)), "fields": fields(abstract)},
+    )
     if not result.ok:
         return host.failed(method, result)
     data, why = _body(result)
@@ -207,5 +217,4 @@ async def search(host: HostClient, title: str, limit: int = 5, *,
         return _unexpected(host, method, result, data)
     records = [r for r in map(to_record, items) if r]
     outcome = Outcome.FOUND if records else Outcome.NOT_FOUND
-    return host.lookup(method, outcome, records, "" if records else "no search results",
-                       result.elapsed_ms)
+    return host.lookup(method, outcome, records, "" if records else "no search results", result.elapsed_ms)

@@ -178,8 +178,9 @@ class HostClient:
             return
         self._bad_in_a_row += 1
         if self._bad_in_a_row >= BREAKER_THRESHOLD and not self._tripped:
-            self._tripped = (f"answered HTTP 429 or 5xx {self._bad_in_a_row} times in a row; "
-                             "not asked again in this run")
+            self._tripped = (
+                f"answered HTTP 429 or 5xx {self._bad_in_a_row} times in a row; not asked again in this run"
+            )
             self._log(self.scrub(f"{self.label} {self._tripped}"))
 
     # ------------------------------------------------------------------ secrets
@@ -199,16 +200,28 @@ class HostClient:
         elapsed_ms: float = 0.0,
     ) -> Lookup:
         """A :class:`Lookup` from this host, its detail scrubbed of secrets."""
-        return Lookup(self.name if self.name != "ncbi" else "pubmed", method, outcome,
-                      records or [], self.scrub(detail)[:300], elapsed_ms)
+        return Lookup(
+            self.name if self.name != "ncbi" else "pubmed",
+            method,
+            outcome,
+            records or [],
+            self.scrub(detail)[:300],
+            elapsed_ms,
+        )
 
     def failed(self, method: str, result: HostResult) -> Lookup:
         """The Lookup for an exchange that produced no usable response."""
-        return self.lookup(method, result.outcome or Outcome.FAILED, [], result.detail,
-                           result.elapsed_ms)
+        return self.lookup(method, result.outcome or Outcome.FAILED, [], result.detail, result.elapsed_ms)
 
-    def batch_answer(self, method: str, result: HostResult, why: str,
-                     found: Mapping[str, PaperRecord], key: str, missing: str) -> Lookup:
+    def batch_answer(
+        self,
+        method: str,
+        result: HostResult,
+        why: str,
+        found: Mapping[str, PaperRecord],
+        key: str,
+        missing: str,
+    ) -> Lookup:
         """The Lookup for one id of a batch request: failed exchange, unreadable body
         (``why``), found, or answered without it (``missing`` says so)."""
         if not result.ok:
@@ -269,10 +282,12 @@ class HostClient:
         shown = redact_url(str(httpx.URL(url, params=all_params)))
         where = f"{method} {urlsplit(url).path}"
 
-        def result(outcome: Outcome | None, detail: str,
-                   response: httpx.Response | None = None) -> HostResult:
-            return HostResult(response, outcome, self.scrub(detail),
-                              (time.monotonic() - started) * 1000, shown)
+        def result(
+            outcome: Outcome | None, detail: str, response: httpx.Response | None = None
+        ) -> HostResult:
+            return HostResult(
+                response, outcome, self.scrub(detail), (time.monotonic() - started) * 1000, shown
+            )
 
         if not self.available:
             self.skipped += 1
@@ -283,13 +298,15 @@ class HostClient:
                 await self._wait_for_slot()
                 if not self.available:  # another call found the host down meanwhile
                     self.skipped += 1
-                    return result(Outcome.UNAVAILABLE,
-                                  f"{self.label} unavailable: {self._why_not()}")
+                    return result(Outcome.UNAVAILABLE, f"{self.label} unavailable: {self._why_not()}")
                 self.requests += 1
                 try:
                     async with asyncio.timeout(self.timeout_s):
                         response = await self._client.request(
-                            method, url, params=all_params, json=json,
+                            method,
+                            url,
+                            params=all_params,
+                            json=json,
                             headers={**self._headers, **(headers or {})},
                             follow_redirects=follow_redirects,
                             timeout=self.timeout_s,
@@ -343,6 +360,7 @@ DEFAULT_RATES: dict[str, Rate] = {
     "unpaywall": Rate.per_second(5.0, 2),
 }
 
+
 @dataclass
 class Sources:
     """One :class:`HostClient` per scholarly API, sharing one HTTP client."""
@@ -379,17 +397,29 @@ class Sources:
         if settings.mailto:
             table["crossref"] = table["crossref_polite"]
         table.update(rates or {})
-        secrets = tuple(s for s in (settings.s2_api_key, settings.openalex_api_key,
-                                    settings.mailto) if s)
+        secrets = tuple(s for s in (settings.s2_api_key, settings.openalex_api_key, settings.mailto) if s)
 
-        def host(name: str, base: str, headers: Mapping[str, str] | None = None,
-                 params: Mapping[str, str] | None = None) -> HostClient:
+        def host(
+            name: str,
+            base: str,
+            headers: Mapping[str, str] | None = None,
+            params: Mapping[str, str] | None = None,
+        ) -> HostClient:
             return HostClient(
-                name, source_name(name), base, http, rate=table[name],
+                name,
+                source_name(name),
+                base,
+                http,
+                rate=table[name],
                 timeout_s=settings.request_timeout_s,
-                retry_backoff_s=settings.retry_backoff_s, max_retries=settings.max_retries,
-                headers=headers, params=params, secrets=secrets, log=log,
-                unavailable_for_s=unavailable_for_s, offline=settings.offline,
+                retry_backoff_s=settings.retry_backoff_s,
+                max_retries=settings.max_retries,
+                headers=headers,
+                params=params,
+                secrets=secrets,
+                log=log,
+                unavailable_for_s=unavailable_for_s,
+                offline=settings.offline,
             )
 
         mailto = {"mailto": settings.mailto} if settings.mailto else {}
@@ -397,26 +427,45 @@ class Sources:
         if settings.openalex_api_key:
             openalex_params["api_key"] = settings.openalex_api_key
         return cls(
-            s2=host("s2", settings.s2_api_url,
-                    headers={"x-api-key": settings.s2_api_key} if settings.s2_api_key else None),
+            s2=host(
+                "s2",
+                settings.s2_api_url,
+                headers={"x-api-key": settings.s2_api_key} if settings.s2_api_key else None,
+            ),
             crossref=host("crossref", settings.crossref_api_url, params=mailto),
             openalex=host("openalex", settings.openalex_api_url, params=openalex_params),
             arxiv=host("arxiv", settings.arxiv_api_url),
             arxiv_site=host("arxiv_site", settings.arxiv_url),
-            ncbi=host("ncbi", settings.ncbi_eutils_url,
-                      params={"tool": "citelens", **({"email": settings.mailto}
-                                                     if settings.mailto else {})}),
+            ncbi=host(
+                "ncbi",
+                settings.ncbi_eutils_url,
+                params={"tool": "citelens", **({"email": settings.mailto} if settings.mailto else {})},
+            ),
             doi=host("doi", settings.doi_url),
-            unpaywall=host("unpaywall", settings.unpaywall_api_url,
-                           params={"email": settings.mailto or "citelens@example.org"}),
+            unpaywall=host(
+                "unpaywall",
+                settings.unpaywall_api_url,
+                params={"email": settings.mailto or "citelens@example.org"},
+            ),
             client=http,
             owns_client=own,
             settings=settings,
         )
 
     def hosts(self) -> dict[str, HostClient]:
-        return {h.name: h for h in (self.s2, self.crossref, self.openalex, self.arxiv,
-                                    self.arxiv_site, self.ncbi, self.doi, self.unpaywall)}
+        return {
+            h.name: h
+            for h in (
+                self.s2,
+                self.crossref,
+                self.openalex,
+                self.arxiv,
+                self.arxiv_site,
+                self.ncbi,
+                self.doi,
+                self.unpaywall,
+            )
+        }
 
     def request_counts(self) -> dict[str, int]:
         """HTTP requests sent so far, per host name."""
@@ -453,8 +502,7 @@ def decode_json(result: HostResult) -> tuple[Any, str]:
         return json.loads(result.response.content), ""
     except (ValueError, UnicodeDecodeError):
         ctype = result.response.headers.get("content-type", "?").split(";")[0]
-        return None, (f"unreadable answer (HTTP {result.response.status_code}, {ctype}, "
-                      "not JSON)")
+        return None, (f"unreadable answer (HTTP {result.response.status_code}, {ctype}, not JSON)")
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -472,8 +520,14 @@ def status_of(result: HostResult) -> int:
 
 
 async def works_by_doi(
-    host: HostClient, method: str, dois: list[str], *, batch: int, missing: str,
-    params: Callable[[list[str]], dict[str, Any]], items: Callable[[Any], Any],
+    host: HostClient,
+    method: str,
+    dois: list[str],
+    *,
+    batch: int,
+    missing: str,
+    params: Callable[[list[str]], dict[str, Any]],
+    items: Callable[[Any], Any],
     to_record: Callable[[Any], PaperRecord | None],
     refuse: Callable[[str], str | None] = lambda _doi: None,
 ) -> dict[str, Lookup]:
@@ -492,7 +546,7 @@ async def works_by_doi(
             wanted.setdefault(bare, []).append(d)
     keys = list(wanted)
     for start in range(0, len(keys), batch):
-        chunk = keys[start:start + batch]
+        chunk = keys[start : start + batch]
         result = await host.request("GET", "/works", params=params(chunk))
         found_items: Any = None
         if result.ok:

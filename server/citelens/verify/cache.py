@@ -41,7 +41,6 @@ NOT_FOUND_TTL_S = 24 * 3600.0
 SCHEMA = "v2"
 
 
-
 def default_cache_dir(settings: Settings) -> Path:
     if settings.cache_dir:
         return Path(settings.cache_dir).expanduser()
@@ -64,9 +63,14 @@ class VerificationCache:
     (well under a millisecond), cheap enough for the server's event loop.
     """
 
-    def __init__(self, directory: Path | None, log: Callable[[str], None] = lambda _m: None,
-                 *, found_max_age_s: float = FOUND_TTL_S,
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        directory: Path | None,
+        log: Callable[[str], None] = lambda _m: None,
+        *,
+        found_max_age_s: float = FOUND_TTL_S,
+        clock: Callable[[], float] = time.time,
+    ):
         self._log = log
         self.found_max_age_s = max(0.0, found_max_age_s)
         self._clock = clock
@@ -110,8 +114,7 @@ class VerificationCache:
             if len(self._cache) > max_keys:
                 return
             prefix = f"{SCHEMA}:"
-            self._known = {k for k in self._cache.iterkeys()
-                           if isinstance(k, str) and k.startswith(prefix)}
+            self._known = {k for k in self._cache.iterkeys() if isinstance(k, str) and k.startswith(prefix)}
         except Exception:  # unreadable keys: just query each time
             self._known = None
 
@@ -135,8 +138,8 @@ class VerificationCache:
             return None
         stored = raw.get("stored_at") if isinstance(raw, dict) else None
         if answer.outcome is Outcome.FOUND and (
-                not isinstance(stored, int | float)
-                or self._clock() - stored > self.found_max_age_s):
+            not isinstance(stored, int | float) or self._clock() - stored > self.found_max_age_s
+        ):
             return None  # too old: ask again (the paper may have been retracted since)
         return answer
 
@@ -153,8 +156,7 @@ class VerificationCache:
         if self._known is not None:
             self._known.add(full)
         try:
-            datacache.set_json(self._cache, full,
-                               {**lookup.to_json(), "stored_at": self._clock()}, ttl)
+            datacache.set_json(self._cache, full, {**lookup.to_json(), "stored_at": self._clock()}, ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
 
@@ -203,12 +205,11 @@ def _valid_lookup(raw: Any) -> Lookup | None:
     return lookup
 
 
-def open_cache(
-    settings: Settings, log: Callable[[str], None] = lambda _m: None
-) -> VerificationCache:
+def open_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None) -> VerificationCache:
     """The cache in ``settings.cache_dir`` (CITELENS_CACHE_DIR) or the user cache directory."""
-    return VerificationCache(default_cache_dir(settings), log,
-                             found_max_age_s=settings.verified_max_age_days * 86400.0)
+    return VerificationCache(
+        default_cache_dir(settings), log, found_max_age_s=settings.verified_max_age_days * 86400.0
+    )
 
 
 def no_cache() -> VerificationCache:

@@ -25,18 +25,24 @@ from citelens.verify.status import Status, Verification
 #: Notice kinds, by the diagnostic they lead to (Crossref update types, PubMed reference types).
 RETRACTION_KINDS = frozenset({"retraction", "withdrawal", "removal", "partial_retraction"})
 CONCERN_KINDS = frozenset({"expression_of_concern"})
-CORRECTION_KINDS = frozenset({"correction", "corrigendum", "erratum", "addendum",
-                              "clarification"})
+CORRECTION_KINDS = frozenset({"correction", "corrigendum", "erratum", "addendum", "clarification"})
 #: Diagnostic code per class, most serious first.
 CODES = ("RETRACTED", "EXPRESSION_OF_CONCERN", "CORRECTION")
 #: Sources whose records say whether a paper was retracted (an absent notice means none).
 SIGNAL_SOURCES = frozenset({"crossref", "openalex", "pubmed"})
 _FOUND = (Status.VERIFIED, Status.PARTIAL)
-_KIND_NAMES = {"retraction": "retraction", "withdrawal": "withdrawal", "removal": "removal",
-               "partial_retraction": "partial retraction",
-               "expression_of_concern": "expression of concern", "correction": "correction",
-               "corrigendum": "corrigendum", "erratum": "erratum", "addendum": "addendum",
-               "clarification": "clarification"}
+_KIND_NAMES = {
+    "retraction": "retraction",
+    "withdrawal": "withdrawal",
+    "removal": "removal",
+    "partial_retraction": "partial retraction",
+    "expression_of_concern": "expression of concern",
+    "correction": "correction",
+    "corrigendum": "corrigendum",
+    "erratum": "erratum",
+    "addendum": "addendum",
+    "clarification": "clarification",
+}
 
 
 def code_of(notice: dict[str, str]) -> str | None:
@@ -69,11 +75,9 @@ def combine(groups: Iterable[Iterable[dict[str, str]]]) -> list[dict[str, str]]:
     """:func:`merge` for notices already taken from their records."""
     everything = [n for group in groups for n in group]
     found = [n for n in everything if code_of(n) is not None]
-    reinstated = max((n.get("date", "") for n in everything
-                      if n.get("kind") == "reinstatement"), default="")
+    reinstated = max((n.get("date", "") for n in everything if n.get("kind") == "reinstatement"), default="")
     if reinstated:  # a retraction undone later no longer stands
-        found = [n for n in found if not (code_of(n) == "RETRACTED"
-                                          and n.get("date", "") <= reinstated)]
+        found = [n for n in found if not (code_of(n) == "RETRACTED" and n.get("date", "") <= reinstated)]
     found.sort(key=lambda n: (_rank(n)[0], n.get("source") != "retraction-watch", _rank(n)[1]))
     out: list[dict[str, str]] = []
     seen: set[tuple[str | None, str]] = set()
@@ -146,8 +150,11 @@ def describe(notice: dict[str, str]) -> str:
     return f"{what} ({when}; the notice is not named)"
 
 
-_HEADLINE = {"RETRACTED": "Retracted", "EXPRESSION_OF_CONCERN": "Expression of concern",
-             "CORRECTION": "Corrected"}
+_HEADLINE = {
+    "RETRACTED": "Retracted",
+    "EXPRESSION_OF_CONCERN": "Expression of concern",
+    "CORRECTION": "Corrected",
+}
 
 
 def message(notices: Sequence[dict[str, str]]) -> str:
@@ -161,9 +168,11 @@ def message(notices: Sequence[dict[str, str]]) -> str:
         head = "Withdrawn"
     elif top.get("kind") == "partial_retraction":
         head = "Partially retracted"
-    tail = {"RETRACTED": "; do not cite it as valid work",
-            "EXPRESSION_OF_CONCERN": "; the publisher doubts its reliability",
-            "CORRECTION": "; the paper stands"}[code]
+    tail = {
+        "RETRACTED": "; do not cite it as valid work",
+        "EXPRESSION_OF_CONCERN": "; the publisher doubts its reliability",
+        "CORRECTION": "; the paper stands",
+    }[code]
     more = [n for n in notices[1:] if code_of(n) == code]
     extra = f" (+{len(more)} more)" if more else ""
     return f"{head}: {describe(top)}{extra}{tail}"

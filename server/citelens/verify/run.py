@@ -81,13 +81,21 @@ def content_hash(item: EntryView | BibEntry) -> str:
     """A short hash of what an entry says (not its key): unchanged entries keep their result."""
     payload: object
     if isinstance(item, BibEntry):
-        payload = [item.entry_type.lower(),
-                   sorted((name, f.value) for name, f in item.fields.items())]
+        payload = [item.entry_type.lower(), sorted((name, f.value) for name, f in item.fields.items())]
     else:
-        payload = [item.entry_type.lower(), item.title,
-                   [[n.first, n.von, n.last, n.jr] for n in item.authors],
-                   item.authors_truncated, item.year, item.venue, item.doi, item.arxiv_id,
-                   item.pmid, item.s2_id, item.url]
+        payload = [
+            item.entry_type.lower(),
+            item.title,
+            [[n.first, n.von, n.last, n.jr] for n in item.authors],
+            item.authors_truncated,
+            item.year,
+            item.venue,
+            item.doi,
+            item.arxiv_id,
+            item.pmid,
+            item.s2_id,
+            item.url,
+        ]
     raw = json.dumps([ENGINE_VERSION, payload], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
 
@@ -106,14 +114,18 @@ class Asked:
 
 
 #: The defined order of sources in every message and list.
-_SOURCE_ORDER = {s: i for i, s in enumerate(("s2", "openalex", "crossref", "doi", "arxiv",
-                                             "pubmed"))}
+_SOURCE_ORDER = {s: i for i, s in enumerate(("s2", "openalex", "crossref", "doi", "arxiv", "pubmed"))}
 
 
 def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
     f = _FIELD_ORDER.index(a.field) if a.field in _FIELD_ORDER else len(_FIELD_ORDER)
-    return (f, _SOURCE_ORDER.get(a.lookup.source, len(_SOURCE_ORDER)), a.lookup.source,
-            a.lookup.method, a.value)
+    return (
+        f,
+        _SOURCE_ORDER.get(a.lookup.source, len(_SOURCE_ORDER)),
+        a.lookup.source,
+        a.lookup.method,
+        a.value,
+    )
 
 
 def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
@@ -121,13 +133,13 @@ def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
     with a shared identifier or the same authors and year (then the title itself is the
     discrepancy). A marginal title by other authors in another year is another paper,
     for books too (their disagreements are reported leniently, not ignored)."""
-    return is_confident_match(view, rec, settings.title_verified_threshold,
-                              settings.title_candidate_threshold)
+    return is_confident_match(
+        view, rec, settings.title_verified_threshold, settings.title_candidate_threshold
+    )
 
 
 def _record_id(rec: PaperRecord) -> tuple[str, str]:
-    return rec.source, (rec.s2_paper_id or rec.doi or rec.arxiv_id or rec.pmid
-                        or rec.title.casefold())
+    return rec.source, (rec.s2_paper_id or rec.doi or rec.arxiv_id or rec.pmid or rec.title.casefold())
 
 
 def _dedupe(records: Sequence[PaperRecord]) -> list[PaperRecord]:
@@ -143,8 +155,9 @@ def _dedupe(records: Sequence[PaperRecord]) -> list[PaperRecord]:
 
 def _describe(rec: PaperRecord) -> str:
     who = rec.authors[0].split()[-1] if rec.authors and rec.authors[0].split() else ""
-    extra = ", ".join(x for x in (who + (" et al." if len(rec.authors) > 1 else ""),
-                                  str(rec.year or "")) if x)
+    extra = ", ".join(
+        x for x in (who + (" et al." if len(rec.authors) > 1 else ""), str(rec.year or "")) if x
+    )
     return f"“{rec.title}”" + (f" ({extra})" if extra else "")
 
 
@@ -155,15 +168,23 @@ def _sources_list(asked: Sequence[Asked]) -> str:
 
 #: How a lookup that failed for lack of a network connection describes itself
 #: (sources/http.py: "connection failed: [Errno -2] ...", "<host> unavailable", timeouts).
-_NETWORK_DETAILS = ("connection failed", "connection reset", "connection closed",
-                    "network error", "unavailable")
+_NETWORK_DETAILS = (
+    "connection failed",
+    "connection reset",
+    "connection closed",
+    "network error",
+    "unavailable",
+)
 
 
 def is_network_failure(outcome: str, detail: str) -> bool:
     """A failed lookup that never reached the source (no DNS, no route, reset...); a host
     cut off by its circuit breaker ("answered HTTP 429 or 5xx ...") did answer."""
-    return (outcome in {o.value for o in _FAILED} and "answered HTTP" not in detail
-            and any(d in detail for d in _NETWORK_DETAILS))
+    return (
+        outcome in {o.value for o in _FAILED}
+        and "answered HTTP" not in detail
+        and any(d in detail for d in _NETWORK_DETAILS)
+    )
 
 
 _OFFLINE = "offline, and no cached answer for this entry"
@@ -194,7 +215,7 @@ def _in_source_order(names: Iterable[str]) -> list[str]:
 
 
 def offline_summary(verifications: Iterable[Verification]) -> str | None:
-    """"offline: n entries unverified; sources unreachable: ..." when network failures left
+    """ "offline: n entries unverified; sources unreachable: ..." when network failures left
     entries UNVERIFIED (sources in SOURCE_NAMES order), else None."""
     count = 0
     down: set[str] = set()
@@ -208,8 +229,10 @@ def offline_summary(verifications: Iterable[Verification]) -> str | None:
     if not count:
         return None
     names = _in_source_order(source_name(s) for s in down)
-    return (f"offline: {count} {'entry' if count == 1 else 'entries'} unverified; "
-            f"sources unreachable: {', '.join(names)}")
+    return (
+        f"offline: {count} {'entry' if count == 1 else 'entries'} unverified; "
+        f"sources unreachable: {', '.join(names)}"
+    )
 
 
 def decide(
@@ -230,13 +253,21 @@ def decide(
     audit = [_step(a) for a in asked]
 
     def make(status: Status, summary: str, **kw: Any) -> Verification:
-        return Verification(key=view.key, status=status, summary=summary, audit=audit,
-                            checked_at=checked_at, content_hash=chash,
-                            informational=informational, **kw)
+        return Verification(
+            key=view.key,
+            status=status,
+            summary=summary,
+            audit=audit,
+            checked_at=checked_at,
+            content_hash=chash,
+            informational=informational,
+            **kw,
+        )
 
     if not view.title.strip():
-        return make(Status.UNVERIFIED, "The entry has no title, so it cannot be checked "
-                    "against scholarly sources")
+        return make(
+            Status.UNVERIFIED, "The entry has no title, so it cannot be checked against scholarly sources"
+        )
     ans = _answers(view, asked, settings, plan.identifiers(view) if ids is None else ids)
     bad_fields = [f for f in _FIELD_ORDER if f in ans.conflicts and f not in ans.same_fields]
     if bad_fields:  # an identifier names another paper
@@ -280,9 +311,11 @@ class _Answers:
 
     def candidates(self, exclude: Sequence[PaperRecord] = ()) -> list[PaperRecord]:
         skip = {_record_id(r) for r in exclude}
-        scored = [(title_similarity(self.view.title, r.title or ""), r) for r in self.all_records
-                  if _record_id(r) not in skip
-                  and not any(r in v for v in self.conflicts.values())]
+        scored = [
+            (title_similarity(self.view.title, r.title or ""), r)
+            for r in self.all_records
+            if _record_id(r) not in skip and not any(r in v for v in self.conflicts.values())
+        ]
         scored = [(s, r) for s, r in scored if s >= CANDIDATE_FLOOR]
         scored.sort(key=lambda sr: -sr[0])
         return [r for _, r in scored[:MAX_CANDIDATES]]
@@ -291,8 +324,7 @@ class _Answers:
 _Verdict = tuple[Status, str, dict[str, Any]]
 
 
-def _answers(view: EntryView, asked: list[Asked], settings: Settings,
-             ids: plan.Identifiers) -> _Answers:
+def _answers(view: EntryView, asked: list[Asked], settings: Settings, ids: plan.Identifiers) -> _Answers:
     ans = _Answers(view, asked, settings, ids)
     cand_t = settings.title_candidate_threshold
     for a in asked:
@@ -304,8 +336,12 @@ def _answers(view: EntryView, asked: list[Asked], settings: Settings,
             else:
                 ans.same_by_id.append((a, rec))
                 ans.same_fields.add(a.field)
-    title_hits = [(a, r) for a in asked if a.field is None and a.lookup.outcome is Outcome.FOUND
-                  for r in a.lookup.records]
+    title_hits = [
+        (a, r)
+        for a in asked
+        if a.field is None and a.lookup.outcome is Outcome.FOUND
+        for r in a.lookup.records
+    ]
     ans.same_by_title = [(a, r) for a, r in title_hits if _same_paper(view, r, settings)]
     ans.all_records = _dedupe([r for a in asked for r in a.lookup.records])
     return ans
@@ -317,24 +353,48 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
     rec = conflicts[f][0]
     value = getattr(ids, f) or ""
     where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
-    msg = (f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
-           f"in {where}, not “{view.title}”")
-    discrepancies = [Discrepancy(f, "identifier", Severity.ERROR,
-                                 f"{f}: {value} in the entry is {_describe(rec)} in {where}",
-                                 value, rec.title, rec.source)]
+    msg = (
+        f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
+        f"in {where}, not “{view.title}”"
+    )
+    discrepancies = [
+        Discrepancy(
+            f,
+            "identifier",
+            Severity.ERROR,
+            f"{f}: {value} in the entry is {_describe(rec)} in {where}",
+            value,
+            rec.title,
+            rec.source,
+        )
+    ]
     for g in bad_fields[1:]:
         r2 = conflicts[g][0]
         v2 = getattr(ids, g) or ""
-        discrepancies.append(Discrepancy(g, "identifier", Severity.ERROR,
-                                         f"{g}: {v2} in the entry is {_describe(r2)}",
-                                         v2, r2.title, r2.source))
+        discrepancies.append(
+            Discrepancy(
+                g,
+                "identifier",
+                Severity.ERROR,
+                f"{g}: {v2} in the entry is {_describe(r2)}",
+                v2,
+                r2.title,
+                r2.source,
+            )
+        )
     right = _dedupe([r for _, r in ans.same_by_id] + [r for _, r in ans.same_by_title])
-    first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND),
-                 None)
-    return Status.DOI_MISMATCH, msg, dict(
-        match=rec, score=title_similarity(view.title, rec.title or ""),
-        method=first.lookup.method if first else "", discrepancies=discrepancies,
-        candidates=right + ans.candidates(right))
+    first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND), None)
+    return (
+        Status.DOI_MISMATCH,
+        msg,
+        dict(
+            match=rec,
+            score=title_similarity(view.title, rec.title or ""),
+            method=first.lookup.method if first else "",
+            discrepancies=discrepancies,
+            candidates=right + ans.candidates(right),
+        ),
+    )
 
 
 def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
@@ -343,20 +403,30 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
 
     def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
         a, r = item
-        return (a.field is not None, title_similarity(view.title, r.title or ""),
-                r.source == "s2")
+        return (a.field is not None, title_similarity(view.title, r.title or ""), r.source == "s2")
 
     best_asked, match = max(same, key=rank)
     versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
-    cmp = compare(view, [match, *versions], verified_threshold=settings.title_verified_threshold,
-                  candidate_threshold=settings.title_candidate_threshold)
+    cmp = compare(
+        view,
+        [match, *versions],
+        verified_threshold=settings.title_verified_threshold,
+        candidate_threshold=settings.title_candidate_threshold,
+    )
     found = list(cmp.discrepancies)
     found += _unresolvable_ids(view, asked, match, ans.same_fields)
-    if any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND
-           for a in asked) and match.source != "s2":
-        audit.append(AuditStep(S2_NOT_FOUND, "s2", S2_NOT_FOUND,
-                               f"Semantic Scholar does not know this paper; found in "
-                               f"{source_name(match.source)}"))
+    if (
+        any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
+        and match.source != "s2"
+    ):
+        audit.append(
+            AuditStep(
+                S2_NOT_FOUND,
+                "s2",
+                S2_NOT_FOUND,
+                f"Semantic Scholar does not know this paper; found in {source_name(match.source)}",
+            )
+        )
     where = source_name(match.source)
     if found:
         shown = "; ".join(d.message for d in found[:2])
@@ -364,9 +434,17 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
         status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
     else:
         status, summary = Status.VERIFIED, f"Verified in {where}: {_describe(match)}"
-    return status, summary, dict(
-        match=match, versions=versions, score=title_similarity(view.title, match.title or ""),
-        method=best_asked.lookup.method, discrepancies=found)
+    return (
+        status,
+        summary,
+        dict(
+            match=match,
+            versions=versions,
+            score=title_similarity(view.title, match.title or ""),
+            method=best_asked.lookup.method,
+            discrepancies=found,
+        ),
+    )
 
 
 def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
@@ -374,26 +452,29 @@ def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
     cands = ans.candidates()
     if any(a.lookup.outcome in _FAILED for a in asked):
         why = _failure_text(asked)
-        return (Status.UNVERIFIED, _OFFLINE_SUMMARY if why is _OFFLINE else f"Not verified: {why}",
-                dict(candidates=cands))
+        return (
+            Status.UNVERIFIED,
+            _OFFLINE_SUMMARY if why is _OFFLINE else f"Not verified: {why}",
+            dict(candidates=cands),
+        )
     if not asked:
         return Status.UNVERIFIED, "Not verified: no source was asked", {}
-    dead = [f for f in _FIELD_ORDER if getattr(ids, f)
-            and any(a.field == f for a in asked)]
+    dead = [f for f in _FIELD_ORDER if getattr(ids, f) and any(a.field == f for a in asked)]
     closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""
     if all_records:  # the searches answered, with other papers: say so, not just "not found"
         n = len({normalize_title(r.title or "") for r in all_records})  # papers, not records
-        closest = (f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper"
-                   + closest)
+        closest = f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper" + closest
     if dead:
         f = dead[0]
         value = getattr(ids, f) or ""
         asked_f = [a for a in asked if a.field == f]
-        summary = (f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}): "
-                   f"the identifier looks fabricated, and no paper with this title was found"
-                   f"{closest}")
+        summary = (
+            f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}): "
+            f"the identifier looks fabricated, and no paper with this title was found"
+            f"{closest}"
+        )
     else:
-        summary = (f"No paper with this title in {_sources_list(asked)}{closest}")
+        summary = f"No paper with this title in {_sources_list(asked)}{closest}"
     if informational:
         summary += " (common for books, theses, reports, software and web pages)"
     return Status.NOT_FOUND, summary, dict(candidates=cands)
@@ -404,8 +485,9 @@ def _signal_host(doi: str) -> str:
     return "openalex" if plan.is_datacite(doi) or "," in doi else "crossref"
 
 
-def _unresolvable_ids(view: EntryView, asked: Sequence[Asked], match: PaperRecord,
-                      same_fields: set[str]) -> list[Discrepancy]:
+def _unresolvable_ids(
+    view: EntryView, asked: Sequence[Asked], match: PaperRecord, same_fields: set[str]
+) -> list[Discrepancy]:
     """Identifiers of a found paper that every source asked answered "no such id" for."""
     ids = plan.identifiers(view)
     out = []
@@ -415,13 +497,21 @@ def _unresolvable_ids(view: EntryView, asked: Sequence[Asked], match: PaperRecor
         if not value or f in same_fields or len(tries) < 2:
             continue
         if all(a.lookup.outcome is Outcome.NOT_FOUND for a in tries):
-            known = {"doi": match.doi, "arxiv": match.arxiv_id, "pmid": match.pmid,
-                     "s2": match.s2_paper_id}[f]
+            known = {"doi": match.doi, "arxiv": match.arxiv_id, "pmid": match.pmid, "s2": match.s2_paper_id}[
+                f
+            ]
             tail = f"; the paper's {_FIELD_LABEL[f]} is {known}" if known else ""
-            out.append(Discrepancy(
-                f, "identifier", Severity.WARNING,
-                f"{f}: {value} in the entry resolves nowhere ({_sources_list(tries)}){tail}",
-                value, known or "", match.source))
+            out.append(
+                Discrepancy(
+                    f,
+                    "identifier",
+                    Severity.WARNING,
+                    f"{f}: {value} in the entry resolves nowhere ({_sources_list(tries)}){tail}",
+                    value,
+                    known or "",
+                    match.source,
+                )
+            )
     return out
 
 
@@ -445,9 +535,16 @@ class _Entry:
 class _Run:
     """One call of :func:`verify_entries`: the entries' state and the request plan."""
 
-    def __init__(self, views: Sequence[EntryView], settings: Settings, sources: Sources,
-                 cache: VerificationCache, log: Log, progress: Progress | None,
-                 on_verdict: OnVerdict | None = None) -> None:
+    def __init__(
+        self,
+        views: Sequence[EntryView],
+        settings: Settings,
+        sources: Sources,
+        cache: VerificationCache,
+        log: Log,
+        progress: Progress | None,
+        on_verdict: OnVerdict | None = None,
+    ) -> None:
         self.settings = settings
         self.on_verdict = on_verdict
         self.sources = sources
@@ -461,8 +558,7 @@ class _Run:
             if view.key in seen:
                 continue
             seen.add(view.key)
-            self.entries.append(_Entry(len(self.entries), view, plan.identifiers(view),
-                                       content_hash(view)))
+            self.entries.append(_Entry(len(self.entries), view, plan.identifiers(view), content_hash(view)))
         self.results: dict[str, Verification] = {}
         self._offline_answers: dict[tuple[str, str], Lookup] = {}
         self.queues: dict[str, list[tuple[int, _Entry]]] = {}  # host -> heap by priority
@@ -486,14 +582,17 @@ class _Run:
             return
         self._mark_done(e)
         try:
-            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now,
-                       ids=e.ids)
+            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
-            v = Verification(e.view.key, Status.UNVERIFIED,
-                             f"Not verified: internal error ({type(exc).__name__})",
-                             checked_at=self.now, content_hash=e.chash,
-                             informational=plan.is_informational(e.view))
+            v = Verification(
+                e.view.key,
+                Status.UNVERIFIED,
+                f"Not verified: internal error ({type(exc).__name__})",
+                checked_at=self.now,
+                content_hash=e.chash,
+                informational=plan.is_informational(e.view),
+            )
         if not self._defer_for_signal(e, v):
             self.record(e, v)
 
@@ -553,11 +652,11 @@ class _Run:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            return Lookup(source, method, Outcome.FAILED, [], f"internal error: "
-                          f"{type(exc).__name__}")
+            return Lookup(source, method, Outcome.FAILED, [], f"internal error: {type(exc).__name__}")
 
-    async def one(self, key: str, source: str, method: str,
-                  call: Callable[[], Awaitable[Lookup]]) -> tuple[Lookup, bool]:
+    async def one(
+        self, key: str, source: str, method: str, call: Callable[[], Awaitable[Lookup]]
+    ) -> tuple[Lookup, bool]:
         """One cached lookup: (answer, came from the cache)."""
         hit = self.cache.get(key)
         if hit is not None:
@@ -568,9 +667,15 @@ class _Run:
         self.cache.put(key, answer)
         return answer, False
 
-    async def many(self, source: str, method: str, kind: str, values: Sequence[str],
-                   call: Callable[[list[str]], Awaitable[Mapping[str, Lookup]]],
-                   chunk: int) -> dict[str, tuple[Lookup, bool]]:
+    async def many(
+        self,
+        source: str,
+        method: str,
+        kind: str,
+        values: Sequence[str],
+        call: Callable[[list[str]], Awaitable[Mapping[str, Lookup]]],
+        chunk: int,
+    ) -> dict[str, tuple[Lookup, bool]]:
         """Cached batch lookups: only values missing from the cache are requested."""
         out: dict[str, tuple[Lookup, bool]] = {}
         missing: list[str] = []
@@ -586,18 +691,23 @@ class _Run:
             out.update({v: (self._offline(source, method), False) for v in missing})
             return out
         for start in range(0, len(missing), chunk):
-            part = missing[start:start + chunk]
+            part = missing[start : start + chunk]
             try:
                 answers = dict(await call(part))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                answers = {v: Lookup(source, method, Outcome.FAILED, [],
-                                     f"internal error: {type(exc).__name__}") for v in part}
+                answers = {
+                    v: Lookup(source, method, Outcome.FAILED, [], f"internal error: {type(exc).__name__}")
+                    for v in part
+                }
             lowered = {k.lower(): a for k, a in answers.items()}
             for v in part:
-                a = answers.get(v) or lowered.get(v.lower()) or Lookup(
-                    source, method, Outcome.FAILED, [], "no answer for this id")
+                a = (
+                    answers.get(v)
+                    or lowered.get(v.lower())
+                    or Lookup(source, method, Outcome.FAILED, [], "no answer for this id")
+                )
                 self.cache.put(lookup_key(source, kind, v), a)
                 out[v] = (a, False)
         return out
@@ -640,8 +750,9 @@ class _Run:
                 for f, bid in e.ids.s2_batch_ids().items():
                     wanted.setdefault(bid, []).append((e, f))
             if wanted:
-                got = await self.many("s2", "s2_batch", "id", list(wanted),
-                                      lambda ids: plan.s2_batch(self.sources, ids), 500)
+                got = await self.many(
+                    "s2", "s2_batch", "id", list(wanted), lambda ids: plan.s2_batch(self.sources, ids), 500
+                )
                 for bid, pairs in wanted.items():
                     lk, cached = got[bid]
                     for e, f in pairs:
@@ -671,8 +782,14 @@ class _Run:
         if not need:
             return
         dois = [e.ids.doi or "" for e in need]
-        got = await self.many("openalex", "openalex_dois", "doi", dois,
-                              lambda vs: plan.openalex_dois(self.sources, vs), plan.OPENALEX_BATCH)
+        got = await self.many(
+            "openalex",
+            "openalex_dois",
+            "doi",
+            dois,
+            lambda vs: plan.openalex_dois(self.sources, vs),
+            plan.OPENALEX_BATCH,
+        )
         for e in need:
             lk, cached = got[e.ids.doi or ""]
             e.asked.append(Asked(lk, "doi", e.ids.doi or "", cached))
@@ -681,16 +798,21 @@ class _Run:
 
         async def crossref(e: _Entry) -> None:
             d = e.ids.doi or ""
-            lk, cached = await self.one(lookup_key("crossref", "doi", d), "crossref",
-                                        "crossref_doi", lambda: plan.crossref_doi(self.sources, d))
+            lk, cached = await self.one(
+                lookup_key("crossref", "doi", d),
+                "crossref",
+                "crossref_doi",
+                lambda: plan.crossref_doi(self.sources, d),
+            )
             e.asked.append(Asked(lk, "doi", d, cached))
 
         await asyncio.gather(*(crossref(e) for e in need))
 
         async def csl(e: _Entry) -> None:
             d = e.ids.doi or ""
-            lk, cached = await self.one(lookup_key("doi", "csl", d), "doi", "doi_csl",
-                                        lambda: plan.doi_csl(self.sources, d))
+            lk, cached = await self.one(
+                lookup_key("doi", "csl", d), "doi", "doi_csl", lambda: plan.doi_csl(self.sources, d)
+            )
             e.asked.append(Asked(lk, "doi", d, cached))
 
         await asyncio.gather(*(csl(e) for e in todo if self._needs(e, "doi")))
@@ -699,8 +821,14 @@ class _Run:
         need = [e for e in todo if self._needs(e, "arxiv")]
         if not need:
             return
-        got = await self.many("arxiv", "arxiv_id", "id", [e.ids.arxiv or "" for e in need],
-                              lambda vs: plan.arxiv_ids(self.sources, vs), plan.ARXIV_BATCH)
+        got = await self.many(
+            "arxiv",
+            "arxiv_id",
+            "id",
+            [e.ids.arxiv or "" for e in need],
+            lambda vs: plan.arxiv_ids(self.sources, vs),
+            plan.ARXIV_BATCH,
+        )
         for e in need:
             lk, cached = got[e.ids.arxiv or ""]
             e.asked.append(Asked(lk, "arxiv", e.ids.arxiv or "", cached))
@@ -709,8 +837,14 @@ class _Run:
         need = [e for e in todo if self._needs(e, "pmid")]
         if not need:
             return
-        got = await self.many("pubmed", "pubmed_id", "pmid", [e.ids.pmid or "" for e in need],
-                              lambda vs: plan.pubmed_ids(self.sources, vs), plan.PUBMED_BATCH)
+        got = await self.many(
+            "pubmed",
+            "pubmed_id",
+            "pmid",
+            [e.ids.pmid or "" for e in need],
+            lambda vs: plan.pubmed_ids(self.sources, vs),
+            plan.PUBMED_BATCH,
+        )
         for e in need:
             lk, cached = got[e.ids.pmid or ""]
             e.asked.append(Asked(lk, "pmid", e.ids.pmid or "", cached))
@@ -719,8 +853,15 @@ class _Run:
 
     def _with_signal(self, v: Verification, answer: Lookup, cached: bool) -> None:
         """Add the notices of Crossref's (or OpenAlex's) record of the matched paper."""
-        v.audit.append(AuditStep(answer.method, answer.source, answer.outcome.value,
-                                 answer.detail or "retraction check", cached))
+        v.audit.append(
+            AuditStep(
+                answer.method,
+                answer.source,
+                answer.outcome.value,
+                answer.detail or "retraction check",
+                cached,
+            )
+        )
         if answer.outcome is Outcome.FOUND:
             v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
 
@@ -758,15 +899,26 @@ class _Run:
             self.record(e, v)
 
     async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
-        got = await self.many("crossref", "crossref_dois", "doi",
-                              [d for d in dois if _signal_host(d) == "crossref"],
-                              lambda vs: plan.crossref_dois(self.sources, vs),
-                              plan.CROSSREF_BATCH)
+        got = await self.many(
+            "crossref",
+            "crossref_dois",
+            "doi",
+            [d for d in dois if _signal_host(d) == "crossref"],
+            lambda vs: plan.crossref_dois(self.sources, vs),
+            plan.CROSSREF_BATCH,
+        )
         rest = [d for d in dois if d not in got or got[d][0].outcome is not Outcome.FOUND]
         if rest:
-            got.update(await self.many("openalex", "openalex_dois", "doi", rest,
-                                       lambda vs: plan.openalex_dois(self.sources, vs),
-                                       plan.OPENALEX_BATCH))
+            got.update(
+                await self.many(
+                    "openalex",
+                    "openalex_dois",
+                    "doi",
+                    rest,
+                    lambda vs: plan.openalex_dois(self.sources, vs),
+                    plan.OPENALEX_BATCH,
+                )
+            )
         return got
 
     # ------------------------------------------------------------------ title tiers
@@ -788,8 +940,7 @@ class _Run:
                 return
         self._plan_s2_search(e)  # first: S2's keyword search may not be wanted at all
         if self.settings.offline:  # no worker would ask anyone: answer every tier at once
-            e.asked += [Asked(self._offline(t.host, t.name), None, e.view.title)
-                        for t in e.tiers]
+            e.asked += [Asked(self._offline(t.host, t.name), None, e.view.title) for t in e.tiers]
             e.tiers.clear()
         if not e.tiers:
             self.finish(e)
@@ -827,8 +978,8 @@ class _Run:
     def _waiting_for(self, host: str) -> bool:
         # Called when _pick found nothing: what is left in the queue is busy elsewhere.
         return self.pool_open or any(
-            not e.done and any(t.host == host for t in e.tiers)
-            for _, e in self.queues.get(host, ()))
+            not e.done and any(t.host == host for t in e.tiers) for _, e in self.queues.get(host, ())
+        )
 
     def _plan_s2_search(self, e: _Entry) -> None:
         """Leave out (or bring back) S2's keyword search as the answers so far warrant."""
@@ -862,8 +1013,7 @@ class _Run:
                     picked = self._pick(host)
                     if picked is not None:
                         break
-                    if not self._waiting_for(host) and not (host == "s2"
-                                                            and self.s2_search_skipped):
+                    if not self._waiting_for(host) and not (host == "s2" and self.s2_search_skipped):
                         return
                     await self.changed.wait()
                 e, tier = picked
@@ -872,8 +1022,11 @@ class _Run:
             try:
                 view = e.view
                 lk, cached = await self.one(
-                    plan.title_cache_key(tier, view), tier.host, tier.name,
-                    functools.partial(plan.run_title_tier, self.sources, tier, view))
+                    plan.title_cache_key(tier, view),
+                    tier.host,
+                    tier.name,
+                    functools.partial(plan.run_title_tier, self.sources, tier, view),
+                )
             except BaseException:
                 async with self.changed:
                     e.busy = False
@@ -918,17 +1071,28 @@ class _Run:
             self.record(e, v)
         self.awaiting = []
         left = [e for e in self.entries if e.view.key not in self.results]
-        self.log(f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
-                 f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED")
+        self.log(
+            f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
+            f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED"
+        )
         for e in left:
-            audit = [AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value,
-                               a.lookup.detail, a.cached) for a in e.asked]
-            self.record(e, Verification(
-                e.view.key, Status.UNVERIFIED,
-                f"Not verified: the check reached its time limit ({limit:g} s) before this "
-                "entry was decided; answers so far are cached, so the next check continues",
-                audit=audit, checked_at=self.now, content_hash=e.chash,
-                informational=plan.is_informational(e.view)))
+            audit = [
+                AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value, a.lookup.detail, a.cached)
+                for a in e.asked
+            ]
+            self.record(
+                e,
+                Verification(
+                    e.view.key,
+                    Status.UNVERIFIED,
+                    f"Not verified: the check reached its time limit ({limit:g} s) before this "
+                    "entry was decided; answers so far are cached, so the next check continues",
+                    audit=audit,
+                    checked_at=self.now,
+                    content_hash=e.chash,
+                    informational=plan.is_informational(e.view),
+                ),
+            )
 
     async def _ask(self) -> None:
         for e in self.entries:
@@ -984,10 +1148,17 @@ async def verify_entries(
     except Exception as exc:
         log(f"citelens: verification failed: {type(exc).__name__}: {exc}")
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        return {v.key: Verification(v.key, Status.UNVERIFIED,
-                                    f"Not verified: internal error ({type(exc).__name__})",
-                                    checked_at=now, content_hash=content_hash(v),
-                                    informational=plan.is_informational(v)) for v in views}
+        return {
+            v.key: Verification(
+                v.key,
+                Status.UNVERIFIED,
+                f"Not verified: internal error ({type(exc).__name__})",
+                checked_at=now,
+                content_hash=content_hash(v),
+                informational=plan.is_informational(v),
+            )
+            for v in views
+        }
     finally:
         if own_sources and src is not None:
             await asyncio.shield(src.aclose())
@@ -1001,7 +1172,9 @@ def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
     reqs = {k: n for k, n in sources.request_counts().items() if n}
     too_many = {k: n for k, n in sources.too_many_counts().items() if n}
-    log(f"verified {len(results)} entries: "
+    log(
+        f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
         + f"; requests so far: {reqs or 'none'}"
-        + (f" (answered 429: {too_many})" if too_many else ""))
+        + (f" (answered 429: {too_many})" if too_many else "")
+    )

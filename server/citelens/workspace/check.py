@@ -52,9 +52,7 @@ def _walk(folder: Path) -> Iterable[str]:
                 yield os.path.normpath(path)
 
 
-def collect_projects(
-    store: DocumentStore, paths: Sequence[str], settings: Settings
-) -> list[Project]:
+def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Settings) -> list[Project]:
     """Projects for the given files and folders; .bib files outside any project stand alone."""
     files: list[str] = []
     for raw in paths:
@@ -133,7 +131,10 @@ def count_citations(analyses: Iterable[Analysis]) -> int:
 
 
 async def run_check(
-    paths: Sequence[str], settings: Settings, *, store: DocumentStore | None = None,
+    paths: Sequence[str],
+    settings: Settings,
+    *,
+    store: DocumentStore | None = None,
     verify: bool = True,
     log: Callable[[str], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -157,15 +158,18 @@ async def run_check(
     result.entries = all_entries(bibs.values())
     result.citations = count_citations(result.analyses)
     if verify and settings.verification_enabled and result.entries:
-        findings.extend(await _verify(result, list(bibs.values()), cited_first, settings,
-                                      log, progress))
+        findings.extend(await _verify(result, list(bibs.values()), cited_first, settings, log, progress))
     result.findings = _dedupe(findings)
     return result
 
 
 async def _verify(
-    result: CheckResult, bibs: list[BibFile], cited_first: dict[str, None], settings: Settings,
-    log: Callable[[str], None] | None, progress: Callable[[int, int], None] | None,
+    result: CheckResult,
+    bibs: list[BibFile],
+    cited_first: dict[str, None],
+    settings: Settings,
+    log: Callable[[str], None] | None,
+    progress: Callable[[int, int], None] | None,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
@@ -189,5 +193,6 @@ async def _verify(
     for a in result.analyses:
         for path, cits in a.citations.items():
             citations[path] = list(cits)
-    return list(verification_findings(bibs, citations, result.verifications, settings,
-                                      lambda e: by_entry.get(id(e))))
+    return list(
+        verification_findings(bibs, citations, result.verifications, settings, lambda e: by_entry.get(id(e)))
+    )

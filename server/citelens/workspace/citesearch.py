@@ -215,8 +215,13 @@ class PaperSearch:
     answers kept by normalised query. ``sources``, ``cache`` and ``settings`` give the
     session's current ones (they change with the settings)."""
 
-    def __init__(self, sources: Callable[[], Sources], cache: Callable[[], VerificationCache],
-                 settings: Callable[[], Settings], log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        sources: Callable[[], Sources],
+        cache: Callable[[], VerificationCache],
+        settings: Callable[[], Settings],
+        log: Callable[[str], None],
+    ) -> None:
         self._sources = sources
         self._cache = cache
         self._settings = settings

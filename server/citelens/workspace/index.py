@@ -23,8 +23,9 @@ class Definitions(Mapping[str, list[BibEntry]]):
 
     __slots__ = ("_first", "_more")
 
-    def __init__(self, first: dict[str, BibEntry] | None = None,
-                 more: dict[str, list[BibEntry]] | None = None) -> None:
+    def __init__(
+        self, first: dict[str, BibEntry] | None = None, more: dict[str, list[BibEntry]] | None = None
+    ) -> None:
         self._first = first if first is not None else {}
         self._more = more if more is not None else {}
 
@@ -59,8 +60,7 @@ class _DefinitionItems(ItemsView[str, list[BibEntry]]):
         more = self._mapping._more
         if not more:  # one list per key, no lookup per key (68,000 keys on each keystroke)
             return ((k, [e]) for k, e in self._mapping._first.items())
-        return ((k, list(more[k]) if k in more else [e])
-                for k, e in self._mapping._first.items())
+        return ((k, list(more[k]) if k in more else [e]) for k, e in self._mapping._first.items())
 
 
 class _DefinitionValues(ValuesView[list[BibEntry]]):
@@ -105,14 +105,19 @@ def _names(paths: list[str]) -> str:
     return ", ".join(os.path.basename(p) for p in paths) or "no bibliography"
 
 
-def _unclosed_finding(settings: Settings, path: str, c: Citation, bib_path: str,
-                      key_span: Span) -> Finding | None:
+def _unclosed_finding(
+    settings: Settings, path: str, c: Citation, bib_path: str, key_span: Span
+) -> Finding | None:
     name = os.path.basename(bib_path)
     return make_finding(
-        settings, path, "UNDEFINED_CITATION",
+        settings,
+        path,
+        "UNDEFINED_CITATION",
         f"Citation key '{c.key}' is defined in {name} in an entry that is not closed "
         "(a '}' is missing); BibTeX reports an error there but still uses the entry",
-        c.span, key=c.key, data={"key": c.key, "unclosed": True},
+        c.span,
+        key=c.key,
+        data={"key": c.key, "unclosed": True},
         related=[Related(bib_path, key_span, f"the entry '{c.key}' is not closed")],
     )
 
@@ -124,17 +129,22 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
     _read_bibs(store, project, out)
     findings: list[Finding | None] = []
     for path, ref in project.missing:
-        findings.append(make_finding(
-            settings, path, "MISSING_BIBLIOGRAPHY",
-            f"Bibliography file '{ref.target}' not found", ref.span, data={"target": ref.target},
-        ))
+        findings.append(
+            make_finding(
+                settings,
+                path,
+                "MISSING_BIBLIOGRAPHY",
+                f"Bibliography file '{ref.target}' not found",
+                ref.span,
+                data={"target": ref.target},
+            )
+        )
     if not project.missing and (bool(project.bib_paths) or bool(out.bibitems)):
         findings += _undefined(out, settings)
     findings += _duplicate_keys(out, settings)
     for bib in out.bibs:
         for problem in bib.problems:
-            findings.append(make_finding(settings, bib.path, "BIB_SYNTAX", problem.message,
-                                         problem.span))
+            findings.append(make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span))
     if settings.report_unused_entries and not out.nocite_all:
         findings += _unused(out, settings)
     out.findings = [f for f in findings if f is not None]
@@ -175,11 +185,17 @@ def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:
             if c.key in out.unclosed:
                 found.append(_unclosed_finding(settings, path, c, *out.unclosed[c.key]))
                 continue
-            found.append(make_finding(
-                settings, path, "UNDEFINED_CITATION",
-                f"Citation key '{c.key}' is not defined in {where}", c.span, key=c.key,
-                data={"key": c.key},
-            ))
+            found.append(
+                make_finding(
+                    settings,
+                    path,
+                    "UNDEFINED_CITATION",
+                    f"Citation key '{c.key}' is not defined in {where}",
+                    c.span,
+                    key=c.key,
+                    data={"key": c.key},
+                )
+            )
     return found
 
 
@@ -188,20 +204,29 @@ def _duplicate_keys(out: Analysis, settings: Settings) -> list[Finding | None]:
     for key, defs in out.definitions.duplicated().items():
         for i, entry in enumerate(defs):
             others = [d for j, d in enumerate(defs) if j != i]
-            related = [
-                Related(d.path, d.key_span, f"'{key}' is also defined here") for d in others
-            ]
+            related = [Related(d.path, d.key_span, f"'{key}' is also defined here") for d in others]
             first = "this definition is used" if i == 0 else "BibTeX uses the first definition"
-            found.append(make_finding(
-                settings, entry.path, "DUPLICATE_KEY",
-                f"Key '{key}' is defined {len(defs)} times ({first})", entry.key_span,
-                key=key, related=related, data={"key": key, "index": i},
-            ))
+            found.append(
+                make_finding(
+                    settings,
+                    entry.path,
+                    "DUPLICATE_KEY",
+                    f"Key '{key}' is defined {len(defs)} times ({first})",
+                    entry.key_span,
+                    key=key,
+                    related=related,
+                    data={"key": key, "index": i},
+                )
+            )
     return found
 
 
 def _unused(out: Analysis, settings: Settings) -> list[Finding | None]:
     cited = {c.key for d in out.sources.values() for c in d.citations}
-    return [make_finding(settings, entry.path, "UNUSED_ENTRY", f"Entry '{key}' is never cited",
-                         entry.key_span, key=key)
-            for key, entry in out.first.items() if key not in cited]
+    return [
+        make_finding(
+            settings, entry.path, "UNUSED_ENTRY", f"Entry '{key}' is never cited", entry.key_span, key=key
+        )
+        for key, entry in out.first.items()
+        if key not in cited
+    ]

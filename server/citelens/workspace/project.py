@@ -107,7 +107,9 @@ def find_root(store: DocumentStore, path: str, stop_at: str | None = None) -> st
 
 
 def build_project(
-    store: DocumentStore, root: str, extra_bibliographies: tuple[str, ...] = (),
+    store: DocumentStore,
+    root: str,
+    extra_bibliographies: tuple[str, ...] = (),
     workspace_root: str | None = None,
 ) -> Project:
     """Walk the includes from ``root`` and resolve every bibliography it names."""

@@ -34,8 +34,10 @@ def _range(store: DocumentStore, f: Finding) -> dict[str, dict[str, int]]:
     if index is None:
         return {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     s, e = index.range(f.span)
-    return {"start": {"line": s.line, "character": s.character},
-            "end": {"line": e.line, "character": e.character}}
+    return {
+        "start": {"line": s.line, "character": s.character},
+        "end": {"line": e.line, "character": e.character},
+    }
 
 
 def _rel(path: str) -> str:
@@ -70,7 +72,10 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         index = store.line_index(e.path)
         line = index.line_of(e.span.start) + 1 if index else 0
         item: dict[str, Any] = {
-            "key": e.key, "file": _rel(e.path), "line": line, "type": e.entry_type,
+            "key": e.key,
+            "file": _rel(e.path),
+            "line": line,
+            "type": e.entry_type,
             "status": "UNCHECKED",
         }
         v = result.verifications.get(e.key)
@@ -81,11 +86,18 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         entries.append(item)
     diagnostics = [
         {
-            "file": _rel(f.path), "range": _range(store, f), "severity": f.severity.value,
-            "code": f.code, "message": f.message, "key": f.key,
+            "file": _rel(f.path),
+            "range": _range(store, f),
+            "severity": f.severity.value,
+            "code": f.code,
+            "message": f.message,
+            "key": f.key,
             "related": [
-                {"file": _rel(r.path), "message": r.message,
-                 "range": _range(store, Finding(r.path, r.span, f.code, r.message, f.severity))}
+                {
+                    "file": _rel(r.path),
+                    "message": r.message,
+                    "range": _range(store, Finding(r.path, r.span, f.code, r.message, f.severity)),
+                }
                 for r in f.related
             ],
             **_notice(f),
@@ -121,8 +133,9 @@ def _summary(result: CheckResult, statuses: Counter[str]) -> dict[str, Any]:
 def to_text(result: CheckResult) -> str:
     lines: list[str] = []
     store = result.store
-    order = sorted(result.findings,
-                   key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message))
+    order = sorted(
+        result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message)
+    )
     for f in order:
         index = store.line_index(f.path)
         if index is not None:
@@ -144,41 +157,66 @@ def to_text(result: CheckResult) -> str:
 
 
 def to_sarif(result: CheckResult) -> dict[str, Any]:
-    levels = {Severity.ERROR: "error", Severity.WARNING: "warning",
-              Severity.INFORMATION: "note", Severity.HINT: "note"}
+    levels = {
+        Severity.ERROR: "error",
+        Severity.WARNING: "warning",
+        Severity.INFORMATION: "note",
+        Severity.HINT: "note",
+    }
     codes = sorted({f.code for f in result.findings})
-    rules = [{"id": c, "name": c.title().replace("_", ""), "helpUri": code_url(c),
-              "shortDescription": {"text": c.replace("_", " ").capitalize()}} for c in codes]
+    rules = [
+        {
+            "id": c,
+            "name": c.title().replace("_", ""),
+            "helpUri": code_url(c),
+            "shortDescription": {"text": c.replace("_", " ").capitalize()},
+        }
+        for c in codes
+    ]
     results = []
     for f in result.findings:
         r = _range(result.store, f)
         extra = _notice(f)
-        results.append({
-            **({"properties": extra} if extra else {}),
-            "ruleId": f.code,
-            "ruleIndex": codes.index(f.code),
-            "level": levels[f.severity],
-            "message": {"text": f.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _rel(f.path).replace(os.sep, "/")},
-                "region": {
-                    "startLine": r["start"]["line"] + 1,
-                    "startColumn": r["start"]["character"] + 1,
-                    "endLine": r["end"]["line"] + 1,
-                    "endColumn": r["end"]["character"] + 1,
-                },
-            }}],
-        })
+        results.append(
+            {
+                **({"properties": extra} if extra else {}),
+                "ruleId": f.code,
+                "ruleIndex": codes.index(f.code),
+                "level": levels[f.severity],
+                "message": {"text": f.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _rel(f.path).replace(os.sep, "/")},
+                            "region": {
+                                "startLine": r["start"]["line"] + 1,
+                                "startColumn": r["start"]["character"] + 1,
+                                "endLine": r["end"]["line"] + 1,
+                                "endColumn": r["end"]["character"] + 1,
+                            },
+                        }
+                    }
+                ],
+            }
+        )
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "CiteLens", "version": __version__,
-                                "informationUri": code_url("").rstrip("#"), "rules": rules}},
-            "columnKind": "utf16CodeUnits",
-            "properties": {"entries": len(result.entries), "citations": result.citations},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "CiteLens",
+                        "version": __version__,
+                        "informationUri": code_url("").rstrip("#"),
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "utf16CodeUnits",
+                "properties": {"entries": len(result.entries), "citations": result.citations},
+                "results": results,
+            }
+        ],
     }
 
 

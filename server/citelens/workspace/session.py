@@ -60,14 +60,14 @@ def _quiet(_message: str) -> None:
     pass
 
 
-def workspace_sources(roots: Iterable[str], limit: int = 5000,
-                      kinds: tuple[str, ...] = ("latex", "markdown")) -> list[str]:
+def workspace_sources(
+    roots: Iterable[str], limit: int = 5000, kinds: tuple[str, ...] = ("latex", "markdown")
+) -> list[str]:
     """The documents under the workspace folders (hidden folders and node_modules skipped)."""
     out: list[str] = []
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames
-                                 if not d.startswith(".") and d != "node_modules")
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
             for name in sorted(filenames):
                 p = os.path.join(dirpath, name)
                 if kind_of(p) in kinds:
@@ -99,8 +99,7 @@ class Session:
         self._cache: VerificationCache | None = None
         self._claims: ClaimChecker | None = None
         #: Background paper searches for completion (cite while writing).
-        self.paper_search = PaperSearch(self.sources, self.cache, lambda: self.settings,
-                                        self.log)
+        self.paper_search = PaperSearch(self.sources, self.cache, lambda: self.settings, self.log)
         self.recent_keys: list[str] = []  # keys added from completion, newest last
         self._haystacks: dict[str, tuple[object, list[str]]] = {}  # .bib -> (stamp, texts)
 
@@ -146,8 +145,11 @@ class Session:
     def claim_checker(self) -> ClaimChecker:
         """The claim checker, rebuilt when the settings or the shared clients changed."""
         current = self._claims
-        if current is not None and current.settings == self.settings and (
-                current.shared_sources is None or current.shared_sources is self._sources):
+        if (
+            current is not None
+            and current.settings == self.settings
+            and (current.shared_sources is None or current.shared_sources is self._sources)
+        ):
             return current
         checker = ClaimChecker(self.settings, sources=self._sources)
         if current is not None:
@@ -270,8 +272,11 @@ class Session:
 
     def projects_using(self, path: str) -> list[str]:
         """Roots of the analysed projects that include ``path`` (a source or a .bib)."""
-        return [root for root, a in self.analyses.items()
-                if path in a.project.bib_paths or path in a.project.files]
+        return [
+            root
+            for root, a in self.analyses.items()
+            if path in a.project.bib_paths or path in a.project.files
+        ]
 
     def reanalyse(self, path: str) -> None:
         """Analyse again every project ``path`` belongs to (finding its project if new)."""
@@ -294,8 +299,9 @@ class Session:
         if kind_of(root) == "bib":
             project = Project(root=root, files=[], bib_paths=[root])
         else:
-            project = build_project(self.store, root, self.settings.extra_bibliographies,
-                                    self.workspace_root(root))
+            project = build_project(
+                self.store, root, self.settings.extra_bibliographies, self.workspace_root(root)
+            )
         analysis = analyze(self.store, project, self.settings)
         self.analyses[root] = analysis
         for f in project.files:
@@ -321,9 +327,9 @@ class Session:
                 continue
             root = self.root_of(path)
             if root not in projects:
-                projects[root] = build_project(self.store, root,
-                                               self.settings.extra_bibliographies,
-                                               self.workspace_root(root))
+                projects[root] = build_project(
+                    self.store, root, self.settings.extra_bibliographies, self.workspace_root(root)
+                )
                 known.update(projects[root].files)
         return documents_using_bib(bib_path, projects.values())
 
@@ -430,12 +436,15 @@ class Session:
                 entry_level = cached[2]
             else:
                 entry_level = entry_level_findings(
-                    bibs, by_key, self.settings, lambda e: self.entry_view(e, analysis),
-                    only=set(by_key) if library else None)
+                    bibs,
+                    by_key,
+                    self.settings,
+                    lambda e: self.entry_view(e, analysis),
+                    only=set(by_key) if library else None,
+                )
                 # keep the BibFiles alive with the signature, so their ids stay theirs
                 self._findings[analysis.project.root] = (sig, bibs, entry_level)
-            return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key,
-                                                   self.settings)
+            return entry_level + citation_findings(analysis.citations, analysis.bibs, by_key, self.settings)
         except Exception:
             log.exception("placing verification findings failed")
             return []
@@ -444,8 +453,7 @@ class Session:
         """CLAIM_* findings of the open documents (``claimDiagnostics`` with a model)."""
         if not self.settings.claim_diagnostics or LLMConfig.from_settings(self.settings) is None:
             return []
-        return claim_findings(self._claim_sites(), self.claim_checker(), self.settings,
-                              self.on_change)
+        return claim_findings(self._claim_sites(), self.claim_checker(), self.settings, self.on_change)
 
     def _claim_sites(self) -> Iterable[ClaimSite]:
         for path in self.store.open_paths():
@@ -462,6 +470,12 @@ class Session:
                 if not defs or view is None:
                     continue
                 verdict = self.verdict(defs[0], analysis)
-                yield ClaimSite(path, language, text, citation, view,
-                                verdict.match if verdict is not None else None,
-                                self.being_checked(defs[0]))
+                yield ClaimSite(
+                    path,
+                    language,
+                    text,
+                    citation,
+                    view,
+                    verdict.match if verdict is not None else None,
+                    self.being_checked(defs[0]),
+                )

@@ -18,6 +18,7 @@ from citelens.documents.read import kind_of, read_text
 
 Stamp = tuple[object, ...]
 
+
 class DocumentStore:
     """The one place that reads files; parses are cached per stamp."""
 
@@ -33,8 +34,7 @@ class DocumentStore:
         self._edits: dict[str, tuple[str, str, int, int]] = {}
 
     # ------------------------------------------------------------------ buffers
-    def open(self, path: str, text: str, version: int,
-             edit: tuple[str, int, int] | None = None) -> None:
+    def open(self, path: str, text: str, version: int, edit: tuple[str, int, int] | None = None) -> None:
         """The editor's text of ``path``. ``edit``: ``(previous text, start, end)``, the one
         range of the previous text it replaced, when known (then a big .bib and its line
         index are updated without comparing 35 MB of text)."""
@@ -120,8 +120,11 @@ class DocumentStore:
         try:
             # An edit of a big bibliography re-reads only the entries it touched.
             before = self._bib_texts.get(path)
-            bib = (reparse_edit(before, cached[1], text, self._edit_span(path, before, text))
-                   if cached and before is not None else None) or parse_bib(text, path)
+            bib = (
+                reparse_edit(before, cached[1], text, self._edit_span(path, before, text))
+                if cached and before is not None
+                else None
+            ) or parse_bib(text, path)
         except Exception as exc:  # the parser must not raise; never lose the server over it
             bib = BibFile(path, [], [BibProblem(Span(0, 0), f"could not parse: {exc}")])
         self._bibs[path] = (stamp, bib)
@@ -139,8 +142,11 @@ class DocumentStore:
         text = self.text(path)
         if text is None:
             return None
-        index = (index_after_edit(cached[1], text, self._edit_span(path, cached[1].text, text))
-                 if cached else LineIndex(text))
+        index = (
+            index_after_edit(cached[1], text, self._edit_span(path, cached[1].text, text))
+            if cached
+            else LineIndex(text)
+        )
         self._lines[path] = (stamp, index)
         return index
 

@@ -25,10 +25,24 @@ from citelens.documents.bibtex.names import split_names
 from citelens.sources.records import PaperRecord
 
 __all__ = [
-    "Style", "TextEdit", "append_entry", "apply_edits", "bibtex_name", "delete_entry",
-    "detect_field_order", "detect_style", "entry_type_for", "merge_entries", "new_entry_type",
-    "record_fields", "remove_field", "rename_citation", "render_entry", "render_value",
-    "replace_entry", "replace_field",
+    "Style",
+    "TextEdit",
+    "append_entry",
+    "apply_edits",
+    "bibtex_name",
+    "delete_entry",
+    "detect_field_order",
+    "detect_style",
+    "entry_type_for",
+    "merge_entries",
+    "new_entry_type",
+    "record_fields",
+    "remove_field",
+    "rename_citation",
+    "render_entry",
+    "render_value",
+    "replace_entry",
+    "replace_field",
 ]
 
 
@@ -45,7 +59,7 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     """``text`` with non-overlapping ``edits`` applied (any order)."""
     out = text
     for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        out = out[: e.start] + e.new + out[e.end:]
+        out = out[: e.start] + e.new + out[e.end :]
     return out
 
 
@@ -73,7 +87,7 @@ _WORD_NUMBER = re.compile(r"^\d+$")
 
 
 def _name_as_written(text: str, f: BibField) -> str:
-    return text[f.span.start: f.span.start + len(f.name)]
+    return text[f.span.start : f.span.start + len(f.name)]
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -108,23 +122,24 @@ def _separator_end(text: str, f: BibField, close: int) -> tuple[int, int | None]
 def detect_style(text: str, entry: BibEntry) -> Style:
     """The formatting conventions of ``entry`` (defaults where it has no fields)."""
     fields = _fields_of(entry)
-    body = text[entry.span.start: entry.span.end]
+    body = text[entry.span.start : entry.span.end]
     newline = "\r\n" if "\r\n" in body else "\n"
     if not fields:
         return Style(newline=newline, one_line="\n" not in body and len(body) > 0)
     close = entry.span.end - 1
-    one_line = "\n" not in text[entry.key_span.end: fields[-1].value_span.end]
+    one_line = "\n" not in text[entry.key_span.end : fields[-1].value_span.end]
     # indentation: of the first field that starts a line
     indent = "  "
     for f in fields:
         ls = _line_start(text, f.span.start)
-        if ls > entry.span.start and _only_space(text[ls: f.span.start]):
-            indent = text[ls: f.span.start]
+        if ls > entry.span.start and _only_space(text[ls : f.span.start]):
+            indent = text[ls : f.span.start]
             break
     written = [_name_as_written(text, f) for f in fields]
     letters = [w for w in written if any(c.isalpha() for c in w)]
-    cases = ["upper" if w == w.upper() and len(w) > 1 else
-             "title" if w[:1].isupper() else "lower" for w in letters]
+    cases = [
+        "upper" if w == w.upper() and len(w) > 1 else "title" if w[:1].isupper() else "lower" for w in letters
+    ]
     name_case = _most_common(cases, "lower")
     # '=' spacing and alignment
     eq_cols: list[int] = []
@@ -136,29 +151,44 @@ def detect_style(text: str, entry: BibEntry) -> Style:
         if eq < 0:
             continue
         befores.append(text[name_end:eq])
-        afters.append(text[eq + 1: f.value_span.start])
+        afters.append(text[eq + 1 : f.value_span.start])
         eq_cols.append(eq - f.span.start)
     before = _most_common([b for b in befores if "\n" not in b], " ")
     after = _most_common([a for a in afters if "\n" not in a], " ")
     eq_column = None
-    if (not one_line and len(eq_cols) >= 2 and len(set(eq_cols)) == 1
-            and len({len(f.name) for f in fields}) >= 2):
+    if (
+        not one_line
+        and len(eq_cols) >= 2
+        and len(set(eq_cols)) == 1
+        and len({len(f.name) for f in fields}) >= 2
+    ):
         eq_column = eq_cols[0]
         before = " "
     delims = [text[f.value_span.start] for f in fields if f.value_span.end > f.value_span.start]
     quotes = delims.count('"') > delims.count("{")
     year = entry.fields.get("year")
-    bare = year is not None and text[year.value_span.start: year.value_span.end].isdigit()
+    bare = year is not None and text[year.value_span.start : year.value_span.end].isdigit()
     title = entry.fields.get("title")
     double = False
     if title is not None:
-        raw = text[title.value_span.start: title.value_span.end]
+        raw = text[title.value_span.start : title.value_span.end]
         double = (raw.startswith("{{") and raw.endswith("}}")) or (
-            raw.startswith('"{') and raw.endswith('}"'))
+            raw.startswith('"{') and raw.endswith('}"')
+        )
     _, comma = _separator_end(text, fields[-1], close)
-    return Style(indent=indent, name_case=name_case, eq_column=eq_column, before_eq=before,
-                 after_eq=after, quotes=quotes, bare_numbers=bare, double_braced_title=double,
-                 trailing_comma=comma is not None, one_line=one_line, newline=newline)
+    return Style(
+        indent=indent,
+        name_case=name_case,
+        eq_column=eq_column,
+        before_eq=before,
+        after_eq=after,
+        quotes=quotes,
+        bare_numbers=bare,
+        double_braced_title=double,
+        trailing_comma=comma is not None,
+        one_line=one_line,
+        newline=newline,
+    )
 
 
 def _most_common(items: Sequence[str], default: str) -> str:
@@ -183,8 +213,11 @@ def render_value(value: str, style: Style, name: str = "") -> str:
     """``value`` (BibTeX source, braces balanced) with delimiters in ``style``."""
     if style.bare_numbers and name in ("year", "volume", "number") and _WORD_NUMBER.match(value):
         return value
-    if name == "title" and style.double_braced_title and not (
-            value.startswith("{") and value.endswith("}") and _balanced(value[1:-1])):
+    if (
+        name == "title"
+        and style.double_braced_title
+        and not (value.startswith("{") and value.endswith("}") and _balanced(value[1:-1]))
+    ):
         value = "{" + value + "}"
     if style.quotes and '"' not in _depth0(value):
         return f'"{value}"'
@@ -228,8 +261,7 @@ def _field_text(name: str, value: str, style: Style) -> str:
 # --------------------------------------------------------------------------- field edits
 
 
-def replace_field(text: str, entry: BibEntry, name: str, value: str,
-                  style: Style | None = None) -> TextEdit:
+def replace_field(text: str, entry: BibEntry, name: str, value: str, style: Style | None = None) -> TextEdit:
     """Give field ``name`` the new ``value`` (BibTeX source), or add it when missing."""
     return _entry_edit(text, entry, {name: value}, (), style)
 
@@ -240,8 +272,13 @@ def remove_field(text: str, entry: BibEntry, name: str) -> TextEdit:
 
 
 def _entry_edit(
-    text: str, entry: BibEntry, values: Mapping[str, str], remove: Iterable[str],
-    style: Style | None, *, new_type: str | None = None,
+    text: str,
+    entry: BibEntry,
+    values: Mapping[str, str],
+    remove: Iterable[str],
+    style: Style | None,
+    *,
+    new_type: str | None = None,
 ) -> TextEdit:
     """One edit of ``entry.span``: set ``values`` (raw BibTeX values, delimiters added
     here), remove the fields ``remove``, and change the entry type to ``new_type``."""
@@ -254,7 +291,7 @@ def _entry_edit(
     for f in fields:
         if f.name in values:
             new = render_value(values[f.name], style, f.name)
-            if text[f.value_span.start: f.value_span.end] != new:
+            if text[f.value_span.start : f.value_span.end] != new:
                 subs.append(TextEdit(f.value_span.start, f.value_span.end, new))
     # removals
     kept = [f for f in fields if f.name not in remove_set]
@@ -279,8 +316,7 @@ def _entry_edit(
             written = m.group(1)
             subs.append(TextEdit(m.start(1), m.end(1), _same_case(new_type, written)))
     subs = _merge_overlaps(subs)
-    body = apply_edits(text[start:end], [TextEdit(e.start - start, e.end - start, e.new)
-                                         for e in subs])
+    body = apply_edits(text[start:end], [TextEdit(e.start - start, e.end - start, e.new) for e in subs])
     return TextEdit(start, end, body)
 
 
@@ -310,10 +346,10 @@ def _removal(text: str, entry: BibEntry, f: BibField) -> TextEdit:
     close = entry.span.end - 1
     after, comma = _separator_end(text, f, close)
     ls = _line_start(text, f.span.start)
-    own_line_start = ls > entry.span.start and _only_space(text[ls: f.span.start])
+    own_line_start = ls > entry.span.start and _only_space(text[ls : f.span.start])
     stop = after if comma is not None else f.value_span.end
     eol = text.find("\n", stop, close)
-    rest = text[stop: close if eol < 0 else eol]
+    rest = text[stop : close if eol < 0 else eol]
     if own_line_start and eol >= 0 and _only_space(rest.rstrip("\r")):
         return TextEdit(ls, eol + 1, "")
     if comma is not None:  # inline: up to the next field (or the closing delimiter)
@@ -332,8 +368,9 @@ def _last_before(kept: list[BibField], f: BibField) -> BibField | None:
     return before[-1] if before else None
 
 
-def _addition(text: str, entry: BibEntry, kept: list[BibField],
-              added: list[tuple[str, str]], style: Style) -> TextEdit:
+def _addition(
+    text: str, entry: BibEntry, kept: list[BibField], added: list[tuple[str, str]], style: Style
+) -> TextEdit:
     close = entry.span.end - 1
     rendered = [_field_text(n, render_value(v, style, n), style) for n, v in added]
     if style.one_line:
@@ -342,30 +379,27 @@ def _addition(text: str, entry: BibEntry, kept: list[BibField],
             after, comma = _separator_end(text, last, close)
             if comma is not None:
                 return TextEdit(after, after, " " + ", ".join(rendered) + ",")
-            return TextEdit(last.value_span.end, last.value_span.end,
-                            ", " + ", ".join(rendered))
+            return TextEdit(last.value_span.end, last.value_span.end, ", " + ", ".join(rendered))
         return _after_key(text, entry, " " + ", ".join(rendered), style)
     nl = style.newline
     lines = (nl + style.indent).join(
-        r + ("," if k < len(rendered) - 1 or style.trailing_comma else "")
-        for k, r in enumerate(rendered))
+        r + ("," if k < len(rendered) - 1 or style.trailing_comma else "") for k, r in enumerate(rendered)
+    )
     if kept:
         last = kept[-1]
         after, comma = _separator_end(text, last, close)
         if comma is not None:
             # after the comma and the rest of its line (a comment stays with its field)
             eol = text.find("\n", comma, close)
-            if eol >= 0 and _only_space(text[comma + 1: eol].rstrip("\r")):
+            if eol >= 0 and _only_space(text[comma + 1 : eol].rstrip("\r")):
                 pos = eol + 1
                 return TextEdit(pos, pos, style.indent + lines + nl)
             return TextEdit(comma + 1, comma + 1, nl + style.indent + lines)
-        return TextEdit(last.value_span.end, last.value_span.end,
-                        "," + nl + style.indent + lines)
+        return TextEdit(last.value_span.end, last.value_span.end, "," + nl + style.indent + lines)
     return _after_key(text, entry, nl + style.indent + lines, style, closing_nl=True)
 
 
-def _after_key(text: str, entry: BibEntry, insert: str, style: Style,
-               closing_nl: bool = False) -> TextEdit:
+def _after_key(text: str, entry: BibEntry, insert: str, style: Style, closing_nl: bool = False) -> TextEdit:
     """Insert after the key's comma (adding one when the entry has none)."""
     pos = entry.key_span.end
     close = entry.span.end - 1
@@ -382,16 +416,37 @@ def _after_key(text: str, entry: BibEntry, insert: str, style: Style,
 
 
 #: Fields a scholarly record describes; other fields of an entry are the user's.
-RECORD_FIELDS = ("title", "author", "year", "journal", "booktitle", "volume", "number",
-                 "pages", "doi", "eprint", "archiveprefix", "url")
+RECORD_FIELDS = (
+    "title",
+    "author",
+    "year",
+    "journal",
+    "booktitle",
+    "volume",
+    "number",
+    "pages",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "url",
+)
 _IDENTIFIERS = ("doi", "eprint", "archiveprefix", "url")
 _VENUE_FIELDS = ("journal", "journaltitle", "booktitle")
 _PROCEEDINGS_TYPES = {"conference", "proceedings-article", "proceedings", "conferencepaper"}
 _CHAPTER_TYPES = {"book-chapter", "bookchapter", "book-part", "book-section"}
 _JOURNAL_TYPES = {"journalarticle", "journal-article", "article", "review"}
-_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}",
-                  "{": "", "}": ""}
+_LATEX_SPECIAL = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+    "\\": r"\textbackslash{}",
+    "{": "",
+    "}": "",
+}
 _SPACE = re.compile(r"\s+")
 
 
@@ -406,13 +461,31 @@ def _verbatim(text: str) -> str:
     return _SPACE.sub("", text).replace("{", "%7B").replace("}", "%7D").replace('"', "%22")
 
 
-_VON = {"van", "von", "der", "den", "de", "di", "da", "du", "del", "della", "des", "dos",
-        "la", "le", "ter", "ten", "zu", "y"}
+_VON = {
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "di",
+    "da",
+    "du",
+    "del",
+    "della",
+    "des",
+    "dos",
+    "la",
+    "le",
+    "ter",
+    "ten",
+    "zu",
+    "y",
+}
 _SUFFIX = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 
 
 def bibtex_author(display: str) -> str:
-    """"Ashish Vaswani" -> "Vaswani, Ashish"; "Ludwig van Beethoven" -> "van Beethoven, Ludwig";
+    """ "Ashish Vaswani" -> "Vaswani, Ashish"; "Ludwig van Beethoven" -> "van Beethoven, Ludwig";
     one word or an odd name (commas, "and") -> braced as one unit."""
     name = latex_escape(display)
     words = name.split(" ")
@@ -434,8 +507,11 @@ def entry_type_for(record: PaperRecord, current: str) -> str:
     """article / inproceedings from the record's publication types; else ``current``."""
     types = {t.lower() for t in record.publication_types}
     if record.is_preprint or not record.venue:
-        return current if current in {"misc", "article", "unpublished", "online",
-                                      "techreport", "inproceedings"} else "misc"
+        return (
+            current
+            if current in {"misc", "article", "unpublished", "online", "techreport", "inproceedings"}
+            else "misc"
+        )
     if types & _PROCEEDINGS_TYPES:
         return "inproceedings"
     if types & _CHAPTER_TYPES:
@@ -486,19 +562,24 @@ def record_fields(record: PaperRecord, entry_type: str) -> dict[str, str]:
 def _same_text(existing: str, new: str) -> bool:
     def norm(s: str) -> str:
         return _SPACE.sub(" ", to_unicode(s)).strip().casefold()
+
     return norm(existing) == norm(new)
 
 
 def _same_authors(existing: str, new: str) -> bool:
     a, _ = split_names(existing)
     b, _ = split_names(new)
-    return len(a) == len(b) and all(
-        _same_text(x.last, y.last) for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(_same_text(x.last, y.last) for x, y in zip(a, b, strict=True))
 
 
 def replace_entry(
-    text: str, entry: BibEntry, record: PaperRecord, *, same_paper: bool = True,
-    drop: Iterable[str] = (), style: Style | None = None,
+    text: str,
+    entry: BibEntry,
+    record: PaperRecord,
+    *,
+    same_paper: bool = True,
+    drop: Iterable[str] = (),
+    style: Style | None = None,
 ) -> TextEdit:
     """``entry`` rewritten from ``record``: the key, the user's own fields (note,
     keywords, file, abstract, ...) and the formatting stay.
@@ -526,17 +607,31 @@ def replace_entry(
     if "journal" in wanted:
         remove |= {"booktitle"}
     if not same_paper:
-        remove |= {n for n in (*RECORD_FIELDS, "journaltitle", "month", "issue", "publisher",
-                               "pmid", "arxiv", "arxivid", "primaryclass", "eprinttype",
-                               ) if n not in wanted}
+        remove |= {
+            n
+            for n in (
+                *RECORD_FIELDS,
+                "journaltitle",
+                "month",
+                "issue",
+                "publisher",
+                "pmid",
+                "arxiv",
+                "arxivid",
+                "primaryclass",
+                "eprinttype",
+            )
+            if n not in wanted
+        }
     return _entry_edit(text, entry, values, remove, style, new_type=new_type)
 
 
 # --------------------------------------------------------------------------- duplicates
 
 
-def merge_entries(text: str, keep: BibEntry, other: BibEntry, other_text: str | None = None,
-                  style: Style | None = None) -> TextEdit:
+def merge_entries(
+    text: str, keep: BibEntry, other: BibEntry, other_text: str | None = None, style: Style | None = None
+) -> TextEdit:
     """``keep`` with every field of ``other`` it lacks (``other_text``: the text of
     ``other``'s file when it is another file). Values are copied as written; a bare
     macro name becomes its braced value (the macro may not exist in this file)."""
@@ -545,7 +640,7 @@ def merge_entries(text: str, keep: BibEntry, other: BibEntry, other_text: str | 
     for f in _fields_of(other):
         if f.name in keep.fields:
             continue
-        raw = source[f.value_span.start: f.value_span.end]
+        raw = source[f.value_span.start : f.value_span.end]
         if raw[:1] == "{" and raw[-1:] == "}" and _balanced(raw[1:-1]):
             values[f.name] = raw[1:-1]
         elif raw[:1] == '"' and raw[-1:] == '"' and "#" not in raw and _balanced(raw[1:-1]):
@@ -564,7 +659,7 @@ def delete_entry(text: str, entry: BibEntry) -> TextEdit:
     if _only_space(text[ls:start]):
         start = ls
     eol = text.find("\n", end)
-    line_rest = text[end: len(text) if eol < 0 else eol]
+    line_rest = text[end : len(text) if eol < 0 else eol]
     if _only_space(line_rest.rstrip("\r")):
         end = len(text) if eol < 0 else eol + 1
         # one blank line after it goes too (else one before it)
@@ -573,22 +668,23 @@ def delete_entry(text: str, entry: BibEntry) -> TextEdit:
             end = nxt + 1
         elif start > 0:
             prev_start = _line_start(text, start - 1)
-            if _only_space(text[prev_start: start - 1].rstrip("\r")):
+            if _only_space(text[prev_start : start - 1].rstrip("\r")):
                 start = prev_start
     return TextEdit(start, end, "")
 
 
-def rename_citation(text: str, key_span: Span, new_key: str,
-                    others: Sequence[tuple[str, Span]] = ()) -> TextEdit:
+def rename_citation(
+    text: str, key_span: Span, new_key: str, others: Sequence[tuple[str, Span]] = ()
+) -> TextEdit:
     """Rename the cited key at ``key_span``; when the same citation already cites
     ``new_key`` (``others``: the keys of the citations in the same command), remove
     it with its comma instead of citing the same key twice."""
     if any(k == new_key for k, _ in others):
         before = [s for k, s in others if s.end <= key_span.start]
         after = [s for k, s in others if s.start >= key_span.end]
-        if before and re.fullmatch(r"\s*,\s*", text[before[-1].end: key_span.start]):
+        if before and re.fullmatch(r"\s*,\s*", text[before[-1].end : key_span.start]):
             return TextEdit(before[-1].end, key_span.end, "")
-        if after and re.fullmatch(r"\s*,\s*", text[key_span.end: after[0].start]):
+        if after and re.fullmatch(r"\s*,\s*", text[key_span.end : after[0].start]):
             return TextEdit(key_span.start, after[0].start, "")
     return TextEdit(key_span.start, key_span.end, new_key)
 
@@ -611,12 +707,16 @@ def detect_field_order(entries: Sequence[BibEntry]) -> list[str]:
 def new_entry_type(record: PaperRecord) -> str:
     """``article`` / ``inproceedings`` / ``incollection`` for a published record, ``misc``
     for a preprint or a record without a venue."""
-    return entry_type_for(record, "misc" if record.is_preprint or not record.venue
-                          else "article")
+    return entry_type_for(record, "misc" if record.is_preprint or not record.venue else "article")
 
 
-def render_entry(record: PaperRecord, key: str, style: Style | None = None,
-                 order: Sequence[str] = (), type_like: str = "article") -> str:
+def render_entry(
+    record: PaperRecord,
+    key: str,
+    style: Style | None = None,
+    order: Sequence[str] = (),
+    type_like: str = "article",
+) -> str:
     """A whole new entry for ``record`` (the fields of :func:`record_fields`, as
     :func:`replace_entry` writes them) in ``style``, fields in ``order`` where it names
     them, the entry type in the case of ``type_like`` (``Article`` -> ``@Inproceedings``)."""
@@ -629,8 +729,10 @@ def render_entry(record: PaperRecord, key: str, style: Style | None = None,
     if style.one_line:
         return head + " " + ", ".join(rendered) + ("," if style.trailing_comma else "") + "}"
     nl = style.newline
-    body = nl.join(style.indent + r + ("," if k < len(rendered) - 1 or style.trailing_comma
-                                       else "") for k, r in enumerate(rendered))
+    body = nl.join(
+        style.indent + r + ("," if k < len(rendered) - 1 or style.trailing_comma else "")
+        for k, r in enumerate(rendered)
+    )
     return head + nl + body + nl + "}"
 
 

@@ -171,7 +171,10 @@ def _parse_name(text: str) -> Name:
         first = _words(" ".join(parts[2:] if len(parts) >= 3 else parts[1:]))
         von, last = _split_von_last(von_last)
     return Name(
-        first=_join(first), von=_join(von), last=_join(last), jr=_join(jr),
+        first=_join(first),
+        von=_join(von),
+        last=_join(last),
+        jr=_join(jr),
     )
 
 
@@ -182,7 +185,7 @@ def _split_von_last(words: list[str]) -> tuple[list[str], list[str]]:
     lows = [i for i, w in enumerate(words[:-1]) if _is_lower(w)]
     if not lows:
         return [], words
-    return words[: lows[-1] + 1], words[lows[-1] + 1:]
+    return words[: lows[-1] + 1], words[lows[-1] + 1 :]
 
 
 def _join(words: list[str]) -> str:

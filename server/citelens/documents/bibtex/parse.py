@@ -54,9 +54,18 @@ MAX_MACRO_DEPTH = 16
 EXPANSION_BUDGET_CHARS = 20_000_000
 
 MONTH_MACROS: dict[str, str] = {
-    "jan": "January", "feb": "February", "mar": "March", "apr": "April",
-    "may": "May", "jun": "June", "jul": "July", "aug": "August",
-    "sep": "September", "oct": "October", "nov": "November", "dec": "December",
+    "jan": "January",
+    "feb": "February",
+    "mar": "March",
+    "apr": "April",
+    "may": "May",
+    "jun": "June",
+    "jul": "July",
+    "aug": "August",
+    "sep": "September",
+    "oct": "October",
+    "nov": "November",
+    "dec": "December",
 }
 
 
@@ -73,9 +82,7 @@ _INNER = _nested_braces(_DEPTH - 1)
 # the body of a {}-entry: anything up to the first '}' at depth 0
 _BRACE_BODY = re.compile(r"(?:[^{}]++|\{" + _INNER + r"\})*+\}")
 # the body of a ()-entry: '"..."' may hold ')' and braces nest
-_PAREN_BODY = re.compile(
-    r'(?:[^{}()"]++|\(|\{' + _INNER + r'\}|"(?:[^"{}]++|\{' + _INNER + r'\})*+")*+\)'
-)
+_PAREN_BODY = re.compile(r'(?:[^{}()"]++|\(|\{' + _INNER + r'\}|"(?:[^"{}]++|\{' + _INNER + r'\})*+")*+\)')
 _BRACED = re.compile(r"\{(" + _INNER + r")\}")
 _QUOTED = re.compile(r'"((?:[^"{}]++|\{' + _INNER + r'\})*+)"')
 _BRACE_CHAR = re.compile(r"[{}]")
@@ -144,8 +151,7 @@ class _LazyEntry(BibEntry):
     it by adding to the shift (:func:`reparse_edit`), with no new objects, and its fields
     are read again from the new text."""
 
-    __slots__ = ("_body", "_by", "_close", "_ctx", "_end", "_key_end", "_key_start",
-                 "_read_at", "_start")
+    __slots__ = ("_body", "_by", "_close", "_ctx", "_end", "_key_end", "_key_start", "_read_at", "_start")
     _body: int  # where the fields start (after the key's comma)
     _close: int  # the entry's closing delimiter
     _start: int
@@ -238,8 +244,14 @@ def _astuple(e: BibEntry) -> tuple[object, ...]:
 
 
 def _lazy_entry(
-    entry_type: str, key: str, span: Span, key_span: Span, path: str,
-    ctx: _Context, body: int, close: int,
+    entry_type: str,
+    key: str,
+    span: Span,
+    key_span: Span,
+    path: str,
+    ctx: _Context,
+    body: int,
+    close: int,
 ) -> _LazyEntry:
     e = _LazyEntry.__new__(_LazyEntry)
     e.entry_type = entry_type
@@ -295,8 +307,7 @@ def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
 #: Key tables of the BibFiles alive (a keystroke in a .tex file analyses the same
 #: 68,000-entry BibFile again): id -> (a weak reference to the BibFile, its table); a table
 #: goes when its BibFile does.
-_TABLES: dict[int, tuple[weakref.ref[BibFile], tuple[dict[str, BibEntry],
-                                                     dict[str, list[BibEntry]]]]] = {}
+_TABLES: dict[int, tuple[weakref.ref[BibFile], tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]]] = {}
 
 
 def key_table(
@@ -324,8 +335,7 @@ def _remember_table(bib: BibFile, table: _Table) -> None:
     _TABLES[key] = (weakref.ref(bib, lambda _gone: _TABLES.pop(key, None)), table)
 
 
-def _table_after_edit(old: BibFile, removed: list[BibEntry], added: list[BibEntry]
-                      ) -> _Table | None:
+def _table_after_edit(old: BibFile, removed: list[BibEntry], added: list[BibEntry]) -> _Table | None:
     """The key table after an edit that replaced ``removed`` by ``added`` (the same keys in
     the same order, each defined once: an edit inside entries), from the table before it."""
     hit = _TABLES.get(id(old))
@@ -376,12 +386,24 @@ def crossref_lookup(
 
 
 #: Parent types whose ``title`` becomes a child's ``booktitle`` (biblatex inheritance).
-_BOOKLIKE = {"proceedings", "book", "collection", "mvproceedings", "mvbook", "mvcollection",
-             "reference", "mvreference", "inbook", "bookinbook"}
+_BOOKLIKE = {
+    "proceedings",
+    "book",
+    "collection",
+    "mvproceedings",
+    "mvbook",
+    "mvcollection",
+    "reference",
+    "mvreference",
+    "inbook",
+    "bookinbook",
+}
 
 
 def resolve_crossref(
-    entry: BibEntry, lookup: Callable[[str], BibEntry | None], max_depth: int = 4,
+    entry: BibEntry,
+    lookup: Callable[[str], BibEntry | None],
+    max_depth: int = 4,
 ) -> dict[str, BibField]:
     """``entry``'s fields plus those it inherits through ``crossref`` (chains followed).
 
@@ -432,7 +454,7 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
             _stray_at(text, at, problems)
             pos = at + 1
             continue
-        if "%" in text[text.rfind("\n", 0, at) + 1:at]:
+        if "%" in text[text.rfind("\n", 0, at) + 1 : at]:
             # "%@misc{...": an entry commented out. biber (biblatex) reads % as a comment;
             # classic BibTeX would read the entry, but nobody comments one out to keep it.
             pos = at + 1
@@ -449,10 +471,12 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         if close < 0:
             if etype != "comment":
                 delim = "}" if opener == "{" else ")"
-                problems.append(BibProblem(
-                    Span(at, _rstrip_pos(text, at, stop)),
-                    f"'@{etype}' is not closed: missing '{delim}' (unbalanced braces?)",
-                ))
+                problems.append(
+                    BibProblem(
+                        Span(at, _rstrip_pos(text, at, stop)),
+                        f"'@{etype}' is not closed: missing '{delim}' (unbalanced braces?)",
+                    )
+                )
             pos = stop if etype != "comment" else body_start
             continue
         span = Span(at, close + 1)
@@ -474,14 +498,17 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
             problems.append(BibProblem(Span(at, body_start), f"'@{etype}' entry without a key"))
             continue
         if after < close and text[after] != ",":
-            problems.append(BibProblem(
-                Span(after, after + 1),
-                f"expected ',' after the key '{key}', found {text[after]!r}",
-            ))
+            problems.append(
+                BibProblem(
+                    Span(after, after + 1),
+                    f"expected ',' after the key '{key}', found {text[after]!r}",
+                )
+            )
             continue
         key_span = Span(km.start(1), km.end(1))
-        entries.append(_lazy_entry(etype, key, span, key_span, path, ctx,
-                                   after + 1 if after < close else close, close))
+        entries.append(
+            _lazy_entry(etype, key, span, key_span, path, ctx, after + 1 if after < close else close, close)
+        )
     _read_fields(ctx, entries, eager)
     return BibFile(path, entries, problems, macros)
 
@@ -499,10 +526,11 @@ def _read_fields(ctx: _Context, entries: list[BibEntry], eager: bool | None) -> 
 
 def _stray_at(text: str, at: int, problems: list[BibProblem]) -> None:
     """An '@' with no entry after it: a problem when it starts a line (not "@comment")."""
-    if _at_line_start(text, at) and text[at + 1: at + 8].lower() != "comment":
+    if _at_line_start(text, at) and text[at + 1 : at + 8].lower() != "comment":
         eol = text.find("\n", at)
-        problems.append(BibProblem(Span(at, len(text) if eol < 0 else eol),
-                                   "expected an entry type and '{' after '@'"))
+        problems.append(
+            BibProblem(Span(at, len(text) if eol < 0 else eol), "expected an entry type and '{' after '@'")
+        )
 
 
 def _at_line_start(text: str, pos: int) -> bool:
@@ -529,7 +557,12 @@ def _find_close(text: str, body_start: int, opener: str, limit: int) -> int:
 
 
 def _scan_close(
-    text: str, start: int, limit: int, *, escapes: bool = False, closer: str = "{",
+    text: str,
+    start: int,
+    limit: int,
+    *,
+    escapes: bool = False,
+    closer: str = "{",
 ) -> int:
     """Brace scan for groups nested deeper than the regex allows; -1 if never closed.
 
@@ -583,7 +616,10 @@ def _quoted_end(text: str, start: int, end: int) -> int:
 
 
 def _parse_value(
-    ctx: _Context, pos: int, end: int, exp: _Expansion,
+    ctx: _Context,
+    pos: int,
+    end: int,
+    exp: _Expansion,
 ) -> tuple[str, int] | tuple[None, BibProblem]:
     """Parse ``piece (# piece)*`` at ``pos``: (value, end) or (None, problem).
 
@@ -600,12 +636,12 @@ def _parse_value(
             stop = _group_end(text, pos, end)
             if stop < 0:
                 return None, BibProblem(Span(pos, end), "unbalanced braces in field value")
-            piece = text[pos + 1: stop - 1]
+            piece = text[pos + 1 : stop - 1]
         elif c == '"':
             stop = _quoted_end(text, pos, end)
             if stop < 0:
-                return None, BibProblem(Span(pos, end), 'missing closing \'"\' in field value')
-            piece = text[pos + 1: stop - 1]
+                return None, BibProblem(Span(pos, end), "missing closing '\"' in field value")
+            piece = text[pos + 1 : stop - 1]
         else:
             m = _BARE.match(text, pos, end)
             if m is None:
@@ -641,15 +677,18 @@ def _expansion_problem(ctx: _Context, exp: _Expansion) -> str | None:
     if not exp.macros:
         return None
     if exp.too_long:
-        return (f"expands to more than {MAX_EXPANDED_CHARS:,} characters through @string "
-                f"'{exp.macros[-1]}': not expanded")
+        return (
+            f"expands to more than {MAX_EXPANDED_CHARS:,} characters through @string "
+            f"'{exp.macros[-1]}': not expanded"
+        )
     if _over_budget(ctx, exp):
         return f"not expanded: {_BUDGET_SPENT}"
     return None
 
 
-_BUDGET_SPENT = ("this file's @string macros expand to more characters than CiteLens reads "
-                 "(a crafted or broken .bib?)")
+_BUDGET_SPENT = (
+    "this file's @string macros expand to more characters than CiteLens reads (a crafted or broken .bib?)"
+)
 
 
 def _over_budget(ctx: _Context, exp: _Expansion) -> bool:
@@ -689,8 +728,7 @@ def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibFiel
             name = intern(m.group(1).lower())
             value = m.group(3) if m.group(3) is not None else m.group(4) or m.group(5) or ""
             if name not in fields:
-                fields[name] = BibField(name, value, Span(m.start(1), m.end(2)),
-                                        Span(m.start(2), m.end(2)))
+                fields[name] = BibField(name, value, Span(m.start(1), m.end(2)), Span(m.start(2), m.end(2)))
                 pos = m.end()
                 continue
         pos = _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
@@ -699,9 +737,12 @@ def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibFiel
         nm = _FIELD_NAME.match(text, pos, end)
         if nm is None:
             stop = _next_comma(text, pos, end)
-            ctx.problems.append(BibProblem(
-                Span(pos, _rstrip_pos(text, pos, stop)), "expected 'name = value'",
-            ))
+            ctx.problems.append(
+                BibProblem(
+                    Span(pos, _rstrip_pos(text, pos, stop)),
+                    "expected 'name = value'",
+                )
+            )
             if stop >= end:
                 return fields
             pos = stop + 1
@@ -721,9 +762,12 @@ def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibFiel
             ctx.problems.append(BibProblem(Span(value_start, stop), why))
             value = text[value_start:stop]
         if name in fields:
-            ctx.problems.append(BibProblem(
-                Span(nm.start(1), stop), f"duplicate field '{name}': the first one is used",
-            ))
+            ctx.problems.append(
+                BibProblem(
+                    Span(nm.start(1), stop),
+                    f"duplicate field '{name}': the first one is used",
+                )
+            )
         else:
             fields[name] = BibField(name, value, Span(nm.start(1), stop), Span(value_start, stop))
         sep = _SEP.match(text, stop, end)
@@ -731,10 +775,12 @@ def _parse_fields_unsafe(ctx: _Context, pos: int, end: int) -> dict[str, BibFiel
         pos = sep.end()
         if not sep.group(1) and pos < end:
             nxt = _next_comma(text, pos, end)
-            ctx.problems.append(BibProblem(
-                Span(stop, _rstrip_pos(text, stop, nxt) if nxt > stop else stop + 1),
-                f"expected ',' after the value of '{name}'",
-            ))
+            ctx.problems.append(
+                BibProblem(
+                    Span(stop, _rstrip_pos(text, stop, nxt) if nxt > stop else stop + 1),
+                    f"expected ',' after the value of '{name}'",
+                )
+            )
             if nxt >= end:
                 return fields
             pos = nxt + 1
@@ -809,8 +855,9 @@ def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
 # --------------------------------------------------------------------------- edits
 
 
-def reparse_edit(old_text: str, old: BibFile, new_text: str,
-                 span: tuple[int, int] | None = None) -> BibFile | None:
+def reparse_edit(
+    old_text: str, old: BibFile, new_text: str, span: tuple[int, int] | None = None
+) -> BibFile | None:
     """``new_text`` parsed by re-reading only the entries an edit of ``old_text`` touched.
 
     Entries before the edit are kept as they are, entries after it are moved by the
@@ -821,9 +868,13 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str,
     they are compared).
     """
     entries = old.entries
-    if (len(new_text) <= EAGER_LIMIT or not entries
-            or type(entries[0]) is not _LazyEntry or type(entries[-1]) is not _LazyEntry
-            or any("not expanded" in q.message for q in old.problems)):  # @string caps
+    if (
+        len(new_text) <= EAGER_LIMIT
+        or not entries
+        or type(entries[0]) is not _LazyEntry
+        or type(entries[-1]) is not _LazyEntry
+        or any("not expanded" in q.message for q in old.problems)
+    ):  # @string caps
         return None
     if span is not None:
         p, s = span
@@ -837,7 +888,7 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str,
     end = entries[last].span.start if last < len(entries) else len(old_text)
     if start > p or end < old_end:
         return None
-    piece = new_text[start:end + delta]
+    piece = new_text[start : end + delta]
     if "@string" in piece.lower() or "@string" in old_text[start:end].lower():
         return None
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
@@ -846,17 +897,18 @@ def reparse_edit(old_text: str, old: BibFile, new_text: str,
     ctx = _Context(new_text, dict(old.strings), kept=_still_kept(entries, first, last))
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
-    ctx.problems += [BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
-                     for q in old.problems
-                     if q.span.start >= end and not _inside_entry(entries, last, q.span)]
+    ctx.problems += [
+        BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
+        for q in old.problems
+        if q.span.start >= end and not _inside_entry(entries, last, q.span)
+    ]
     for e in entries[:first]:  # same offsets, same text there: read from the new text
         e._ctx = ctx  # type: ignore[attr-defined]
     _move(part.entries, start, ctx)
     # Entries after the edit move by its length: the same objects, shifted (a keystroke
     # near the top of a 68,000-entry file must not build 68,000 new entries).
     _move(entries[last:], delta, ctx)
-    bib = BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems,
-                  ctx.macros)
+    bib = BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems, ctx.macros)
     table = _table_after_edit(old, entries[first:last], part.entries)
     if table is not None:
         _remember_table(bib, table)

@@ -51,8 +51,14 @@ _VENUE_BY_TYPE: dict[str, tuple[str, ...]] = {
     "online": ("organization", "publisher", "howpublished"),
 }
 _VENUE_FALLBACK = (
-    "journal", "journaltitle", "booktitle", "school", "institution", "publisher",
-    "howpublished", "organization",
+    "journal",
+    "journaltitle",
+    "booktitle",
+    "school",
+    "institution",
+    "publisher",
+    "howpublished",
+    "organization",
 )
 
 
@@ -62,8 +68,7 @@ def entry_view(entry: BibEntry, crossref: CrossrefSource | None = None) -> Entry
         fields = _fields(entry, crossref)
         return _view(entry, fields)
     except Exception:  # pragma: no cover - defensive: never raise for odd input
-        return EntryView(entry.key, entry.entry_type, "", (), False, None, "", None, None,
-                         None, None, None)
+        return EntryView(entry.key, entry.entry_type, "", (), False, None, "", None, None, None, None, None)
 
 
 def _fields(entry: BibEntry, crossref: CrossrefSource | None) -> dict[str, str]:

@@ -49,9 +49,45 @@ _SEVERITY_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2
 _SUBTITLE = re.compile(r"\s*(?::|\s[-\u2013\u2014]{1,3}\s|\u2014|[.?!]\s)\s*")
 
 STOPWORDS = frozenset(
-    {"a", "an", "the", "of", "for", "and", "in", "on", "with", "to", "by", "from", "via", "at",
-     "as", "is", "are", "its", "into", "or", "using", "based", "toward", "towards", "we", "do",
-     "be", "it", "this", "that", "their", "our", "can", "how", "what", "when", "why"}
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "and",
+        "in",
+        "on",
+        "with",
+        "to",
+        "by",
+        "from",
+        "via",
+        "at",
+        "as",
+        "is",
+        "are",
+        "its",
+        "into",
+        "or",
+        "using",
+        "based",
+        "toward",
+        "towards",
+        "we",
+        "do",
+        "be",
+        "it",
+        "this",
+        "that",
+        "their",
+        "our",
+        "can",
+        "how",
+        "what",
+        "when",
+        "why",
+    }
 )
 
 SEQUEL_TOKEN = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
@@ -75,7 +111,7 @@ def split_subtitle(text: str) -> tuple[str, str] | None:
     m = _SUBTITLE.search(text.strip())
     if m is None or m.start() == 0:
         return None
-    return text[: m.start()], text[m.end():]
+    return text[: m.start()], text[m.end() :]
 
 
 # --------------------------------------------------------------------------- title similarity
@@ -208,8 +244,11 @@ def _name_matches(entry: Name, rec: tuple[str, frozenset[str]]) -> bool:
     if fam[-1] == rec_family or all(w in rec_words for w in fam):
         return True
     # a typo in a long family name, or one transliteration letter ("Schroedinger")
-    return (len(fam[-1]) >= 6 and len(rec_family) >= 6
-            and Levenshtein.distance(fam[-1], rec_family, score_cutoff=1) <= 1)
+    return (
+        len(fam[-1]) >= 6
+        and len(rec_family) >= 6
+        and Levenshtein.distance(fam[-1], rec_family, score_cutoff=1) <= 1
+    )
 
 
 def display_name(name: Name) -> str:
@@ -217,13 +256,48 @@ def display_name(name: Name) -> str:
 
 
 _PLACEHOLDER_FULL = frozenset(
-    {"john doe", "jane doe", "j doe", "john q doe", "jane q doe", "richard roe", "anonymous",
-     "anon", "anonymous author", "anonymous authors", "author one", "author two",
-     "author three", "first author", "second author", "third author", "firstname lastname",
-     "first name last name", "first last", "name surname", "firstname surname", "author name",
-     "your name", "unknown", "unknown author", "et al", "a author", "an author", "the authors",
-     "author", "authors", "tbd", "todo", "xxx", "foo bar", "lastname", "surname",
-     "a n other", "given family", "forename surname"}
+    {
+        "john doe",
+        "jane doe",
+        "j doe",
+        "john q doe",
+        "jane q doe",
+        "richard roe",
+        "anonymous",
+        "anon",
+        "anonymous author",
+        "anonymous authors",
+        "author one",
+        "author two",
+        "author three",
+        "first author",
+        "second author",
+        "third author",
+        "firstname lastname",
+        "first name last name",
+        "first last",
+        "name surname",
+        "firstname surname",
+        "author name",
+        "your name",
+        "unknown",
+        "unknown author",
+        "et al",
+        "a author",
+        "an author",
+        "the authors",
+        "author",
+        "authors",
+        "tbd",
+        "todo",
+        "xxx",
+        "foo bar",
+        "lastname",
+        "surname",
+        "a n other",
+        "given family",
+        "forename surname",
+    }
 )
 
 
@@ -253,25 +327,40 @@ class Discrepancy:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "field": self.field, "kind": self.kind, "severity": self.severity.value,
-            "message": self.message, "entry_value": self.entry_value,
-            "source_value": self.source_value, "source": self.source,
+            "field": self.field,
+            "kind": self.kind,
+            "severity": self.severity.value,
+            "message": self.message,
+            "entry_value": self.entry_value,
+            "source_value": self.source_value,
+            "source": self.source,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Discrepancy:
         return cls(
-            field=str(data.get("field", "")), kind=str(data.get("kind", "")),
+            field=str(data.get("field", "")),
+            kind=str(data.get("kind", "")),
             severity=Severity(str(data.get("severity", "information"))),
-            message=str(data.get("message", "")), entry_value=str(data.get("entry_value", "")),
-            source_value=str(data.get("source_value", "")), source=str(data.get("source", "")),
+            message=str(data.get("message", "")),
+            entry_value=str(data.get("entry_value", "")),
+            source_value=str(data.get("source_value", "")),
+            source=str(data.get("source", "")),
         )
 
 
 #: Discrepancy kinds.
 KINDS = (
-    "title", "authors", "authors_missing", "authors_incomplete", "placeholder_author",
-    "year", "year_future", "venue", "preprint_status", "identifier",
+    "title",
+    "authors",
+    "authors_missing",
+    "authors_incomplete",
+    "placeholder_author",
+    "year",
+    "year_future",
+    "venue",
+    "preprint_status",
+    "identifier",
 )
 
 
@@ -363,9 +452,7 @@ def is_same_paper(
     return score >= candidate and _shares_identifier(view, record)
 
 
-def contradicted_fields(
-    view: EntryView, record: PaperRecord, current_year: int | None = None
-) -> set[str]:
+def contradicted_fields(view: EntryView, record: PaperRecord, current_year: int | None = None) -> set[str]:
     """``"authors"`` / ``"year"`` where ``record`` contradicts the entry (warning level),
     for every entry type alike: a book's lenient *reporting* does not make another
     paper's record the book's."""
@@ -395,9 +482,7 @@ def is_confident_match(
     return not contradicted_fields(view, record)
 
 
-def identifier_conflict(
-    view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD
-) -> bool:
+def identifier_conflict(view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD) -> bool:
     """The entry's identifier resolved to ``record`` but its title is another paper's."""
     if not view.title.strip() or not (record.title or "").strip():
         return False
@@ -468,9 +553,7 @@ def _record_family_display(display: str) -> str:
     return words[-1] if words else display
 
 
-def _author_problems(
-    entry: list[Name], truncated: bool, rec: PaperRecord
-) -> list[Discrepancy]:
+def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> list[Discrepancy]:
     parsed = [_record_name_tokens(a) for a in rec.authors]
     used: set[int] = set()
     unmatched_entry: list[Name] = []
@@ -484,8 +567,10 @@ def _author_problems(
     src = _src(rec)
     entry_names = [display_name(n) for n in entry]
     rec_names = [_record_family_display(a) for a in rec.authors]
-    lists = (f"entry has {_list_names(entry_names)}{' and others' if truncated else ''}; "
-             f"{src} has {_list_names(rec_names)}")
+    lists = (
+        f"entry has {_list_names(entry_names)}{' and others' if truncated else ''}; "
+        f"{src} has {_list_names(rec_names)}"
+    )
     out: list[Discrepancy] = []
     if unmatched_entry:
         if len(unmatched_entry) * 2 > len(entry) or not used:
@@ -494,24 +579,47 @@ def _author_problems(
             who = ", ".join(display_name(n) for n in unmatched_entry)
             verb = "is not an author" if len(unmatched_entry) == 1 else "are not authors"
             msg = f"authors: {who} {verb} of this paper in {src} ({lists})"
-        out.append(Discrepancy("authors", "authors", Severity.WARNING, msg,
-                               "; ".join(entry_names), "; ".join(rec_names), rec.source))
+        out.append(
+            Discrepancy(
+                "authors",
+                "authors",
+                Severity.WARNING,
+                msg,
+                "; ".join(entry_names),
+                "; ".join(rec_names),
+                rec.source,
+            )
+        )
     missing = [j for j in range(len(parsed)) if j not in used]
     if used and missing and not unmatched_entry:
         last_used = max(used)
         middle = [j for j in missing if j < last_used]
         if middle and len(parsed) <= 30:
             who = ", ".join(f"{rec_names[j]} ({_ordinal(j + 1)} of {len(parsed)})" for j in middle)
-            out.append(Discrepancy(
-                "authors", "authors_missing", Severity.WARNING,
-                f"authors: the entry leaves out {who} in {src} ({lists})",
-                "; ".join(entry_names), "; ".join(rec_names), rec.source))
+            out.append(
+                Discrepancy(
+                    "authors",
+                    "authors_missing",
+                    Severity.WARNING,
+                    f"authors: the entry leaves out {who} in {src} ({lists})",
+                    "; ".join(entry_names),
+                    "; ".join(rec_names),
+                    rec.source,
+                )
+            )
         elif not truncated and not middle:
-            out.append(Discrepancy(
-                "authors", "authors_incomplete", Severity.INFORMATION,
-                f"authors: the entry lists {len(used)} of the {len(parsed)} authors in {src} "
-                "without 'and others'",
-                "; ".join(entry_names), "; ".join(rec_names), rec.source))
+            out.append(
+                Discrepancy(
+                    "authors",
+                    "authors_incomplete",
+                    Severity.INFORMATION,
+                    f"authors: the entry lists {len(used)} of the {len(parsed)} authors in {src} "
+                    "without 'and others'",
+                    "; ".join(entry_names),
+                    "; ".join(rec_names),
+                    rec.source,
+                )
+            )
     return out
 
 
@@ -519,15 +627,27 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
     entry = [n for n in view.authors if not n.is_others]
     truncated = view.authors_truncated or any(n.is_others for n in view.authors)
     out = [
-        Discrepancy("authors", "placeholder_author", Severity.WARNING,
-                    f"authors: “{' '.join(p for p in (n.first, n.von, n.last) if p)}” "
-                    "looks like a placeholder, not a real author",
-                    " ".join(p for p in (n.first, n.von, n.last) if p))
-        for n in entry if is_placeholder_author(n)
+        Discrepancy(
+            "authors",
+            "placeholder_author",
+            Severity.WARNING,
+            f"authors: “{' '.join(p for p in (n.first, n.von, n.last) if p)}” "
+            "looks like a placeholder, not a real author",
+            " ".join(p for p in (n.first, n.von, n.last) if p),
+        )
+        for n in entry
+        if is_placeholder_author(n)
     ]
     if not entry and truncated:  # author = {et al.}: a list with nobody in it
-        out.append(Discrepancy("authors", "placeholder_author", Severity.WARNING,
-                               "authors: only “et al.”, no author is named", "et al."))
+        out.append(
+            Discrepancy(
+                "authors",
+                "placeholder_author",
+                Severity.WARNING,
+                "authors: only “et al.”, no author is named",
+                "et al.",
+            )
+        )
     real = [n for n in entry if not is_placeholder_author(n)]
     with_authors = [v for v in versions if v.authors]
     if not real or not with_authors:
@@ -540,15 +660,19 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
     return out + min(results, key=cost)
 
 
-def _compare_year(
-    view: EntryView, versions: Sequence[PaperRecord], current_year: int
-) -> list[Discrepancy]:
+def _compare_year(view: EntryView, versions: Sequence[PaperRecord], current_year: int) -> list[Discrepancy]:
     if view.year is None:
         return []
     if view.year > current_year:
-        return [Discrepancy("year", "year_future", Severity.WARNING,
-                            f"year: {view.year} in the entry is in the future",
-                            str(view.year))]
+        return [
+            Discrepancy(
+                "year",
+                "year_future",
+                Severity.WARNING,
+                f"year: {view.year} in the entry is in the future",
+                str(view.year),
+            )
+        ]
     dated = [v for v in versions if v.year is not None]
     if not dated:
         return []
@@ -559,8 +683,17 @@ def _compare_year(
     others = sorted({(v.year, _src(v)) for v in dated}, key=lambda t: (t[0] or 0, t[1]))
     where = ", ".join(f"{y} in {s}" for y, s in others)
     severity = Severity.INFORMATION if gap == 1 else Severity.WARNING
-    return [Discrepancy("year", "year", severity, f"year: {view.year} in the entry, {where}",
-                        str(view.year), str(closest.year), closest.source)]
+    return [
+        Discrepancy(
+            "year",
+            "year",
+            severity,
+            f"year: {view.year} in the entry, {where}",
+            str(view.year),
+            str(closest.year),
+            closest.source,
+        )
+    ]
 
 
 def _version_is_preprint(v: PaperRecord) -> bool:
@@ -584,8 +717,11 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
         if arxiv_conflict:
             ids = ", ".join(sorted(paper_arxiv))
             msg += f", and arXiv:{cited_arxiv} is not its arXiv id ({ids})"
-        return [Discrepancy("venue", "preprint_status", sev, msg + f" ({_src(v)})",
-                            venue, v.venue or "", v.source)]
+        return [
+            Discrepancy(
+                "venue", "preprint_status", sev, msg + f" ({_src(v)})", venue, v.venue or "", v.source
+            )
+        ]
     if any(same_venue(venue, v.venue or "", v.venue_alternates) for v in versions if v.venue):
         return []
     if not published:
@@ -594,14 +730,29 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
             return []
         matched = bool(cited_arxiv and cited_arxiv in paper_arxiv)
         sev = Severity.INFORMATION if matched else Severity.WARNING
-        return [Discrepancy(
-            "venue", "preprint_status", sev,
-            f"venue: the entry says {venue}, but {_src(pre[0])} knows the paper only as a preprint",
-            venue, pre[0].venue or "arXiv", pre[0].source)]
+        return [
+            Discrepancy(
+                "venue",
+                "preprint_status",
+                sev,
+                f"venue: the entry says {venue}, but {_src(pre[0])} knows the paper only as a preprint",
+                venue,
+                pre[0].venue or "arXiv",
+                pre[0].source,
+            )
+        ]
     names = list(dict.fromkeys(f"{v.venue} in {_src(v)}" for v in published))
-    return [Discrepancy("venue", "venue", Severity.WARNING,
-                        f"venue: {venue} in the entry; {'; '.join(names[:3])}",
-                        venue, published[0].venue or "", published[0].source)]
+    return [
+        Discrepancy(
+            "venue",
+            "venue",
+            Severity.WARNING,
+            f"venue: {venue} in the entry; {'; '.join(names[:3])}",
+            venue,
+            published[0].venue or "",
+            published[0].source,
+        )
+    ]
 
 
 def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
@@ -610,28 +761,48 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
     known = {_doi_of(v.doi): v for v in versions if v.doi}
     arxiv_known = {_arxiv_of(v.arxiv_id) for v in versions if v.arxiv_id}
     if doi and known and doi not in known:
-        arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix(
-            "10.48550/arxiv.") in arxiv_known
+        arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix("10.48550/arxiv.") in arxiv_known
         if not arxiv_doi:
             v = next(iter(known.values()))
-            out.append(Discrepancy(
-                "doi", "identifier", Severity.WARNING,
-                f"doi: {doi} in the entry; {_src(v)} has {_doi_of(v.doi)} for this paper",
-                doi, _doi_of(v.doi), v.source))
+            out.append(
+                Discrepancy(
+                    "doi",
+                    "identifier",
+                    Severity.WARNING,
+                    f"doi: {doi} in the entry; {_src(v)} has {_doi_of(v.doi)} for this paper",
+                    doi,
+                    _doi_of(v.doi),
+                    v.source,
+                )
+            )
     ax = _arxiv_of(view.arxiv_id) if view.arxiv_id else ""
     if ax and arxiv_known and ax not in arxiv_known and not is_preprint_venue(view.venue or ""):
         v = next(v for v in versions if v.arxiv_id)
-        out.append(Discrepancy(
-            "arxiv", "identifier", Severity.WARNING,
-            f"arxiv: {ax} in the entry; {_src(v)} has {_arxiv_of(v.arxiv_id)} for this paper",
-            ax, _arxiv_of(v.arxiv_id), v.source))
+        out.append(
+            Discrepancy(
+                "arxiv",
+                "identifier",
+                Severity.WARNING,
+                f"arxiv: {ax} in the entry; {_src(v)} has {_arxiv_of(v.arxiv_id)} for this paper",
+                ax,
+                _arxiv_of(v.arxiv_id),
+                v.source,
+            )
+        )
     pmids = {(v.pmid or "").strip(): v for v in versions if v.pmid}
     if view.pmid and pmids and view.pmid.strip() not in pmids:
         v = next(iter(pmids.values()))
-        out.append(Discrepancy(
-            "pmid", "identifier", Severity.WARNING,
-            f"pmid: {view.pmid} in the entry; {_src(v)} has {v.pmid} for this paper",
-            view.pmid, v.pmid or "", v.source))
+        out.append(
+            Discrepancy(
+                "pmid",
+                "identifier",
+                Severity.WARNING,
+                f"pmid: {view.pmid} in the entry; {_src(v)} has {v.pmid} for this paper",
+                view.pmid,
+                v.pmid or "",
+                v.source,
+            )
+        )
     return out
 
 
@@ -655,8 +826,7 @@ def _compare_title(
         detail = " (" + "; ".join(parts) + ")"
     sev = Severity.WARNING if score >= candidate else Severity.ERROR
     msg = f"title: “{view.title}” in the entry; {_src(best)} has “{best.title}”{detail}"
-    return score, best.source, [Discrepancy("title", "title", sev, msg, view.title, best.title,
-                                            best.source)]
+    return score, best.source, [Discrepancy("title", "title", sev, msg, view.title, best.title, best.source)]
 
 
 def compare(
@@ -676,15 +846,23 @@ def compare(
     """
     year_now = current_year if current_year is not None else datetime.date.today().year
     try:
-        score, source, found = _compare_title(
-            view, versions, verified_threshold, candidate_threshold)
+        score, source, found = _compare_title(view, versions, verified_threshold, candidate_threshold)
         found += _compare_authors(view, versions)
         found += _compare_year(view, versions, year_now)
         found += _compare_venue(view, versions)
         found += _compare_identifiers(view, versions)
     except Exception as exc:  # bad input becomes a result, not a crash
-        return Comparison(0.0, [Discrepancy("entry", "error", Severity.INFORMATION,
-                                            f"could not compare the entry: {type(exc).__name__}")])
+        return Comparison(
+            0.0,
+            [
+                Discrepancy(
+                    "entry",
+                    "error",
+                    Severity.INFORMATION,
+                    f"could not compare the entry: {type(exc).__name__}",
+                )
+            ],
+        )
     if _is_informal(view):
         # Sources index books, theses and software badly: their disagreements are
         # information. A placeholder author or a year in the future is wrong anywhere.
@@ -705,5 +883,6 @@ def _is_informal(view: EntryView) -> bool:
 def _as_information(d: Discrepancy) -> Discrepancy:
     if _SEVERITY_RANK[d.severity] <= _SEVERITY_RANK[Severity.INFORMATION]:
         return d
-    return Discrepancy(d.field, d.kind, Severity.INFORMATION, d.message, d.entry_value,
-                       d.source_value, d.source)
+    return Discrepancy(
+        d.field, d.kind, Severity.INFORMATION, d.message, d.entry_value, d.source_value, d.source
+    )

@@ -22,11 +22,29 @@ from rapidfuzz import fuzz
 from citelens.core.normalize import strip_accents
 
 _DROP = frozenset(
-    {"proceedings", "proc", "the", "of", "in", "on", "and", "for", "at", "to",
-     "annual", "vol", "volume", "pp", "edition", "ed"}
+    {
+        "proceedings",
+        "proc",
+        "the",
+        "of",
+        "in",
+        "on",
+        "and",
+        "for",
+        "at",
+        "to",
+        "annual",
+        "vol",
+        "volume",
+        "pp",
+        "edition",
+        "ed",
+    }
 )
-_ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth"
-                      r"|ninth|tenth|eleventh|twelfth|\d+)$")
+_ORDINAL = re.compile(
+    r"^(\d+(st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth"
+    r"|ninth|tenth|eleventh|twelfth|\d+)$"
+)
 _LATEX_CMD = re.compile(r"\\([a-zA-Z]+|.)")
 _PAREN = re.compile(r"\(([^()]{2,20})\)")
 _APOS_YEAR = re.compile(r"['’‘]\d{2}\b")
@@ -58,9 +76,7 @@ def _norm_text(name: str) -> str:
 @cache
 def load_table() -> VenueTable:
     """The venue table shipped in ``citelens/data/venues.json`` (read once)."""
-    raw = json.loads(
-        resources.files("citelens").joinpath("data/venues.json").read_text(encoding="utf-8")
-    )
+    raw = json.loads(resources.files("citelens").joinpath("data/venues.json").read_text(encoding="utf-8"))
     by_alias: dict[str, str] = {}
     names: dict[str, str] = {}
     aliases: dict[str, tuple[str, ...]] = {}
