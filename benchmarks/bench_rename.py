@@ -15,24 +15,27 @@ import time
 from pathlib import Path
 
 from citelens.workspace.bibsearch import haystacks, search_entries
-from citelens.workspace.project import documents_using_bibliography
 from citelens.workspace.rename import rename_edits
-from citelens.workspace.store import DocumentStore
+from citelens.workspace.session import Session
 
 CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"
 KEY = "vaswani-2017-attention"
 
 
-def _sources(root: Path) -> list[str]:
-    return sorted(str(p) for p in root.rglob("*") if p.suffix in {".tex", ".md"})
+def _session() -> Session:
+    session = Session()
+    session.workspace_roots = [str(THESIS)]
+    return session
 
 
-def rename_once(store: DocumentStore) -> tuple[float, int]:
+def rename_once(session: Session) -> tuple[float, int]:
+    """The work of a rename: the documents of the projects using the .bib (the workspace's
+    files, as the server finds them) and the edits."""
     t0 = time.perf_counter()
     bib = str(THESIS / "anthology.bib")
-    files = documents_using_bibliography(store, bib, _sources(THESIS))
-    edits = rename_edits(store, KEY, "vaswani2017attention", [bib], files)
+    files = session.documents_using_bib(bib)
+    edits = rename_edits(session.store, KEY, "vaswani2017attention", [bib], files)
     return (time.perf_counter() - t0) * 1000, sum(len(v) for v in edits.values())
 
 
@@ -40,10 +43,11 @@ def main() -> int:
     if not THESIS.is_dir():
         print(f"corpus not found at {CORPUS}", file=sys.stderr)
         return 2
-    cold, n = rename_once(DocumentStore(()))
-    store = DocumentStore(())
-    rename_once(store)
-    warm = [rename_once(store)[0] for _ in range(20)]
+    cold, n = rename_once(_session())
+    session = _session()
+    store = session.store
+    rename_once(session)
+    warm = [rename_once(session)[0] for _ in range(20)]
     print(
         f"rename {KEY}: {n} edits; cold {cold:.1f} ms; warm median {statistics.median(warm):.1f} ms"
         f" (max {max(warm):.1f})"

@@ -34,7 +34,7 @@ from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
 from citelens.documents.read import read_text  # noqa: E402
 from citelens.sources.transport import DEFAULT_RATES, Sources  # noqa: E402
-from citelens.verify import plan  # noqa: E402
+from citelens.verify import tiers as plan  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
 from citelens.verify.run import verify_entries  # noqa: E402
 
