@@ -818,36 +818,32 @@ class _Run:
         await asyncio.gather(*(csl(e) for e in todo if self._needs(e, "doi")))
 
     async def _arxiv(self, todo: Sequence[_Entry]) -> None:
-        need = [e for e in todo if self._needs(e, "arxiv")]
-        if not need:
-            return
-        got = await self.many(
-            "arxiv",
-            "arxiv_id",
-            "id",
-            [e.ids.arxiv or "" for e in need],
-            lambda vs: plan.arxiv_ids(self.sources, vs),
-            plan.ARXIV_BATCH,
-        )
-        for e in need:
-            lk, cached = got[e.ids.arxiv or ""]
-            e.asked.append(Asked(lk, "arxiv", e.ids.arxiv or "", cached))
+        await self._by_id(todo, "arxiv", "arxiv", "arxiv_id", "id", plan.arxiv_ids, plan.ARXIV_BATCH)
 
     async def _pubmed(self, todo: Sequence[_Entry]) -> None:
-        need = [e for e in todo if self._needs(e, "pmid")]
+        await self._by_id(todo, "pmid", "pubmed", "pubmed_id", "pmid", plan.pubmed_ids, plan.PUBMED_BATCH)
+
+    async def _by_id(
+        self,
+        todo: Sequence[_Entry],
+        field: str,
+        source: str,
+        method: str,
+        kind: str,
+        ask: Callable[[Sources, Sequence[str]], Awaitable[dict[str, Lookup]]],
+        batch: int,
+    ) -> None:
+        """One batched, cached lookup per identifier ``field`` (``arxiv``, ``pmid``)."""
+        need = [e for e in todo if self._needs(e, field)]
         if not need:
             return
+        ids = {id(e): getattr(e.ids, field) or "" for e in need}
         got = await self.many(
-            "pubmed",
-            "pubmed_id",
-            "pmid",
-            [e.ids.pmid or "" for e in need],
-            lambda vs: plan.pubmed_ids(self.sources, vs),
-            plan.PUBMED_BATCH,
+            source, method, kind, list(ids.values()), lambda vs: ask(self.sources, vs), batch
         )
         for e in need:
-            lk, cached = got[e.ids.pmid or ""]
-            e.asked.append(Asked(lk, "pmid", e.ids.pmid or "", cached))
+            lk, cached = got[ids[id(e)]]
+            e.asked.append(Asked(lk, field, ids[id(e)], cached))
 
     # ------------------------------------------------------------------ retraction signal
 
