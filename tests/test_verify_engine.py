@@ -366,3 +366,53 @@ async def test_progress_reports_every_entry(
     await check(SCIPY + VASWANI + FABRICATED, settings_for(fake, tmp_path),
                 progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (3, 3) and [d for d, _ in seen] == [1, 2, 3]
+
+
+# ---------------------------------------------------------------------- big offline runs
+
+OFFLINE_MIX = r"""@article{pm, title = {Tumour suppressor genes in breast cancer patients},
+  author = {Roe, R.}, journal = {Lancet}, year = {2001}, pmid = {12345678}}
+@misc{zenodo, title = {Some data set}, author = {Poe, P.}, year = {2020},
+  doi = {10.5281/zenodo.1234567}}
+@misc{page, title = {A web page}, howpublished = {\url{https://example.org}}}
+@book{book, title = {A Book Nobody Indexed}, author = {Doe, J.}, year = {1999}}
+@article{notitle, author = {Doe, J.}, year = {1999}, doi = {10.1000/xyz}}
+@article{ax, title = {An arXiv-only paper}, author = {Zoe, Z.}, eprint = {2101.00001}}
+@article{s2, title = {A paper by its S2 id}, s2id = {649def34f8be52c8b66281af98ae884c09aef38b}}
+"""
+
+
+async def test_a_big_offline_run_gives_every_entry_the_verdict_of_a_small_one(
+    fake: ScholarlyFake, tmp_path: Path
+) -> None:
+    """From 1,000 entries an offline run decides the entries the cache cannot answer without
+    the request plan (68,000 entries in well under a second instead of several): their
+    verdicts must be exactly those the plan gives, and cached answers must still be used."""
+    online = settings_for(fake, tmp_path)
+    await check(VASWANI + SCIPY, online)  # cached now
+    offline = settings_for(fake, tmp_path, offline=True)
+    text = VASWANI + SCIPY + FABRICATED + MATPLOTLIB_TITLE_ONLY + OFFLINE_MIX
+    small = await check(text, offline)
+    padding = "".join(
+        f"@article{{pad{i}, title = {{Padding paper number {i}}}, author = {{Doe, J.}}, "
+        f"year = {{2000}}, doi = {{10.1103/PhysRevE.{i}}}}}\n"
+        for i in range(1000)
+    )
+    requests = sum(fake.counts().values())
+    big = await check(text + padding, offline)
+    assert sum(fake.counts().values()) == requests  # offline: nobody asked
+
+    def same(v: Verification) -> dict[str, object]:
+        return {k: x for k, x in v.to_json().items() if k != "checked_at"}
+
+    assert len(small) == 11
+    for key, v in small.items():
+        assert same(big[key]) == same(v), key
+    assert small["vaswani2017"].status is Status.VERIFIED  # from the cache, in both runs
+    assert small["scipy2020"].status is Status.VERIFIED
+    assert small["llama2021"].summary == "Not verified: offline, and no cached answer for this entry"
+    pad = big["pad7"]
+    assert pad.status is Status.UNVERIFIED and pad.summary == small["llama2021"].summary
+    assert sorted({(a.source, a.detail) for a in pad.audit}) == [
+        (source, "offline: not in the cache") for source in ("crossref", "doi", "openalex", "s2")
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import gc
 import sys
 from collections.abc import Sequence
 
@@ -55,6 +56,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
             print(f"citelens: {msg}", file=sys.stderr)
 
     progress = _progress_bar()
+    _batch_gc()
 
     rendered: list[str] = []
 
@@ -81,6 +83,15 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     else:
         sys.stdout.write(rendered[0])
     return status
+
+
+def _batch_gc() -> None:
+    """Collect young objects only. A check keeps every entry of every bibliography (and
+    its view, verdict and findings) until it prints: each full collection walks them all
+    again, a third of the time of a 68,000-entry check. The cycles a check makes (LaTeX
+    parse trees) die young and are still collected."""
+    gen0, gen1, _gen2 = gc.get_threshold()
+    gc.set_threshold(gen0, gen1, 1 << 30)
 
 
 def _serve(args: argparse.Namespace) -> int:

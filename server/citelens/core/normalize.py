@@ -24,8 +24,12 @@ from functools import lru_cache
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexwalker import get_default_latex_context_db
 
 _CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+#: pylatexenc builds its default macro table anew for every walker unless given one (half
+#: of the time of a short title): it is built once and only read.
+_WALKER_CONTEXT = get_default_latex_context_db()
 # characters that need pylatexenc; a value without them is plain text already
 _LATEX_SYNTAX = re.compile(r"[\\$~]|--|''|``|!`|\?`")
 # '%' and '&' written bare in a .bib value are text, not a comment / alignment tab
@@ -49,10 +53,55 @@ def latex_to_text(latex: str) -> str:
         journal = _ONE_MACRO.match(latex)
         if journal is not None and journal.group(1) in AAS_JOURNALS:
             return AAS_JOURNALS[journal.group(1)]
-        text = _CONVERTER.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", latex))
+        escaped = _BARE_SPECIAL.sub(r"\\\1", latex)
+        text = simple_latex_to_text(escaped)
+        if text is None:
+            text = _CONVERTER.latex_to_text(escaped, latex_context=_WALKER_CONTEXT)
     except Exception:
         text = _fallback(latex)
     return _clean(text)
+
+
+#: Accent commands and the combining marks pylatexenc gives them.
+_MARKS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+}
+_ACCENT = re.compile(
+    r"""\\(['`^"~=.])\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z]))"""
+    r"|\\([uvHckr])(?:\s*\{\s*([A-Za-z])\s*\}|\s+([A-Za-z]))"
+)
+_PUNCT = re.compile(r"---|--|``|''|~|\\([&%_#])")
+_PUNCT_TEXT = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": _NBSP}
+
+
+def _accented(m: re.Match[str]) -> str:
+    letter = m.group(2) or m.group(3) or m.group(5) or m.group(6)
+    return unicodedata.normalize("NFC", letter + _MARKS[m.group(1) or m.group(4)])
+
+
+def simple_latex_to_text(latex: str) -> str | None:
+    """What pylatexenc makes of text whose only LaTeX is accents on letters (``Schr\\"odinger``,
+    ``{\\'e}``), dashes, quotes, ``~`` and escaped ``& % _ #``; ``None`` for anything else.
+
+    Most LaTeX in author names and titles is of this kind, and pylatexenc takes a third
+    of a millisecond for each; tests check that both agree on every such value of the
+    corpus."""
+    text = _PUNCT.sub(lambda m: m.group(1) or _PUNCT_TEXT[m.group()], _ACCENT.sub(_accented, latex))
+    if "\\" in text or "$" in text or "!`" in text or "?`" in text:
+        return None
+    return text.replace("{", "").replace("}", "")
 
 
 #: :func:`latex_to_text` cached, for field values (they repeat across entries and calls).

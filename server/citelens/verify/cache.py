@@ -122,6 +122,21 @@ class VerificationCache:
         """Query the database for every lookup again (the run that remembered is over)."""
         self._known = None
 
+    def kinds(self) -> frozenset[str] | None:
+        """``source:kind`` of every key remembered (:meth:`remember_keys`): a key of another
+        kind is a miss. ``None`` when the keys are not remembered (anything may be a hit)."""
+        if self._cache is None:
+            return frozenset()
+        if self._known is None:
+            return None
+        return frozenset(":".join(k.split(":", 3)[1:3]) for k in self._known)
+
+    def may_hold(self, key: str) -> bool:
+        """False when ``key`` is surely a miss (no cache, or not among the remembered keys)."""
+        if self._cache is None:
+            return False
+        return self._known is None or f"{SCHEMA}:{key}" in self._known
+
     def get(self, key: str) -> Lookup | None:
         if self._cache is None:
             return None

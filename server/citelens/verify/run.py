@@ -31,7 +31,7 @@ import hashlib
 import heapq
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from citelens.core.findings import Severity
@@ -40,7 +40,7 @@ from citelens.core.normalize import SOURCE_NAMES, normalize_title, source_name
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
-from citelens.verify import retraction
+from citelens.verify import offline, retraction
 from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.match.compare import (
@@ -744,7 +744,7 @@ class _Run:
 
     async def identifier_tiers(self) -> None:
         try:
-            todo = [e for e in self.entries if e.ids and e.view.title.strip()]
+            todo = [e for e in self.entries if e.ids and not e.done and e.view.title.strip()]
             wanted: dict[str, list[tuple[_Entry, str]]] = {}
             for e in todo:
                 for f, bid in e.ids.s2_batch_ids().items():
@@ -1090,8 +1090,44 @@ class _Run:
                 ),
             )
 
-    async def _ask(self) -> None:
+    def settle_offline_misses(self) -> None:
+        """Offline: decide each entry none of whose lookups can be in the cache without the
+        request plan (``verify/offline.py``). Its verdict depends only on which lookups it
+        has: one is decided per such shape and copied for the other entries."""
+        kinds = self.cache.kinds()
+        if not self.settings.offline or kinds is None:
+            return
+        made: dict[tuple[object, ...], Verification] = {}
         for e in self.entries:
+            if e.done or not e.view.title.strip():
+                continue
+            planned = offline.lookups(e.view, e.ids)
+            if offline.may_be_cached(e.view, planned, kinds, self.cache.may_hold):
+                continue
+            shape = (plan.is_informational(e.view), tuple(sorted((p.source, p.method) for p in planned)))
+            first = made.get(shape)
+            if first is None:
+                e.asked = [Asked(self._offline(p.source, p.method), p.field, p.value) for p in planned]
+                self.finish(e)
+                made[shape] = self.results[e.view.key]
+                continue
+            self.record(
+                e,
+                replace(
+                    first,
+                    key=e.view.key,
+                    content_hash=e.chash,
+                    audit=list(first.audit),
+                    candidates=list(first.candidates),
+                    notices=list(first.notices),
+                ),
+            )
+
+    async def _ask(self) -> None:
+        self.settle_offline_misses()
+        for e in self.entries:
+            if e.done:
+                continue
             if not e.view.title.strip():
                 self.finish(e)
             elif not e.ids:

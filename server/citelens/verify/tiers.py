@@ -156,11 +156,19 @@ def first_author_family(view: EntryView) -> str | None:
     return None
 
 
+def title_cache_kind(tier: Tier) -> tuple[str, str]:
+    """(source, kind) of the cache keys of ``tier``'s answers."""
+    if tier is CROSSREF_TITLE:
+        return "crossref", "title"
+    source, _, kind = tier.name.partition("_")
+    return source, kind
+
+
 def title_cache_key(tier: Tier, view: EntryView) -> str:
+    source, kind = title_cache_kind(tier)
     if tier is CROSSREF_TITLE:
         author = first_author_family(view) or ""
-        return lookup_key("crossref", "title", f"{view.title} {author}".strip())
-    source, _, kind = tier.name.partition("_")
+        return lookup_key(source, kind, f"{view.title} {author}".strip())
     return lookup_key(source, kind, view.title)
 
 

@@ -1,0 +1,64 @@
+"""What an offline run answers for an entry that no cached answer can reach.
+
+Offline, a lookup the cache cannot answer is "offline: not in the cache". An entry none
+of whose lookups is cached gets the same verdict from every run, so it is decided
+without the request plan: :func:`lookups` lists what the plan would look up for it (the
+identifier tiers, then the title tiers, as ``verify/run.py`` asks them) and
+:func:`may_be_cached` tells whether any of those has a key of a kind the cache holds.
+A big offline check (68,000 entries, an empty or small cache) then costs a set lookup
+per entry, not a run of the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from citelens.core.model import EntryView
+from citelens.verify import tiers as plan
+from citelens.verify.cache import lookup_key
+
+
+class PlannedLookup(NamedTuple):
+    source: str  # the source named in the answer ("ncbi" for PubMed's title search)
+    method: str
+    field: str | None  # "doi" | "arxiv" | "pmid" | "s2"; None: a title tier
+    value: str  # the identifier or title asked about
+    kind: tuple[str, str]  # (source, kind) of its cache key
+    tier: plan.Tier | None = None  # the title tier (its key needs the view)
+
+
+def lookups(view: EntryView, ids: plan.Identifiers) -> list[PlannedLookup]:
+    """Every lookup the plan makes for an entry with a title when no answer settles it."""
+    out: list[PlannedLookup] = []
+    if ids:
+        for f, bid in ids.s2_batch_ids().items():
+            out.append(PlannedLookup("s2", "s2_batch", f, bid, ("s2", "id")))
+        if ids.doi:
+            out.append(PlannedLookup("openalex", "openalex_dois", "doi", ids.doi, ("openalex", "doi")))
+            if not plan.is_datacite(ids.doi):
+                out.append(PlannedLookup("crossref", "crossref_doi", "doi", ids.doi, ("crossref", "doi")))
+            out.append(PlannedLookup("doi", "doi_csl", "doi", ids.doi, ("doi", "csl")))
+        if ids.arxiv:
+            out.append(PlannedLookup("arxiv", "arxiv_id", "arxiv", ids.arxiv, ("arxiv", "id")))
+        if ids.pmid:
+            out.append(PlannedLookup("pubmed", "pubmed_id", "pmid", ids.pmid, ("pubmed", "pmid")))
+    for t in plan.title_tiers(view):
+        out.append(PlannedLookup(t.host, t.name, None, view.title, plan.title_cache_kind(t), t))
+    return out
+
+
+def may_be_cached(
+    view: EntryView, planned: Iterable[PlannedLookup], kinds: frozenset[str], holds: Callable[[str], bool]
+) -> bool:
+    """Whether a cached answer may exist for one of ``planned``: ``kinds`` are the
+    ``source:kind`` of the keys the cache holds (no key of another kind is computed),
+    ``holds`` tells whether it may hold a key."""
+    for p in planned:
+        source, kind = p.kind
+        if f"{source}:{kind}" not in kinds:
+            continue
+        key = plan.title_cache_key(p.tier, view) if p.tier is not None else lookup_key(source, kind, p.value)
+        if holds(key):
+            return True
+    return False
