@@ -145,3 +145,36 @@ def test_many_unclosed_citations_are_fast() -> None:
     t0 = time.perf_counter()
     parse_latex(text, "x.tex")
     assert time.perf_counter() - t0 < 1.0
+
+
+_FIELD_TEXT = st.lists(
+    st.sampled_from([*'ab {}"#,=%@\\\n', "title", "year", "2020", "x = {y}, ", "n = 3,"]), max_size=25
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_FIELD_TEXT, min_size=1, max_size=4))
+def test_an_entry_views_values_are_its_fields_values(bodies: list[str]) -> None:
+    """Entry views read a big file's values without building fields: the values must be
+    exactly those of the fields, and the file's problems the same as a full parse's."""
+    from citelens.documents.bibtex.parse import field_values
+
+    text = "".join(f"@article{{k{i}, title = {{T{i}}}, {b}}}\n" for i, b in enumerate(bodies))
+    lazy = parse_bib(text, "x.bib", eager=False)
+    values = [field_values(e) for e in lazy.entries]
+    full = parse_bib(text, "x.bib", eager=True)
+    assert values == [{n: f.value for n, f in e.fields.items()} for e in full.entries]
+    _ = [e.fields for e in lazy.entries]
+    assert lazy.problems == full.problems
+
+
+def test_every_corpus_entry_view_reads_the_values_of_its_fields() -> None:
+    from citelens.documents.bibtex.parse import field_values
+    from tests.conftest import CORPUS
+
+    bibs = sorted(CORPUS.rglob("*.bib"))
+    for path in bibs:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lazy = parse_bib(text, str(path), eager=False)
+        for e in lazy.entries[:3000]:
+            assert field_values(e) == {n: f.value for n, f in e.fields.items()}, (path, e.key)

@@ -1,5 +1,3 @@
-import sys
+from citelens.cli.main import run
 
-from citelens.cli.main import main
-
-sys.exit(main())
+run()

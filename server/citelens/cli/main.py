@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import dataclasses
 import gc
+import os
 import sys
 from collections.abc import Sequence
 
@@ -168,5 +169,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
+def run() -> None:
+    """The ``citelens`` command. After a check, the process ends without freeing what it
+    built one object at a time (a second on a 68,000-entry bibliography): the output is
+    flushed and the cache closed by then. (mypy ends the same way.)"""
+    argv = sys.argv[1:]
+    status = main(argv)
+    if argv[:1] == ["check"]:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

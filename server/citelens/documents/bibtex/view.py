@@ -20,7 +20,7 @@ from citelens.core.normalize import (
     to_unicode,
 )
 from citelens.documents.bibtex.names import split_names
-from citelens.documents.bibtex.parse import crossref_lookup, resolve_crossref
+from citelens.documents.bibtex.parse import crossref_lookup, field_values, resolve_crossref
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
 
@@ -72,11 +72,12 @@ def entry_view(entry: BibEntry, crossref: CrossrefSource | None = None) -> Entry
 
 
 def _fields(entry: BibEntry, crossref: CrossrefSource | None) -> dict[str, str]:
-    raw: Mapping[str, BibField] = entry.fields
-    if crossref is not None and entry.get("crossref"):
+    values = field_values(entry)
+    if crossref is not None and values.get("crossref"):
         lookup = _mapping_lookup(crossref) if isinstance(crossref, Mapping) else crossref
-        raw = resolve_crossref(entry, lookup)
-    return {name: f.value for name, f in raw.items()}
+        raw: Mapping[str, BibField] = resolve_crossref(entry, lookup)
+        return {name: f.value for name, f in raw.items()}
+    return values
 
 
 def _mapping_lookup(entries: Mapping[str, BibEntry]) -> Callable[[str], BibEntry | None]:
