@@ -106,3 +106,19 @@ def test_split_names_finds_every_generated_name(names: list[str]) -> None:
     found, truncated = split_names(" and ".join(names))
     assert not truncated
     assert [(n.last, n.first) for n in found] == [tuple(s.split(", ")) for s in names]
+
+
+@given(st.text(alphabet=st.sampled_from(list("aAnNdD ,~\t\nxé{}\\'")), max_size=40))
+def test_the_brace_free_splits_are_the_scans(value: str) -> None:
+    """Names without braces are split by regular expressions (C speed): exactly as the
+    depth-aware scans split them."""
+    from citelens.documents.bibtex.names import (
+        _split_depth0,
+        _split_depth0_scan,
+        _tokens,
+        _tokens_scan,
+    )
+
+    assert _split_depth0(value) == _split_depth0_scan(value)
+    for seps in (",", " \t\r\n~"):
+        assert _tokens(value, seps) == _tokens_scan(value, seps)

@@ -240,6 +240,8 @@ _URL_MACRO = re.compile(r"^\\(?:url|href)\s*\{(.*?)\}", re.DOTALL)
 
 def plain_identifier(value: str) -> str:
     """An identifier as written, without braces, escapes or ``\\url{}``."""
+    if "\\" not in value and "{" not in value and "}" not in value:
+        return value.strip()  # nothing to remove (most values: a quarter of an entry view)
     value = value.strip()
     m = _URL_MACRO.match(value)
     if m is not None:

@@ -24,7 +24,7 @@ class PlannedLookup(NamedTuple):
     method: str
     field: str | None  # "doi" | "arxiv" | "pmid" | "s2"; None: a title tier
     value: str  # the identifier or title asked about
-    kind: tuple[str, str]  # (source, kind) of its cache key
+    kind: str  # "source:kind" of its cache key
     tier: plan.Tier | None = None  # the title tier (its key needs the view)
 
 
@@ -33,18 +33,18 @@ def lookups(view: EntryView, ids: plan.Identifiers) -> list[PlannedLookup]:
     out: list[PlannedLookup] = []
     if ids:
         for f, bid in ids.s2_batch_ids().items():
-            out.append(PlannedLookup("s2", "s2_batch", f, bid, ("s2", "id")))
+            out.append(PlannedLookup("s2", "s2_batch", f, bid, "s2:id"))
         if ids.doi:
-            out.append(PlannedLookup("openalex", "openalex_dois", "doi", ids.doi, ("openalex", "doi")))
+            out.append(PlannedLookup("openalex", "openalex_dois", "doi", ids.doi, "openalex:doi"))
             if not plan.is_datacite(ids.doi):
-                out.append(PlannedLookup("crossref", "crossref_doi", "doi", ids.doi, ("crossref", "doi")))
-            out.append(PlannedLookup("doi", "doi_csl", "doi", ids.doi, ("doi", "csl")))
+                out.append(PlannedLookup("crossref", "crossref_doi", "doi", ids.doi, "crossref:doi"))
+            out.append(PlannedLookup("doi", "doi_csl", "doi", ids.doi, "doi:csl"))
         if ids.arxiv:
-            out.append(PlannedLookup("arxiv", "arxiv_id", "arxiv", ids.arxiv, ("arxiv", "id")))
+            out.append(PlannedLookup("arxiv", "arxiv_id", "arxiv", ids.arxiv, "arxiv:id"))
         if ids.pmid:
-            out.append(PlannedLookup("pubmed", "pubmed_id", "pmid", ids.pmid, ("pubmed", "pmid")))
+            out.append(PlannedLookup("pubmed", "pubmed_id", "pmid", ids.pmid, "pubmed:pmid"))
     for t in plan.title_tiers(view):
-        out.append(PlannedLookup(t.host, t.name, None, view.title, plan.title_cache_kind(t), t))
+        out.append(PlannedLookup(t.host, t.name, None, view.title, ":".join(plan.title_cache_kind(t)), t))
     return out
 
 
@@ -54,10 +54,12 @@ def may_be_cached(
     """Whether a cached answer may exist for one of ``planned``: ``kinds`` are the
     ``source:kind`` of the keys the cache holds (no key of another kind is computed),
     ``holds`` tells whether it may hold a key."""
+    if not kinds:
+        return False
     for p in planned:
-        source, kind = p.kind
-        if f"{source}:{kind}" not in kinds:
+        if p.kind not in kinds:
             continue
+        source, kind = p.kind.split(":")
         key = plan.title_cache_key(p.tier, view) if p.tier is not None else lookup_key(source, kind, p.value)
         if holds(key):
             return True

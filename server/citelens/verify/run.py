@@ -1104,7 +1104,7 @@ class _Run:
             planned = offline.lookups(e.view, e.ids)
             if offline.may_be_cached(e.view, planned, kinds, self.cache.may_hold):
                 continue
-            shape = (plan.is_informational(e.view), tuple(sorted((p.source, p.method) for p in planned)))
+            shape = (plan.is_informational(e.view), *((p.source, p.method) for p in planned))
             first = made.get(shape)
             if first is None:
                 e.asked = [Asked(self._offline(p.source, p.method), p.field, p.value) for p in planned]

@@ -68,8 +68,17 @@ def family_key(name: Name) -> str:
 # --------------------------------------------------------------------------- splitting
 
 
+_AND = re.compile(r"(?<=\s)[aA][nN][dD](?=\s|$)")
+
+
 def _split_depth0(value: str) -> list[str]:
     """Split on the word "and" (any case) at brace depth 0."""
+    if value.isascii() and "{" not in value and "}" not in value:
+        return _AND.split(value)  # no braces: the scan below, in C
+    return _split_depth0_scan(value)
+
+
+def _split_depth0_scan(value: str) -> list[str]:
     parts: list[str] = []
     depth = 0
     start = 0
@@ -99,8 +108,17 @@ def _split_depth0(value: str) -> list[str]:
     return parts
 
 
+_SEPARATORS = {seps: re.compile(f"[{re.escape(seps)}]") for seps in (",", " \t\r\n~")}
+
+
 def _tokens(text: str, seps: str) -> list[str]:
-    """Split ``text`` at brace depth 0 on any of ``seps``, dropping empty tokens."""
+    """Split ``text`` at brace depth 0 on any of ``seps`` (empty tokens kept)."""
+    if "{" not in text and "}" not in text and seps in _SEPARATORS:
+        return _SEPARATORS[seps].split(text)  # no braces: the scan below, in C
+    return _tokens_scan(text, seps)
+
+
+def _tokens_scan(text: str, seps: str) -> list[str]:
     out: list[str] = []
     depth = 0
     cur: list[str] = []

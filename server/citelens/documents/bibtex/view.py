@@ -175,7 +175,7 @@ def _arxiv_id(f: Mapping[str, str], doi: str | None) -> str | None:
         if found:
             return found
     for name in ("journal", "journaltitle", "booktitle", "howpublished", "note", "volume"):
-        if f.get(name):
+        if "arxiv" in f.get(name, "").lower():
             m = _ARXIV_IN_TEXT.search(plain_identifier(f[name]))
             if m is not None:
                 return normalize_arxiv(m.group(1))
