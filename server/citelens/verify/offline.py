@@ -48,6 +48,21 @@ def lookups(view: EntryView, ids: plan.Identifiers) -> list[PlannedLookup]:
     return out
 
 
+def shape(view: EntryView, ids: plan.Identifiers) -> tuple[bool, ...]:
+    """All that :func:`lookups` (its sources and methods) and the verdict depend on:
+    entries of one shape get the same verdict offline when nothing is cached."""
+    doi = ids.doi or ""
+    return (
+        plan.is_informational(view),
+        bool(ids.s2),
+        bool(doi),
+        bool(doi) and plan.is_datacite(doi),
+        bool(ids.arxiv),
+        bool(ids.pmid),
+        plan.looks_biomedical(view),
+    )
+
+
 def may_be_cached(
     view: EntryView, planned: Iterable[PlannedLookup], kinds: frozenset[str], holds: Callable[[str], bool]
 ) -> bool:

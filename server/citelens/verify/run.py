@@ -219,10 +219,18 @@ def offline_summary(verifications: Iterable[Verification]) -> str | None:
     entries UNVERIFIED (sources in SOURCE_NAMES order), else None."""
     count = 0
     down: set[str] = set()
+    failed: dict[tuple[str, str], bool] = {}  # audit steps repeat: (outcome, detail) once
     for v in verifications:
         if v.status is not Status.UNVERIFIED:
             continue
-        hit = {a.source for a in v.audit if is_network_failure(a.outcome, a.detail)}
+        hit = set()
+        for a in v.audit:
+            k = (a.outcome, a.detail)
+            network = failed.get(k)
+            if network is None:
+                network = failed[k] = is_network_failure(a.outcome, a.detail)
+            if network:
+                hit.add(a.source)
         if hit:
             count += 1
             down |= hit
@@ -1093,7 +1101,7 @@ class _Run:
     def settle_offline_misses(self) -> None:
         """Offline: decide each entry none of whose lookups can be in the cache without the
         request plan (``verify/offline.py``). Its verdict depends only on which lookups it
-        has: one is decided per such shape and copied for the other entries."""
+        has (its shape): one is decided per shape and copied for the other entries."""
         kinds = self.cache.kinds()
         if not self.settings.offline or kinds is None:
             return
@@ -1101,12 +1109,14 @@ class _Run:
         for e in self.entries:
             if e.done or not e.view.title.strip():
                 continue
-            planned = offline.lookups(e.view, e.ids)
-            if offline.may_be_cached(e.view, planned, kinds, self.cache.may_hold):
+            if kinds and offline.may_be_cached(
+                e.view, offline.lookups(e.view, e.ids), kinds, self.cache.may_hold
+            ):
                 continue
-            shape = (plan.is_informational(e.view), *((p.source, p.method) for p in planned))
+            shape = offline.shape(e.view, e.ids)
             first = made.get(shape)
             if first is None:
+                planned = offline.lookups(e.view, e.ids)
                 e.asked = [Asked(self._offline(p.source, p.method), p.field, p.value) for p in planned]
                 self.finish(e)
                 made[shape] = self.results[e.view.key]

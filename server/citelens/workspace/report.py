@@ -14,14 +14,17 @@ text format are 1-based, as editors and compilers print them.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 from citelens import __version__
 from citelens.core.findings import Finding, Severity, code_url
+from citelens.core.text import LineIndex
 from citelens.verify.run import offline_summary
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
@@ -29,8 +32,17 @@ from citelens.workspace.store import DocumentStore
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
 
 
-def _range(store: DocumentStore, f: Finding) -> dict[str, dict[str, int]]:
-    index = store.line_index(f.path)
+_IndexOf = Callable[[str], LineIndex | None]
+
+
+def _indexes(store: DocumentStore) -> _IndexOf:
+    """``store.line_index`` for one report: asked once per file, not once per finding
+    (each asks the disk whether the file changed)."""
+    return functools.cache(store.line_index)
+
+
+def _range(index_of: _IndexOf, f: Finding) -> dict[str, dict[str, int]]:
+    index = index_of(f.path)
     if index is None:
         return {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     s, e = index.range(f.span)
@@ -66,10 +78,10 @@ def _notice(f: Finding) -> dict[str, Any]:
 
 
 def to_json(result: CheckResult) -> dict[str, Any]:
-    store = result.store
+    index_of = _indexes(result.store)
     entries: list[dict[str, Any]] = []
     for e in result.entries:
-        index = store.line_index(e.path)
+        index = index_of(e.path)
         line = index.line_of(e.span.start) + 1 if index else 0
         item: dict[str, Any] = {
             "key": e.key,
@@ -87,7 +99,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     diagnostics = [
         {
             "file": _rel(f.path),
-            "range": _range(store, f),
+            "range": _range(index_of, f),
             "severity": f.severity.value,
             "code": f.code,
             "message": f.message,
@@ -96,7 +108,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
                 {
                     "file": _rel(r.path),
                     "message": r.message,
-                    "range": _range(store, Finding(r.path, r.span, f.code, r.message, f.severity)),
+                    "range": _range(index_of, Finding(r.path, r.span, f.code, r.message, f.severity)),
                 }
                 for r in f.related
             ],
@@ -132,12 +144,12 @@ def _summary(result: CheckResult, statuses: Counter[str]) -> dict[str, Any]:
 
 def to_text(result: CheckResult) -> str:
     lines: list[str] = []
-    store = result.store
+    index_of = _indexes(result.store)
     order = sorted(
         result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message)
     )
     for f in order:
-        index = store.line_index(f.path)
+        index = index_of(f.path)
         if index is not None:
             line = index.line_of(f.span.start)
             col = index.position(f.span.start, "utf-32").character
@@ -174,8 +186,9 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
         for c in codes
     ]
     results = []
+    index_of = _indexes(result.store)
     for f in result.findings:
-        r = _range(result.store, f)
+        r = _range(index_of, f)
         extra = _notice(f)
         results.append(
             {
