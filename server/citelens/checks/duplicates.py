@@ -29,8 +29,8 @@ from citelens.verify.match.compare import (
     is_typo,
     sequel_conflict,
     split_subtitle,
+    stem,
     title_similarity,
-    title_tokens,
 )
 from citelens.verify.match.venues import is_preprint_venue, same_venue
 
@@ -86,7 +86,9 @@ def _prepare(v: EntryView) -> _Prepared:
     main = normalize_title(parts[0]) if parts else ""
     authors = [n for n in v.authors if not n.is_others]
     first = family_key(authors[0].last).split()[-1:] if authors else []
-    content = frozenset(t for t in title_tokens(v.title or "") if t not in STOPWORDS)
+    # title_tokens(v.title), from the title normalised above (a big library's titles do
+    # not all fit normalize_title's cache: it would be normalised again)
+    content = frozenset(t for t in map(stem, title.split()) if t not in STOPWORDS)
     return _Prepared(
         title,
         tuple(title.split()),

@@ -93,7 +93,7 @@ STOPWORDS = frozenset(
 SEQUEL_TOKEN = re.compile(r"^(i{1,3}|iv|v|vi{1,3}|ix|x|\d{1,2}|[a-h])$")
 
 
-def _stem(token: str) -> str:
+def stem(token: str) -> str:
     """Plural folding: 'networks' = 'network', 'studies' = 'study'."""
     if len(token) > 4 and token.endswith("ies"):
         return token[:-3] + "y"
@@ -104,7 +104,7 @@ def _stem(token: str) -> str:
 
 @lru_cache(maxsize=65536)
 def title_tokens(text: str) -> tuple[str, ...]:
-    return tuple(_stem(w) for w in normalize_title(text).split())
+    return tuple(stem(w) for w in normalize_title(text).split())
 
 
 def split_subtitle(text: str) -> tuple[str, str] | None:
