@@ -29,6 +29,7 @@ from citelens.core.normalize import normalize_title, strip_accents, to_unicode
         ("pages 1--10", "pages 1–10"),
         ("a---b", "a—b"),
         (r"$\alpha$-helix", "α-helix"),
+        (r"The $q$-state Potts model on a $2d$ lattice", "The q-state Potts model on a 2d lattice"),
         (r"$\mathcal{O}(n \log n)$ sorting", "𝒪(n log n) sorting"),
         (r"50\% of \emph{all} \textbf{cases}", "50% of all cases"),
         ("50% of cases & more", "50% of cases & more"),  # bare % and & are text in .bib
@@ -135,7 +136,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
 
 @pytest.mark.parametrize(
     "latex",
-    [r"$x$ and \'e", r"\'{\i}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
+    [r"$\alpha$ and \'e", r"$x$ \$", r"\'{\i}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
 )
 def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
     from citelens.core.normalize import simple_latex_to_text

@@ -82,6 +82,7 @@ _ACCENT = re.compile(
     r"""\\(['`^"~=.])\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z]))"""
     r"|\\([uvHckr])(?:\s*\{\s*([A-Za-z])\s*\}|\s+([A-Za-z]))"
 )
+_MATH_PLAIN = re.compile(r"\$([^$\\]*)\$")  # math without commands ("$q$-state") is its text
 _PUNCT = re.compile(r"---|--|``|''|~|\\([&%_#])")
 _PUNCT_TEXT = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": _NBSP}
 
@@ -93,12 +94,14 @@ def _accented(m: re.Match[str]) -> str:
 
 def simple_latex_to_text(latex: str) -> str | None:
     """What pylatexenc makes of text whose only LaTeX is accents on letters (``Schr\\"odinger``,
-    ``{\\'e}``), dashes, quotes, ``~`` and escaped ``& % _ #``; ``None`` for anything else.
+    ``{\\'e}``), dashes, quotes, ``~``, escaped ``& % _ #`` and math without commands
+    (``$q$-state``); ``None`` for anything else.
 
     Most LaTeX in author names and titles is of this kind, and pylatexenc takes a third
     of a millisecond for each; tests check that both agree on every such value of the
     corpus."""
-    text = _PUNCT.sub(lambda m: m.group(1) or _PUNCT_TEXT[m.group()], _ACCENT.sub(_accented, latex))
+    text = _MATH_PLAIN.sub(r"\1", latex) if "$" in latex else latex
+    text = _PUNCT.sub(lambda m: m.group(1) or _PUNCT_TEXT[m.group()], _ACCENT.sub(_accented, text))
     if "\\" in text or "$" in text or "!`" in text or "?`" in text:
         return None
     return text.replace("{", "").replace("}", "")
