@@ -98,8 +98,29 @@ def is_informational(view: EntryView) -> bool:
     return t in INFORMATIONAL_TYPES
 
 
+#: The words of :data:`_BIOMED` (and the stems it lets run on), for ASCII text: looking the
+#: words up is a tenth of the time of the pattern (a 68,000-entry library asks 140,000 times).
+_BIOMED_WORDS = frozenset(
+    "clinical patient patients disease cancer tumor tumour gene genes genome genomic protein "
+    "cell cells mouse mice rat rats drug therapy medicine medical health infection virus viral "
+    "bacteria bacterial brain neuron liver cardiac blood clinic molecular enzyme vaccine "
+    "mutation mutations tissue surgery surgical syndrome lancet jama bmj nejm pubmed plos "
+    "nucleic".split()
+)
+_BIOMED_STEMS = ("epidemiolog", "biomed", "pharma", "antibod", "diagnos")
+_ASCII_WORD = re.compile(r"\w+", re.ASCII)
+
+
 def looks_biomedical(view: EntryView) -> bool:
-    return bool(view.pmid) or bool(_BIOMED.search(f"{view.title} {view.venue}"))
+    if view.pmid:
+        return True
+    text = f"{view.title} {view.venue}"
+    if not text.isascii():
+        return bool(_BIOMED.search(text))
+    words = set(_ASCII_WORD.findall(text.lower()))
+    if "neural" in words:  # "neural tissue": the pattern decides
+        return bool(_BIOMED.search(text))
+    return not words.isdisjoint(_BIOMED_WORDS) or any(w.startswith(_BIOMED_STEMS) for w in words)
 
 
 # ---------------------------------------------------------------------- title tiers
