@@ -18,6 +18,10 @@ from citelens.core.normalize import normalize_title, strip_accents, to_unicode
         (r"Garc\'{\i}a", "García"),
         (r"Garcimart\'{\i}n", "Garcimartín"),  # physrev_e_1993_2024.bib
         (r"Segr\`e", "Segrè"),
+        # APS exports: an accent for math and one for text mode (pylatexenc would keep both)
+        (r"Mu\ifmmode \check{s}\else \v{s}\fi{}i\ifmmode \acute{c}\else \'{c}\fi{}", "Mušić"),
+        (r"Fran\ifmmode \mbox{\c{c}}\else \c{c}\fi{}ois", "François"),
+        (r"\o ksendal and Zygad\l{}o", "øksendal and Zygadło"),
         (r"{\"{O}}zt{\"u}rk", "Öztürk"),
         (r"\v{S}koda", "Škoda"),
         (r"{\L}ukasz", "Łukasz"),
@@ -117,6 +121,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
         _WALKER_CONTEXT,
         _clean,
         simple_latex_to_text,
+        text_mode,
     )
 
     values = _corpus_latex_values()
@@ -124,7 +129,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
         pytest.skip("the shared corpus is not beside the clone")
     taken = 0
     for v in values:
-        escaped = _BARE_SPECIAL.sub(r"\\\1", v)
+        escaped = _BARE_SPECIAL.sub(r"\\\1", text_mode(v))
         fast = simple_latex_to_text(escaped)
         if fast is None:
             continue
@@ -136,7 +141,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
 
 @pytest.mark.parametrize(
     "latex",
-    [r"$\alpha$ and \'e", r"$x$ \$", r"\'{\i}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
+    [r"$\alpha$ and \'e", r"$x$ \$", r"\'{\imath}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
 )
 def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
     from citelens.core.normalize import simple_latex_to_text

@@ -122,3 +122,14 @@ def test_the_brace_free_splits_are_the_scans(value: str) -> None:
     assert _split_depth0(value) == _split_depth0_scan(value)
     for seps in (",", " \t\r\n~"):
         assert _tokens(value, seps) == _tokens_scan(value, seps)
+
+
+def test_aps_names_with_a_math_and_a_text_accent_are_one_name() -> None:
+    """APS exports write ``Mu\\ifmmode \\check{s}\\else \\v{s}\\fi{}i\\ifmmode ...``: the spaces
+    inside must not split the family name, and only the text-mode accent counts."""
+    value = (
+        r"Mu\ifmmode \check{s}\else \v{s}\fi{}i\ifmmode \acute{c}\else \'{c}\fi{}, Ivan and "
+        r"Garcimart\'{\i}n, Diego"
+    )
+    names, _ = split_names(value)
+    assert [(n.first, n.last) for n in names] == [("Ivan", "Mušić"), ("Diego", "Garcimartín")]

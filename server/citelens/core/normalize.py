@@ -53,7 +53,7 @@ def latex_to_text(latex: str) -> str:
         journal = _ONE_MACRO.match(latex)
         if journal is not None and journal.group(1) in AAS_JOURNALS:
             return AAS_JOURNALS[journal.group(1)]
-        escaped = _BARE_SPECIAL.sub(r"\\\1", latex)
+        escaped = _BARE_SPECIAL.sub(r"\\\1", text_mode(latex))
         text = simple_latex_to_text(escaped)
         if text is None:
             text = _CONVERTER.latex_to_text(escaped, latex_context=_WALKER_CONTEXT)
@@ -79,16 +79,43 @@ _MARKS = {
     "r": "\u030a",
 }
 _ACCENT = re.compile(
-    r"""\\(['`^"~=.])\s*(?:\{\s*([A-Za-z])\s*\}|([A-Za-z]))"""
-    r"|\\([uvHckr])(?:\s*\{\s*([A-Za-z])\s*\}|\s+([A-Za-z]))"
+    r"""\\(['`^"~=.])\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])\s*|[A-Za-z]))"""
+    r"|\\([uvHckr])(?:\s*\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|\s+([A-Za-z]))"
 )
+#: Letters written as commands, and what pylatexenc gives them (a space after one is eaten).
+_LETTERS_TEXT = {
+    "ss": "ß",
+    "aa": "å",
+    "AA": "Å",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "o": "ø",
+    "O": "Ø",
+    "l": "ł",
+    "L": "Ł",
+    "i": "ı",
+    "j": "ȷ",
+}
+_LETTER = re.compile(r"\\(ss|aa|AA|ae|AE|oe|OE|o|O|l|L|i|j)(?![A-Za-z])\s*")
+#: APS exports write an accent for math and text mode: ``Mu\ifmmode \check{s}\else \v{s}\fi{}``.
+_IFMMODE = re.compile(r"\\ifmmode(?![A-Za-z]).*?\\else(?![A-Za-z])\s*(.*?)\\fi(?![A-Za-z])", re.DOTALL)
+
+
+def text_mode(latex: str) -> str:
+    """``latex`` with each ``\\ifmmode A\\else B\\fi`` replaced by ``B``, what a text (a name,
+    a title) shows; pylatexenc would keep both (``Muššićć`` for Mušić)."""
+    return _IFMMODE.sub(r"\1", latex) if "\\ifmmode" in latex else latex
+
+
 _MATH_PLAIN = re.compile(r"\$([^$\\]*)\$")  # math without commands ("$q$-state") is its text
 _PUNCT = re.compile(r"---|--|``|''|~|\\([&%_#])")
 _PUNCT_TEXT = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": _NBSP}
 
 
 def _accented(m: re.Match[str]) -> str:
-    letter = m.group(2) or m.group(3) or m.group(5) or m.group(6)
+    letter = (m.group(2) or m.group(3) or m.group(5) or m.group(6)).strip().lstrip("\\")
     return unicodedata.normalize("NFC", letter + _MARKS[m.group(1) or m.group(4)])
 
 
@@ -101,7 +128,10 @@ def simple_latex_to_text(latex: str) -> str | None:
     of a millisecond for each; tests check that both agree on every such value of the
     corpus."""
     text = _MATH_PLAIN.sub(r"\1", latex) if "$" in latex else latex
-    text = _PUNCT.sub(lambda m: m.group(1) or _PUNCT_TEXT[m.group()], _ACCENT.sub(_accented, text))
+    text = _ACCENT.sub(_accented, text)
+    if "\\" in text:
+        text = _LETTER.sub(lambda m: _LETTERS_TEXT[m.group(1)], text)
+    text = _PUNCT.sub(lambda m: m.group(1) or _PUNCT_TEXT[m.group()], text)
     if "\\" in text or "$" in text or "!`" in text or "?`" in text:
         return None
     return text.replace("{", "").replace("}", "")

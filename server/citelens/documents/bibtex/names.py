@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from citelens.core.model import Name
-from citelens.core.normalize import strip_accents, to_unicode
+from citelens.core.normalize import strip_accents, text_mode, to_unicode
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -25,7 +25,7 @@ _SPECIAL_CHAR = re.compile(r"\{\\([A-Za-z]+|.)\s*\{?\s*\\?([A-Za-z])?")
 def split_names(value: str) -> tuple[list[Name], bool]:
     """The names in a BibTeX ``author``/``editor`` value, and whether it ends in "and others"."""
     try:
-        names, truncated = _split_names(value)
+        names, truncated = _split_names(text_mode(value))
         return list(names), truncated
     except Exception:  # pragma: no cover - defensive: never raise for odd input
         return [], False
