@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from citelens.core.normalize import normalize_title, strip_accents, to_unicode
@@ -147,3 +147,19 @@ def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
     from citelens.core.normalize import simple_latex_to_text
 
     assert simple_latex_to_text(latex) is None
+
+
+_PIECES = [*"aZ {}\\$~-'`!?_.,\t\n\x01\x0b\x7f", "--", "ise", "é", "colour"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=20).map("".join))
+@example("a\x01b")
+@example("a\x0bb c\x7fd")
+@example(r"{B}ERT and Sch{\"o}n")
+@example("Naive--Bayes ``quoted''")
+def test_plain_ascii_words_are_the_folded_words(text: str) -> None:
+    """Titles without LaTeX, braces or control characters skip fold's conversions: the
+    words must be exactly those of the folded text."""
+    from citelens.core.normalize import _WORD_SPLIT, fold, words
+
+    assert words(text) == [w for w in _WORD_SPLIT.split(fold(text)) if w]

@@ -428,7 +428,19 @@ def fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The words of :func:`fold`\\ ed ``text`` (punctuation and underscores split)."""
-    return [w for w in _WORD_SPLIT.split(fold(text)) if w]
+    return [w for w in _WORD_SPLIT.split(text.lower() if _plain_ascii(text) else fold(text)) if w]
+
+
+def _plain_ascii(text: str) -> bool:
+    """ASCII with nothing :func:`fold` would change but case, spacing and punctuation (which
+    :func:`words` splits away): no LaTeX, braces or control characters. Most titles."""
+    return (
+        text.isascii()
+        and "{" not in text
+        and "}" not in text
+        and _LATEX_SYNTAX.search(text) is None
+        and _CONTROL.search(text) is None
+    )
 
 
 @lru_cache(maxsize=65536)
