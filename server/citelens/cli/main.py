@@ -9,6 +9,7 @@ import dataclasses
 import gc
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from citelens import __version__
@@ -19,7 +20,13 @@ def _progress_bar() -> object:
     if not sys.stderr.isatty():
         return None
 
+    shown = [0.0]  # when the bar was last drawn: at most ten times a second (68,000 entries)
+
     def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown[0] < 0.1:
+            return
+        shown[0] = now
         width = 30
         filled = int(width * done / total) if total else width
         sys.stderr.write(f"\rVerifying citations [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
