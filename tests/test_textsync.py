@@ -7,9 +7,10 @@ import random
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
-from citelens.lsp.textsync import apply_incremental_change
+from citelens.lsp.textsync import apply_incremental_change, install
 
 ORIGINAL = TextDocument._apply_incremental_change
+install()  # as the server does: ``source`` joins an edited big text
 
 
 def test_same_text_as_pygls_for_random_edits() -> None:

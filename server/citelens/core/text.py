@@ -4,6 +4,10 @@ Parsers work on Python strings and report code-point offsets. The LSP speaks in
 UTF-16 code units by default (UTF-8 or UTF-32 when negotiated). A :class:`LineIndex`
 is built once per text version and converts in both directions; lines made only
 of ASCII (the vast majority) cost nothing extra.
+
+An :class:`EditedText` is a big text as the string it was plus the edits made since: a
+keystroke in a 35 MB ``.bib`` makes a few small strings, not a new 35 MB one (one copy of
+35 MB costs tens of milliseconds); ``str()`` joins it, once, for whoever needs it whole.
 """
 
 from __future__ import annotations
@@ -39,6 +43,119 @@ def _units(ch: str, encoding: str) -> int:
     return 1
 
 
+#: An EditedText with more pieces than this is joined into one string at its next edit.
+MAX_PIECES = 512
+#: Inserted pieces shorter than this are merged with an inserted neighbour (typing).
+_SMALL = 4096
+
+_Piece = tuple[str, int, int]  # the text src[a:b]
+
+
+class EditedText:
+    """A text made of pieces of strings (a piece table): the base text and what edits
+    inserted. Immutable: :meth:`edit` returns a new one sharing the strings. Offers what
+    the line index and the incremental parse need (``len``, an index, a slice); ``str()``
+    joins it into one string (kept, so joining twice costs nothing)."""
+
+    __slots__ = ("_ends", "_joined", "_pieces")
+
+    def __init__(self, text: str | EditedText) -> None:
+        if isinstance(text, EditedText):
+            self._pieces: list[_Piece] = text._pieces
+            self._ends: list[int] = text._ends
+            self._joined: str | None = text._joined
+            return
+        self._pieces = [(text, 0, len(text))] if text else []
+        self._ends = [len(text)] if text else []
+        self._joined = text
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __str__(self) -> str:
+        if self._joined is None:
+            self._joined = "".join(src[a:b] for src, a, b in self._pieces)
+        return self._joined
+
+    def __getitem__(self, key: int | slice) -> str:
+        if self._joined is not None:
+            return self._joined[key]
+        n = len(self)
+        if isinstance(key, int):
+            i = key + n if key < 0 else key
+            if not 0 <= i < n:
+                raise IndexError("EditedText index out of range")
+            return self._slice(i, i + 1)
+        start, stop, step = key.indices(n)
+        if step != 1:
+            return str(self)[key]
+        return self._slice(start, stop) if start < stop else ""
+
+    def _slice(self, start: int, stop: int) -> str:
+        ends, pieces = self._ends, self._pieces
+        i = bisect.bisect_right(ends, start)
+        out = []
+        while i < len(pieces) and start < stop:
+            src, a, b = pieces[i]
+            begin = ends[i] - (b - a)
+            out.append(src[a + start - begin : a + min(stop, ends[i]) - begin])
+            start = ends[i]
+            i += 1
+        return out[0] if len(out) == 1 else "".join(out)
+
+    def edit(self, start: int, end: int, new: str) -> EditedText:
+        """This text with ``[start, end)`` replaced by ``new`` (offsets clamped)."""
+        n = len(self)
+        start = min(max(start, 0), n)
+        end = min(max(end, start), n)
+        if self._joined is not None and len(self._pieces) != 1:
+            pieces, ends = [(self._joined, 0, n)], [n]  # joined: start again from it
+        else:
+            pieces, ends = self._pieces, self._ends
+        i = bisect.bisect_right(ends, start)  # pieces[:i] end at or before start
+        out = pieces[:i]
+        if i < len(pieces):
+            src, a, b = pieces[i]
+            begin = ends[i] - (b - a)
+            if start > begin:
+                out.append((src, a, a + start - begin))
+        if new:
+            _add(out, (new, 0, len(new)))
+        j = bisect.bisect_left(ends, end)  # the piece the end falls in
+        if j < len(pieces):
+            src, a, b = pieces[j]
+            if end < ends[j]:
+                _add(out, (src, b - (ends[j] - end), b))
+            out.extend(pieces[j + 1 :])
+        result = EditedText.__new__(EditedText)
+        result._pieces, result._joined = out, None
+        result._ends = list(itertools.accumulate(b - a for _, a, b in out))
+        if len(out) > MAX_PIECES:
+            str(result)
+            result._pieces, result._ends = [(result._joined or "", 0, len(result))], result._ends[-1:]
+        return result
+
+
+def _add(out: list[_Piece], piece: _Piece) -> None:
+    """Append ``piece``, merged with the last one when both are small inserted strings or
+    the last one continues into it."""
+    if out:
+        src, a, b = out[-1]
+        nsrc, na, nb = piece
+        if src is nsrc and b == na:
+            out[-1] = (src, a, nb)
+            return
+        if b - a < _SMALL and nb - na < _SMALL and len(src) < _SMALL and len(nsrc) < _SMALL:
+            joined = src[a:b] + nsrc[na:nb]
+            out[-1] = (joined, 0, len(joined))
+            return
+    out.append(piece)
+
+
+def as_str(text: str | EditedText) -> str:
+    return text if isinstance(text, str) else str(text)
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     line: int
@@ -53,15 +170,16 @@ class LineIndex:
 
     __slots__ = ("_ascii", "_cr", "_cut", "_delta", "_starts", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str | EditedText) -> None:
         self.text = text
+        plain = as_str(text)
         starts = array("q", [0])  # 8 bytes a line, not an int object each (a million lines)
-        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        starts.extend(m.end() for m in _NEWLINE.finditer(plain))
         self._starts = starts
         self._cut = len(starts)
         self._delta = 0
-        self._ascii = text.isascii()
-        self._cr = "\r" in text
+        self._ascii = plain.isascii()
+        self._cr = "\r" in plain
 
     @property
     def line_count(self) -> int:
@@ -113,8 +231,10 @@ class LineIndex:
             return min(start + max(character, 0), end)
         units = 0
         i = start
-        while i < end and units < character:
-            units += _units(self.text[i], encoding)
+        for ch in self.text[start:end]:
+            if units >= character:
+                break
+            units += _units(ch, encoding)
             i += 1
         return i
 
@@ -172,7 +292,7 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = None) -> LineIndex:
+def index_after_edit(old: LineIndex, text: str | EditedText, span: tuple[int, int] | None = None) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
     ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""
@@ -182,8 +302,9 @@ def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = N
     if span is not None:
         p, s = span
     else:
-        p = common_prefix(before, text)
-        s = common_suffix(before, text, min(len(before), len(text)) - p)
+        a, b = as_str(before), as_str(text)
+        p = common_prefix(a, b)
+        s = common_suffix(a, b, min(len(a), len(b)) - p)
     old_end, delta = len(before) - s, len(text) - len(before)
     inserted = text[p : old_end + delta]
     if "\r" in inserted:
@@ -191,7 +312,8 @@ def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = N
     new = LineIndex.__new__(LineIndex)
     new.text = text
     new._cr = False
-    new._ascii = (old._ascii and inserted.isascii()) or text.isascii()
+    # (an EditedText is not scanned: "not ASCII" only means positions count code units)
+    new._ascii = (old._ascii and inserted.isascii()) or (isinstance(text, str) and text.isascii())
     line = old.line_of(p)
     if "\n" not in inserted and "\n" not in before[p:old_end] and (old._cut == line + 1 or not old._delta):
         # within one line: the same starts, the lines after it shifted once more
@@ -201,14 +323,10 @@ def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = N
     keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
     moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
     new_starts = starts[:keep]
-    pos, end = p, old_end + delta
-    find = text.find
-    while True:
-        i = find("\n", pos, end)
-        if i < 0:
-            break
-        new_starts.append(i + 1)
-        pos = i + 1
+    i = inserted.find("\n")
+    while i >= 0:
+        new_starts.append(p + i + 1)
+        i = inserted.find("\n", i + 1)
     new_starts.extend(map(operator.add, itertools.islice(starts, moved, None), itertools.repeat(delta)))
     new._starts, new._cut, new._delta = new_starts, len(new_starts), 0
     return new

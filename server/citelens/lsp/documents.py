@@ -11,7 +11,7 @@ from lsprotocol import types as lsp
 
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
-from citelens.lsp.textsync import take_edit
+from citelens.lsp.textsync import current_text, line_index, take_edit
 
 _WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
 
@@ -61,7 +61,7 @@ def _sync(ls: CiteLensServer, uri: str) -> str | None:
     path = path_of(uri)
     if path:
         doc = ls.workspace.get_text_document(uri)
-        ls.session.store.open(path, doc.source, doc.version or 0, take_edit(doc))
+        ls.session.store.open(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc))
     return path
 
 

@@ -167,8 +167,7 @@ class Session:
 
     def entry_key(self, entry: BibEntry) -> EntryKey:
         """Identifies an entry by its text: an edit inside it (a fixed DOI) is a new entry."""
-        text = self.store.text(entry.path) or ""
-        return (entry.path, entry.key, text[entry.span.start : entry.span.end])
+        return (entry.path, entry.key, self.store.slice(entry.path, entry.span.start, entry.span.end))
 
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
         k = self.entry_key(entry)
