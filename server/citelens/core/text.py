@@ -292,7 +292,9 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def index_after_edit(old: LineIndex, text: str | EditedText, span: tuple[int, int] | None = None) -> LineIndex:
+def index_after_edit(
+    old: LineIndex, text: str | EditedText, span: tuple[int, int] | None = None
+) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
     ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""

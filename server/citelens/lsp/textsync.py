@@ -43,7 +43,7 @@ def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePart
     start = start_of_line + min(start_col, len(lines[start_line]))
     if end_line >= len(lines):
         end = len(source)
-    elif end_line < start_line:  # an inverted range: pygls drops the rest of the line
+    elif end_line < start_line:  # an inverted range (invalid): the line's rest goes
         end = start_of_line + len(lines[start_line])
     else:
         end_of = start_of_line + sum(map(len, itertools.islice(lines, start_line, end_line)))
@@ -59,7 +59,7 @@ def _apply_big(doc: Any, source: str | EditedText, change: lsp.TextDocumentConte
     a, b = change.range.start, change.range.end
     start = index.offset(a.line, a.character, encoding)
     end = index.offset(b.line, b.character, encoding)
-    if (b.line, b.character) < (a.line, a.character):  # inverted: pygls drops the line's rest
+    if (b.line, b.character) < (a.line, a.character):  # inverted (invalid): the line's rest goes
         end = index.line_start(a.line + 1) if a.line + 1 < index.line_count else len(source)
     end = max(start, end)
     text = EditedText(source).edit(start, end, change.text)

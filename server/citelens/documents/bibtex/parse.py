@@ -266,7 +266,8 @@ def _read_moved(ctx: _Context, src: str, pos: int, end: int, by: int, quiet: boo
         return parsed
     ctx.problems[n:] = [BibProblem(_moved(q.span, by), q.message) for q in ctx.problems[n:]]
     return {
-        name: BibField(f.name, f.value, _moved(f.span, by), _moved(f.value_span, by)) for name, f in parsed.items()
+        name: BibField(f.name, f.value, _moved(f.span, by), _moved(f.value_span, by))
+        for name, f in parsed.items()
     }
 
 
