@@ -55,7 +55,8 @@ def _apply_big(doc: Any, source: str | EditedText, change: lsp.TextDocumentConte
     index = getattr(doc, "_citelens_index", None)
     if not isinstance(index, LineIndex) or index.text is not source:
         index = LineIndex(source)
-    encoding = str(getattr(doc._position_codec.encoding, "value", "utf-16"))
+    enc = doc._position_codec.encoding  # a PositionEncodingKind, or the negotiated str
+    encoding = str(enc.value if isinstance(enc, lsp.PositionEncodingKind) else enc or "utf-16")
     a, b = change.range.start, change.range.end
     start = index.offset(a.line, a.character, encoding)
     end = index.offset(b.line, b.character, encoding)
