@@ -84,6 +84,13 @@ def line_index(doc: Any) -> LineIndex | None:
     return index if isinstance(index, LineIndex) and index.text is doc._source else None
 
 
+def keep_index(doc: Any, index: LineIndex | None) -> None:
+    """Keep ``index`` (the store's, of the text just opened) with a big document, so that its
+    first edit does not build one."""
+    if index is not None and index.text is doc._source and len(index.text) > BIG:
+        doc._citelens_index = index
+
+
 def take_edit(doc: Any) -> tuple[str | EditedText, int, int] | None:
     """``(previous text, start, end)``: the range of the previous text that the last
     didChange replaced, if it was one change to a big document."""
