@@ -165,10 +165,12 @@ class Position:
 class LineIndex:
     """Line starts of one text, for offset <-> position conversion.
 
-    The starts from line ``_cut`` on are ``_starts[i] + _delta``: typing within one line
-    of a 35 MB file shifts the lines after it without copying a million numbers."""
+    The start of line ``i`` is ``_starts[i]`` plus the shift of its segment: the lines from
+    ``_cuts[j]`` on (up to the next cut) are shifted by ``_deltas[j]``. An edit of a 35 MB
+    file shifts the lines after it by adding a segment, without rewriting a million numbers
+    (:func:`index_after_edit`); past :data:`MAX_SEGMENTS` they are written out again."""
 
-    __slots__ = ("_ascii", "_cr", "_cut", "_delta", "_starts", "text")
+    __slots__ = ("_ascii", "_cr", "_cuts", "_deltas", "_starts", "text")
 
     def __init__(self, text: str | EditedText) -> None:
         self.text = text
@@ -176,8 +178,8 @@ class LineIndex:
         starts = array("q", [0])  # 8 bytes a line, not an int object each (a million lines)
         starts.extend(m.end() for m in _NEWLINE.finditer(plain))
         self._starts = starts
-        self._cut = len(starts)
-        self._delta = 0
+        self._cuts = [0]
+        self._deltas = [0]
         self._ascii = plain.isascii()
         self._cr = "\r" in plain
 
@@ -185,15 +187,24 @@ class LineIndex:
     def line_count(self) -> int:
         return len(self._starts)
 
+    def _shift(self, line: int) -> int:
+        cuts = self._cuts
+        return self._deltas[0 if len(cuts) == 1 else bisect.bisect_right(cuts, line) - 1]
+
     def _start(self, line: int) -> int:
-        s = self._starts[line]
-        return s + self._delta if line >= self._cut else s
+        return self._starts[line] + self._shift(line)
 
     def line_of(self, offset: int) -> int:
-        starts, cut = self._starts, self._cut
-        if cut >= len(starts) or offset < starts[cut] + self._delta:
-            return bisect.bisect_right(starts, offset, 0, cut) - 1
-        return bisect.bisect_right(starts, offset - self._delta, cut) - 1
+        starts, cuts, deltas = self._starts, self._cuts, self._deltas
+        j = 0
+        if len(cuts) > 1:  # the last segment whose first line starts at or before offset
+
+            def first_start(k: int) -> int:
+                return starts[cuts[k]] + deltas[k]
+
+            j = max(0, bisect.bisect_right(range(len(cuts)), offset, key=first_start) - 1)
+        hi = cuts[j + 1] if j + 1 < len(cuts) else len(starts)
+        return bisect.bisect_right(starts, offset - deltas[j], cuts[j], hi) - 1
 
     def line_start(self, line: int) -> int:
         return self._start(min(max(line, 0), len(self._starts) - 1))
@@ -247,11 +258,17 @@ class LineIndex:
         return self.text[self.line_start(line) : self._line_end(line)]
 
     def _all_starts(self) -> array[int]:
-        starts, cut = self._starts, self._cut
-        if cut >= len(starts) or not self._delta:
+        """Every line start, shifts applied."""
+        starts, cuts, deltas = self._starts, self._cuts, self._deltas
+        if not any(deltas):
             return starts
-        out = starts[:cut]
-        out.extend(map(operator.add, itertools.islice(starts, cut, None), itertools.repeat(self._delta)))
+        out: array[int] = array("q")
+        for j, cut in enumerate(cuts):
+            end = cuts[j + 1] if j + 1 < len(cuts) else len(starts)
+            if deltas[j]:
+                out.extend(map(operator.add, starts[cut:end], itertools.repeat(deltas[j])))
+            else:
+                out.extend(starts[cut:end])
         return out
 
 
@@ -316,19 +333,40 @@ def index_after_edit(
     new._cr = False
     # (an EditedText is not scanned: "not ASCII" only means positions count code units)
     new._ascii = (old._ascii and inserted.isascii()) or (isinstance(text, str) and text.isascii())
-    line = old.line_of(p)
-    if "\n" not in inserted and "\n" not in before[p:old_end] and (old._cut == line + 1 or not old._delta):
-        # within one line: the same starts, the lines after it shifted once more
-        new._starts, new._cut, new._delta = old._starts, line + 1, old._delta + delta
-        return new
-    starts = old._all_starts()
-    keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
-    moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
-    new_starts = starts[:keep]
-    i = inserted.find("\n")
-    while i >= 0:
-        new_starts.append(p + i + 1)
-        i = inserted.find("\n", i + 1)
-    new_starts.extend(map(operator.add, itertools.islice(starts, moved, None), itertools.repeat(delta)))
-    new._starts, new._cut, new._delta = new_starts, len(new_starts), 0
+    first, last = old.line_of(p), old.line_of(old_end)  # lines first+1..last start in the edit
+    starts = old._starts
+    breaks = [i + 1 for i, c in enumerate(inserted) if c == "\n"] if "\n" in inserted else []
+    if breaks or last > first:  # lines come or go: a new array (the old index stays valid)
+        shift = old._shift(first)  # the new lines belong to the segment of the edited line
+        starts = starts[: first + 1]
+        starts.extend(p + i - shift for i in breaks)
+        starts.extend(old._starts[last + 1 :])
+    moved = len(breaks) - (last - first)  # the lines after the edit change number by this
+    cuts, deltas = _segments_after(old, first, last, moved, delta)
+    new._starts, new._cuts, new._deltas = starts, cuts, deltas
+    if len(cuts) > MAX_SEGMENTS:
+        new._starts, new._cuts, new._deltas = new._all_starts(), [0], [0]
     return new
+
+
+#: A line index written out again when an edit would give it more shifted segments than this.
+MAX_SEGMENTS = 48
+
+
+def _segments_after(
+    old: LineIndex, first: int, last: int, moved: int, delta: int
+) -> tuple[list[int], list[int]]:
+    """The segments of the index after an edit that replaced lines ``first..last`` (old
+    numbers), changed the number of lines by ``moved`` and the length by ``delta``."""
+    cuts, deltas = old._cuts, old._deltas
+    keep = bisect.bisect_right(cuts, first)  # segments starting at or before the edited line
+    new_cuts, new_deltas = cuts[:keep], deltas[:keep]
+    if last + 1 < old.line_count:  # the first line after the edit starts a segment
+        d = old._shift(last + 1) + delta
+        if d != new_deltas[-1]:
+            new_cuts.append(last + 1 + moved)
+            new_deltas.append(d)
+    for j in range(bisect.bisect_right(cuts, last + 1), len(cuts)):
+        new_cuts.append(cuts[j] + moved)
+        new_deltas.append(deltas[j] + delta)
+    return new_cuts, new_deltas
