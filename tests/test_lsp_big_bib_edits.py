@@ -15,7 +15,7 @@ from citelens.documents.bibtex.parse import EAGER_LIMIT
 from tests.lsp_session import open_doc, session, wait_for
 
 ENTRY = "@article{k%d,\n  title = {Tïtle 😀 %d on things},\n  year = {2001},\n}\n"
-CITED = ["k5", "k100", "k200", "k9000", "fresh1"]
+CITED = ["k5", "k100", "k200", "k500", "k9000", "fresh1"]
 
 
 def _bib() -> str:
@@ -104,6 +104,7 @@ async def test_typing_in_a_big_bib_ends_where_a_fresh_open_does(tmp_path: Path, 
         want = (_diags(client, ut), _diags(client, ub))
     assert any(d[0] == "UNDEFINED_CITATION" for d in want[0])  # k100 was deleted
     assert {d[0] for d in want[1]} >= {"DUPLICATE_KEY", "BIB_SYNTAX"}
+    assert any("not closed" in str(d[5]) for d in want[0])  # k500 lost its closing brace
 
     # the same files reached by typing
     bib.write_text(bib_text, encoding="utf-8")

@@ -174,7 +174,7 @@ def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
     from pygls.workspace.position_codec import PositionCodec
 
     from citelens.core.text import LineIndex
-    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, parse_bib
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, parse_bib, unclosed_keys
     from citelens.lsp.textsync import current_text, line_index, take_edit
     from citelens.workspace.store import DocumentStore
 
@@ -205,6 +205,7 @@ def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
         fresh = parse_bib(now, "/big.bib")
         assert _entries(bib) == _entries(fresh)
         assert bib is not None and all_problems(bib) == all_problems(fresh)
+        assert unclosed_keys(bib, store.raw_text("/big.bib") or "") == unclosed_keys(fresh, now)
         fresh_index = LineIndex(now)
         assert index is not None and index.line_count == fresh_index.line_count
         for off in [rng.randrange(len(now) + 1) for _ in range(300)]:

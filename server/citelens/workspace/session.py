@@ -457,10 +457,12 @@ class Session:
     def _claim_sites(self) -> Iterable[ClaimSite]:
         for path in self.store.open_paths():
             language = kind_of(path)
+            if language not in {"latex", "markdown"}:  # (a big .bib is not joined for nothing)
+                continue
             analysis = self.analysis_for(path)
             text = self.store.text(path)
             doc = analysis.sources.get(path) if analysis is not None else None
-            if language not in {"latex", "markdown"} or doc is None or text is None:
+            if doc is None or text is None:
                 continue
             assert analysis is not None
             for citation in doc.citations:

@@ -102,6 +102,11 @@ class DocumentStore:
         raw = self._raw(path)
         return "" if raw is None else raw[start:end]
 
+    def raw_text(self, path: str) -> Text | None:
+        """The text of ``path`` as kept: an edited big buffer stays an ``EditedText`` (read
+        it in slices; ``str()`` joins it)."""
+        return self._raw(path)
+
     def _raw(self, path: str) -> Text | None:
         buf = self._buffers.get(path)
         if buf is not None:

@@ -877,16 +877,18 @@ def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
 _UNCLOSED_HEAD = re.compile(r"@\s*[A-Za-z]+\s*[{(]\s*([^,\s{}()\"#%'=]+)")
 
 
-def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
+def unclosed_keys(bib: BibFile, text: str | EditedText) -> dict[str, Span]:
     """Keys of the entries that are not closed (a ``BIB_SYNTAX`` problem, not an entry):
-    key -> span of the key. BibTeX reports an error there but still uses the entry."""
+    key -> span of the key. BibTeX reports an error there but still uses the entry.
+    Only the problems' own text is read (an ``EditedText`` is not joined)."""
     out: dict[str, Span] = {}
     for p in bib.problems:
         if "is not closed" not in p.message:
             continue
-        m = _UNCLOSED_HEAD.match(text, p.span.start)
+        start = p.span.start
+        m = _UNCLOSED_HEAD.match(text[start : max(p.span.end, start + 1024)])
         if m is not None:
-            out.setdefault(m.group(1), Span(m.start(1), m.end(1)))
+            out.setdefault(m.group(1), Span(start + m.start(1), start + m.end(1)))
     return out
 
 
