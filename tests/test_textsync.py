@@ -112,6 +112,8 @@ def test_edited_text_reads_like_the_string_it_stands_for() -> None:
         if k % 250 == 0:
             assert str(text) == plain
     assert str(text) == plain
+    empty = EditedText("").edit(5, 9, "ab").edit(0, 0, "é").edit(3, 3, "")
+    assert (str(empty), empty[1:], len(empty), EditedText(empty).edit(0, 3, "")[:]) == ("éab", "ab", 3, "")
 
 
 def _random_change(rng: random.Random, text: str) -> tuple[lsp.TextDocumentContentChangePartial, bool]:

@@ -108,8 +108,8 @@ class EditedText:
         n = len(self)
         start = min(max(start, 0), n)
         end = min(max(end, start), n)
-        if self._joined is not None and len(self._pieces) != 1:
-            pieces, ends = [(self._joined, 0, n)], [n]  # joined: start again from it
+        if self._joined is not None and len(self._pieces) > 1:  # joined: start again from it
+            pieces, ends = [(self._joined, 0, n)], [n]
         else:
             pieces, ends = self._pieces, self._ends
         i = bisect.bisect_right(ends, start)  # pieces[:i] end at or before start
