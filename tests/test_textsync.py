@@ -212,3 +212,26 @@ def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
         assert index is not None and index.line_count == fresh_index.line_count
         for off in [rng.randrange(len(now) + 1) for _ in range(300)]:
             assert index.position(off, encoding) == fresh_index.position(off, encoding)
+
+
+def test_an_unbalanced_brace_in_a_big_bib_is_read_incrementally_where_a_full_parse_agrees() -> None:
+    """Typing '{' in a title leaves the entry unclosed: it ends at the next line that starts
+    an entry, so only the touched entry is read again. When the next entry does not start a
+    line (``} @article{...``), the unclosed one reaches past it: the whole text is parsed."""
+    from citelens.core.text import EditedText
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, parse_bib, reparse_edit
+
+    entry = "@article{k%d,\n  title = {T %d},\n}\n"
+    text = "".join(entry % (i, i) for i in range(EAGER_LIMIT // len(entry) + 10))
+    text = text.replace("}\n@article{k501,", "}  @article{k501,")  # k501 shares a line with k500
+    for anchor, want_incremental in (("{T 7}", True), ("{T 500}", False)):
+        old = parse_bib(text, "/big.bib")
+        at = text.index(anchor) + 1
+        new = EditedText(text).edit(at, at, "{")
+        got = reparse_edit(text, old, new, (at, len(text) - at))
+        assert (got is not None) == want_incremental
+        fresh = parse_bib(str(new), "/big.bib")
+        got = got or parse_bib(str(new), "/big.bib")
+        assert [(e.key, e.span) for e in got.entries] == [(e.key, e.span) for e in fresh.entries]
+        assert all_problems(got) == all_problems(fresh)
+        assert any("not closed" in p.message for p in fresh.problems)

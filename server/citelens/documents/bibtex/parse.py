@@ -934,11 +934,16 @@ def reparse_edit(
     if "@string" in piece.lower() or "@string" in old_text[start:end].lower():
         return None
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
-    if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
+    if any(type(e) is not _LazyEntry for e in part.entries):
         return None
+    if part.problems and last < len(entries) and not _starts_a_line(new_text, end + delta):
+        return None  # an unclosed entry here could reach past the next one: parse it all
     ctx = _Context(piece, dict(old.strings), kept=_still_kept(entries, first, last))
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
+    ctx.problems += [
+        BibProblem(Span(q.span.start + start, q.span.end + start), q.message) for q in part.problems
+    ]
     ctx.problems += [
         BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
         for q in old.problems
@@ -955,6 +960,15 @@ def reparse_edit(
     if table is not None:
         _remember_table(bib, table)
     return bib
+
+
+def _starts_a_line(text: str | EditedText, at: int) -> bool:
+    """Whether the entry head at ``at`` is one an unclosed entry before it stops at (it
+    starts a line): then a syntax problem in the text before it stays there, as in a full
+    parse, and the entries from ``at`` on are read the same."""
+    line = text[max(0, at - 256) : at]
+    nl = line.rfind("\n")
+    return nl >= 0 and _LINE_START_HEAD.match(line[nl:] + text[at : at + 256]) is not None
 
 
 def _still_kept(entries: list[BibEntry], first: int, last: int) -> deque[_LazyEntry] | None:
