@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import re
 import shutil
 import statistics
@@ -149,6 +150,12 @@ async def bench_editor(tmp: Path, edits: int) -> None:
         print(f"editor: hover after a .bib edit p50 {statistics.median(hover_ms):.1f} ms, "
               f"p95 {_pct(hover_ms, 0.95):.1f} ms, max {max(hover_ms):.1f} ms ({edits} edits)",
               flush=True)
+        spread = await _hover_after_edits_anywhere(client, ub, ut, lines, edits, edits + 2,
+                                                   lsp.Position(line_no, col))
+        print(f"editor: hover after an edit anywhere in the .bib (another line each time, "
+              f"every third a line break) p50 {statistics.median(spread):.1f} ms, "
+              f"p95 {_pct(spread, 0.95):.1f} ms, max {max(spread):.1f} ms ({edits} edits)",
+              flush=True)
         anchor = tex_text.splitlines().index("Typing here: \\cite{}.")
         comp_ms, items = [], 0
         for _ in range(5):
@@ -161,6 +168,26 @@ async def bench_editor(tmp: Path, edits: int) -> None:
               f"{items} items", flush=True)
         if pid is not None:
             print(f"editor: server peak RSS {_peak_rss_mb(pid):.0f} MB", flush=True)
+
+
+async def _hover_after_edits_anywhere(client, ub: str, ut: str, lines: list[str], edits: int,
+                                     version: int, at: lsp.Position) -> list[float]:
+    """Hover latency after one-character edits on random lines of the .bib (each on a line
+    the last edit did not touch; every third inserts a line break)."""
+    rnd = random.Random(1)
+    out = []
+    for k in range(edits):
+        n = rnd.randrange(len(lines) // 2)  # lines before the first line break typed stay put
+        pos = lsp.Position(n, min(2, len(lines[n])))
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=version + k, uri=ub),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, pos),
+                                                  text="\n" if k % 3 == 2 else "x")]))
+        ts = time.monotonic()
+        await client.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(ut), at))
+        out.append(1000 * (time.monotonic() - ts))
+        await asyncio.sleep(0.2)
+    return out
 
 
 # ---------------------------------------------------------------- astropy stream

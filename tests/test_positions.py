@@ -214,3 +214,34 @@ def test_line_index_after_typing_in_one_line_of_a_big_text_equals_a_fresh_one() 
             assert got.line_text(n) == want.line_text(n)
             assert got.offset(n, 4) == want.offset(n, 4)
         text, index = new, got
+
+
+def test_line_index_after_edits_all_over_a_big_edited_text_equals_a_fresh_one() -> None:
+    """Edits on many different lines (each one a shifted segment), line breaks typed and
+    deleted, pastes over several lines, of an EditedText: past MAX_SEGMENTS the starts are
+    written out again; line_of, positions and offsets stay those of a fresh index."""
+    import random
+
+    from citelens.core.text import MAX_SEGMENTS, EditedText, index_after_edit
+
+    rng = random.Random(17)
+    plain = "".join(f"  title = {{Lïne {i} 😀}},\n" for i in range(50_000))
+    text, index = EditedText(plain), LineIndex(plain)
+    for step in range(3 * MAX_SEGMENTS):
+        at = rng.randrange(len(plain))
+        cut = rng.choice([0, 0, 0, 1, 1, 30, 200])
+        new = rng.choice(["x", "é", "\n", "a\nb", "😀", ""])
+        text = text.edit(at, at + cut, new)
+        plain = plain[:at] + new + plain[at + cut:]
+        index = index_after_edit(index, text, (at, len(plain) - at - len(new)))
+        if step % 12:
+            continue
+        want = LineIndex(plain)
+        assert index.line_count == want.line_count
+        for o in [0, at, at + len(new), len(plain)] + [rng.randrange(len(plain)) for _ in range(60)]:
+            assert index.line_of(o) == want.line_of(o)
+            assert index.position(o, "utf-16") == want.position(o, "utf-16")
+        for n in [rng.randrange(want.line_count) for _ in range(40)] + [want.line_count - 1]:
+            assert index.line_start(n) == want.line_start(n)
+            assert index.line_text(n) == want.line_text(n)
+            assert index.offset(n, 14, "utf-8") == want.offset(n, 14, "utf-8")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
-from citelens.lsp.textsync import apply_incremental_change
+from citelens.lsp.textsync import apply_incremental_change, install
 
 ORIGINAL = TextDocument._apply_incremental_change
+install()  # as the server does: ``source`` joins an edited big text
 
 
 def test_same_text_as_pygls_for_random_edits() -> None:
@@ -83,3 +85,163 @@ def test_the_store_follows_a_described_edit_of_a_big_bib() -> None:
             [(e.key, e.span, e.get("title")) for e in fresh.entries]
         assert all(index.line_start(i) == fresh_index.line_start(i)
                    for i in range(0, fresh_index.line_count, 997))
+
+
+def test_edited_text_reads_like_the_string_it_stands_for() -> None:
+    """Slices, characters and the joined string of an EditedText equal those of the same
+    edits made to a str, over many edits (pieces merged, joined past MAX_PIECES)."""
+    from citelens.core.text import EditedText
+
+    rng = random.Random(11)
+    plain = "".join(rng.choice(["ab", "é", "😀", "\n", "{x}", "\r\n"]) for _ in range(3000))
+    text = EditedText(plain)
+    for k in range(1500):
+        n = len(plain)
+        a = rng.randrange(n + 2) - 1
+        b = a + rng.choice([0, 0, 1, 3, 40, 700])
+        new = rng.choice(["", "x", "é😀", "\n", "}", "@misc{n,}\n"])
+        text = text.edit(a, b, new)
+        a, b = min(max(a, 0), n), min(max(b, 0), n)
+        plain = plain[:a] + new + plain[max(a, b):]
+        assert len(text) == len(plain)
+        i, j = sorted(rng.randrange(-5, len(plain) + 5) for _ in range(2))
+        assert text[i:j] == plain[i:j]
+        if plain:
+            c = rng.randrange(-len(plain), len(plain))
+            assert text[c] == plain[c]
+        if k % 250 == 0:
+            assert str(text) == plain
+    assert str(text) == plain
+    empty = EditedText("").edit(5, 9, "ab").edit(0, 0, "é").edit(3, 3, "")
+    assert (str(empty), empty[1:], len(empty), EditedText(empty).edit(0, 3, "")[:]) == ("éab", "ab", 3, "")
+
+
+def _random_change(rng: random.Random, text: str) -> tuple[lsp.TextDocumentContentChangePartial, bool]:
+    """An edit a user could make in a .bib: typing, a paste over several entries, deleting
+    a whole entry, typing at the end of the file, a brace; and two a client should not send
+    (an inverted range, a position past a line's end). Whether pygls applies it the same."""
+    lines = text.split("\n")
+    n = rng.randrange(len(lines))
+    kind = rng.randrange(6)
+    if kind == 0:  # type in a line
+        a = b = lsp.Position(n, rng.randrange(len(lines[n]) + 1))
+    elif kind == 1:  # replace from one line into a later one (over entries)
+        a = lsp.Position(n, rng.randrange(len(lines[n]) + 1))
+        m = min(len(lines) - 1, n + rng.randrange(1, 12))
+        b = lsp.Position(m, rng.randrange(len(lines[m]) + 1))
+    elif kind == 2:  # delete a whole entry, from its '@' to the next one
+        at = next((i for i in range(n, len(lines)) if lines[i].startswith("@")), len(lines) - 1)
+        nxt = next((i for i in range(at + 1, len(lines)) if lines[i].startswith("@")), len(lines))
+        a, b = lsp.Position(at, 0), lsp.Position(nxt, 0)
+    elif kind == 3:  # at the very end
+        a = b = lsp.Position(len(lines) - 1, len(lines[-1]))
+    elif kind == 4:  # an inverted range: pygls drops the rest of the line
+        a = lsp.Position(n, rng.randrange(len(lines[n]) + 1))
+        b = lsp.Position(max(0, n - rng.randrange(3)), 0)
+    else:  # past the end of a line: clamps to it (pygls goes on into the next line)
+        a = b = lsp.Position(n, 4 * len(lines[n]) + 5)
+    entry = f"\n@misc{{new{rng.randrange(9)},\n  title = {{Né}},\n}}\n"
+    new = rng.choice(["x", "é", "😀", "", "\n", "}", "{", entry, "  doi = {10.1/x},\n"])
+    return lsp.TextDocumentContentChangePartial(range=lsp.Range(a, b), text=new), kind < 4
+
+
+def _applied(text: str, change: lsp.TextDocumentContentChangePartial, encoding: str) -> str:
+    """What the big-document sync must make of ``change``, computed on a fresh line index:
+    positions clamp to the line (LSP spec); an inverted range replaces the rest of its
+    start line."""
+    from citelens.core.text import LineIndex
+
+    index = LineIndex(text)
+    a, b = change.range.start, change.range.end
+    start, end = index.offset(a.line, a.character, encoding), index.offset(b.line, b.character, encoding)
+    if (b.line, b.character) < (a.line, a.character):
+        end = index.line_start(a.line + 1) if a.line + 1 < index.line_count else len(text)
+    return text[:start] + change.text + text[max(start, end):]
+
+
+def _entries(bib: object) -> list[tuple[object, ...]]:
+    from citelens.core.model import BibFile
+
+    assert isinstance(bib, BibFile)
+    return [(e.entry_type, e.key, e.span, e.key_span,
+             [(f.name, f.value, f.span, f.value_span) for f in e.fields.values()])
+            for e in bib.entries]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8"])
+def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
+    """Any sequence of edits of a big .bib (parsed incrementally, its text never joined)
+    gives the text pygls gives, and the entries, fields, problems and line positions of a
+    fresh parse of that text: what diagnostics and hovers are made of."""
+    from pygls.workspace.position_codec import PositionCodec
+
+    from citelens.core.text import LineIndex
+    from citelens.documents.bibtex.parse import (
+        EAGER_LIMIT,
+        all_problems,
+        field_values,
+        parse_bib,
+        unclosed_keys,
+    )
+    from citelens.lsp.textsync import current_text, line_index, take_edit
+    from citelens.workspace.store import DocumentStore
+
+    rng = random.Random(7 if encoding == "utf-8" else 8)
+    # text between entries (skipped by the parser) makes it big with fewer entries to compare
+    entry = "@article{k%d,\n  title = {Tïtle 😀 %d},\n  year = {2001},\n}\n" + "Notes. " * 40 + "\n"
+    text = "".join(entry % (i, i) for i in range(EAGER_LIMIT // (len(entry) - 4) + 10))
+    # the workspace's codec holds the negotiated encoding as an enum or as a plain str
+    codec = PositionCodec(lsp.PositionEncodingKind(encoding) if encoding == "utf-16" else encoding)
+    doc = TextDocument("file:///big.bib", text, position_codec=codec)
+    store = DocumentStore()
+    store.open("/big.bib", current_text(doc), 1)
+    assert store.bib("/big.bib") is not None
+    now = text
+    for k in range(48):
+        change, regular = _random_change(rng, now)
+        if regular:
+            want = TextDocument("file:///big.bib", now, position_codec=codec)
+            ORIGINAL(want, change)
+            assert want.source == _applied(now, change, encoding)
+        now = _applied(now, change, encoding)
+        apply_incremental_change(doc, change)
+        store.open("/big.bib", current_text(doc), k + 2, take_edit(doc), line_index(doc))
+        bib, index = store.bib("/big.bib"), store.line_index("/big.bib")
+        if k % 12 != 11:
+            continue
+        assert doc.source == now
+        fresh = parse_bib(now, "/big.bib")
+        # entry views read values without fields (first: reading the fields would hold them)
+        assert bib is not None and [field_values(e) for e in bib.entries] == [
+            {f.name: f.value for f in e.fields.values()} for e in fresh.entries
+        ]
+        assert _entries(bib) == _entries(fresh)
+        assert bib is not None and all_problems(bib) == all_problems(fresh)
+        assert unclosed_keys(bib, store.raw_text("/big.bib") or "") == unclosed_keys(fresh, now)
+        fresh_index = LineIndex(now)
+        assert index is not None and index.line_count == fresh_index.line_count
+        for off in [rng.randrange(len(now) + 1) for _ in range(300)]:
+            assert index.position(off, encoding) == fresh_index.position(off, encoding)
+
+
+def test_an_unbalanced_brace_in_a_big_bib_is_read_incrementally_where_a_full_parse_agrees() -> None:
+    """Typing '{' in a title leaves the entry unclosed: it ends at the next line that starts
+    an entry, so only the touched entry is read again. When the next entry does not start a
+    line (``} @article{...``), the unclosed one reaches past it: the whole text is parsed."""
+    from citelens.core.text import EditedText
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, parse_bib, reparse_edit
+
+    entry = "@article{k%d,\n  title = {T %d},\n}\n"
+    text = "".join(entry % (i, i) for i in range(EAGER_LIMIT // len(entry) + 10))
+    text = text.replace("}\n@article{k501,", "}  @article{k501,")  # k501 shares a line with k500
+    for anchor, want_incremental in (("{T 7}", True), ("{T 500}", False)):
+        old = parse_bib(text, "/big.bib")
+        at = text.index(anchor) + 1
+        new = EditedText(text).edit(at, at, "{")
+        got = reparse_edit(text, old, new, (at, len(text) - at))
+        assert (got is not None) == want_incremental
+        fresh = parse_bib(str(new), "/big.bib")
+        got = got or parse_bib(str(new), "/big.bib")
+        assert [(e.key, e.span) for e in got.entries] == [(e.key, e.span) for e in fresh.entries]
+        assert all_problems(got) == all_problems(fresh)
+        assert any("not closed" in p.message for p in fresh.problems)

@@ -4,6 +4,10 @@ Parsers work on Python strings and report code-point offsets. The LSP speaks in
 UTF-16 code units by default (UTF-8 or UTF-32 when negotiated). A :class:`LineIndex`
 is built once per text version and converts in both directions; lines made only
 of ASCII (the vast majority) cost nothing extra.
+
+An :class:`EditedText` is a big text as the string it was plus the edits made since: a
+keystroke in a 35 MB ``.bib`` makes a few small strings, not a new 35 MB one (one copy of
+35 MB costs tens of milliseconds); ``str()`` joins it, once, for whoever needs it whole.
 """
 
 from __future__ import annotations
@@ -39,6 +43,119 @@ def _units(ch: str, encoding: str) -> int:
     return 1
 
 
+#: An EditedText with more pieces than this is joined into one string at its next edit.
+MAX_PIECES = 512
+#: Inserted pieces shorter than this are merged with an inserted neighbour (typing).
+_SMALL = 4096
+
+_Piece = tuple[str, int, int]  # the text src[a:b]
+
+
+class EditedText:
+    """A text made of pieces of strings (a piece table): the base text and what edits
+    inserted. Immutable: :meth:`edit` returns a new one sharing the strings. Offers what
+    the line index and the incremental parse need (``len``, an index, a slice); ``str()``
+    joins it into one string (kept, so joining twice costs nothing)."""
+
+    __slots__ = ("_ends", "_joined", "_pieces")
+
+    def __init__(self, text: str | EditedText) -> None:
+        if isinstance(text, EditedText):
+            self._pieces: list[_Piece] = text._pieces
+            self._ends: list[int] = text._ends
+            self._joined: str | None = text._joined
+            return
+        self._pieces = [(text, 0, len(text))] if text else []
+        self._ends = [len(text)] if text else []
+        self._joined = text
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __str__(self) -> str:
+        if self._joined is None:
+            self._joined = "".join(src[a:b] for src, a, b in self._pieces)
+        return self._joined
+
+    def __getitem__(self, key: int | slice) -> str:
+        if self._joined is not None:
+            return self._joined[key]
+        n = len(self)
+        if isinstance(key, int):
+            i = key + n if key < 0 else key
+            if not 0 <= i < n:
+                raise IndexError("EditedText index out of range")
+            return self._slice(i, i + 1)
+        start, stop, step = key.indices(n)
+        if step != 1:
+            return str(self)[key]
+        return self._slice(start, stop) if start < stop else ""
+
+    def _slice(self, start: int, stop: int) -> str:
+        ends, pieces = self._ends, self._pieces
+        i = bisect.bisect_right(ends, start)
+        out = []
+        while i < len(pieces) and start < stop:
+            src, a, b = pieces[i]
+            begin = ends[i] - (b - a)
+            out.append(src[a + start - begin : a + min(stop, ends[i]) - begin])
+            start = ends[i]
+            i += 1
+        return out[0] if len(out) == 1 else "".join(out)
+
+    def edit(self, start: int, end: int, new: str) -> EditedText:
+        """This text with ``[start, end)`` replaced by ``new`` (offsets clamped)."""
+        n = len(self)
+        start = min(max(start, 0), n)
+        end = min(max(end, start), n)
+        if self._joined is not None and len(self._pieces) > 1:  # joined: start again from it
+            pieces, ends = [(self._joined, 0, n)], [n]
+        else:
+            pieces, ends = self._pieces, self._ends
+        i = bisect.bisect_right(ends, start)  # pieces[:i] end at or before start
+        out = pieces[:i]
+        if i < len(pieces):
+            src, a, b = pieces[i]
+            begin = ends[i] - (b - a)
+            if start > begin:
+                out.append((src, a, a + start - begin))
+        if new:
+            _add(out, (new, 0, len(new)))
+        j = bisect.bisect_left(ends, end)  # the piece the end falls in
+        if j < len(pieces):
+            src, a, b = pieces[j]
+            if end < ends[j]:
+                _add(out, (src, b - (ends[j] - end), b))
+            out.extend(pieces[j + 1 :])
+        result = EditedText.__new__(EditedText)
+        result._pieces, result._joined = out, None
+        result._ends = list(itertools.accumulate(b - a for _, a, b in out))
+        if len(out) > MAX_PIECES:
+            str(result)
+            result._pieces, result._ends = [(result._joined or "", 0, len(result))], result._ends[-1:]
+        return result
+
+
+def _add(out: list[_Piece], piece: _Piece) -> None:
+    """Append ``piece``, merged with the last one when both are small inserted strings or
+    the last one continues into it."""
+    if out:
+        src, a, b = out[-1]
+        nsrc, na, nb = piece
+        if src is nsrc and b == na:
+            out[-1] = (src, a, nb)
+            return
+        if b - a < _SMALL and nb - na < _SMALL and len(src) < _SMALL and len(nsrc) < _SMALL:
+            joined = src[a:b] + nsrc[na:nb]
+            out[-1] = (joined, 0, len(joined))
+            return
+    out.append(piece)
+
+
+def as_str(text: str | EditedText) -> str:
+    return text if isinstance(text, str) else str(text)
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     line: int
@@ -48,34 +165,46 @@ class Position:
 class LineIndex:
     """Line starts of one text, for offset <-> position conversion.
 
-    The starts from line ``_cut`` on are ``_starts[i] + _delta``: typing within one line
-    of a 35 MB file shifts the lines after it without copying a million numbers."""
+    The start of line ``i`` is ``_starts[i]`` plus the shift of its segment: the lines from
+    ``_cuts[j]`` on (up to the next cut) are shifted by ``_deltas[j]``. An edit of a 35 MB
+    file shifts the lines after it by adding a segment, without rewriting a million numbers
+    (:func:`index_after_edit`); past :data:`MAX_SEGMENTS` they are written out again."""
 
-    __slots__ = ("_ascii", "_cr", "_cut", "_delta", "_starts", "text")
+    __slots__ = ("_ascii", "_cr", "_cuts", "_deltas", "_starts", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str | EditedText) -> None:
         self.text = text
+        plain = as_str(text)
         starts = array("q", [0])  # 8 bytes a line, not an int object each (a million lines)
-        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        starts.extend(m.end() for m in _NEWLINE.finditer(plain))
         self._starts = starts
-        self._cut = len(starts)
-        self._delta = 0
-        self._ascii = text.isascii()
-        self._cr = "\r" in text
+        self._cuts = [0]
+        self._deltas = [0]
+        self._ascii = plain.isascii()
+        self._cr = "\r" in plain
 
     @property
     def line_count(self) -> int:
         return len(self._starts)
 
+    def _shift(self, line: int) -> int:
+        cuts = self._cuts
+        return self._deltas[0 if len(cuts) == 1 else bisect.bisect_right(cuts, line) - 1]
+
     def _start(self, line: int) -> int:
-        s = self._starts[line]
-        return s + self._delta if line >= self._cut else s
+        return self._starts[line] + self._shift(line)
 
     def line_of(self, offset: int) -> int:
-        starts, cut = self._starts, self._cut
-        if cut >= len(starts) or offset < starts[cut] + self._delta:
-            return bisect.bisect_right(starts, offset, 0, cut) - 1
-        return bisect.bisect_right(starts, offset - self._delta, cut) - 1
+        starts, cuts, deltas = self._starts, self._cuts, self._deltas
+        j = 0
+        if len(cuts) > 1:  # the last segment whose first line starts at or before offset
+
+            def first_start(k: int) -> int:
+                return starts[cuts[k]] + deltas[k]
+
+            j = max(0, bisect.bisect_right(range(len(cuts)), offset, key=first_start) - 1)
+        hi = cuts[j + 1] if j + 1 < len(cuts) else len(starts)
+        return bisect.bisect_right(starts, offset - deltas[j], cuts[j], hi) - 1
 
     def line_start(self, line: int) -> int:
         return self._start(min(max(line, 0), len(self._starts) - 1))
@@ -113,8 +242,10 @@ class LineIndex:
             return min(start + max(character, 0), end)
         units = 0
         i = start
-        while i < end and units < character:
-            units += _units(self.text[i], encoding)
+        for ch in self.text[start:end]:
+            if units >= character:
+                break
+            units += _units(ch, encoding)
             i += 1
         return i
 
@@ -127,11 +258,17 @@ class LineIndex:
         return self.text[self.line_start(line) : self._line_end(line)]
 
     def _all_starts(self) -> array[int]:
-        starts, cut = self._starts, self._cut
-        if cut >= len(starts) or not self._delta:
+        """Every line start, shifts applied."""
+        starts, cuts, deltas = self._starts, self._cuts, self._deltas
+        if not any(deltas):
             return starts
-        out = starts[:cut]
-        out.extend(map(operator.add, itertools.islice(starts, cut, None), itertools.repeat(self._delta)))
+        out: array[int] = array("q")
+        for j, cut in enumerate(cuts):
+            end = cuts[j + 1] if j + 1 < len(cuts) else len(starts)
+            if deltas[j]:
+                out.extend(map(operator.add, starts[cut:end], itertools.repeat(deltas[j])))
+            else:
+                out.extend(starts[cut:end])
         return out
 
 
@@ -172,7 +309,9 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = None) -> LineIndex:
+def index_after_edit(
+    old: LineIndex, text: str | EditedText, span: tuple[int, int] | None = None
+) -> LineIndex:
     """The :class:`LineIndex` of ``text``, an edit of ``old.text``: line starts before the
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
     ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""
@@ -182,8 +321,9 @@ def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = N
     if span is not None:
         p, s = span
     else:
-        p = common_prefix(before, text)
-        s = common_suffix(before, text, min(len(before), len(text)) - p)
+        a, b = as_str(before), as_str(text)
+        p = common_prefix(a, b)
+        s = common_suffix(a, b, min(len(a), len(b)) - p)
     old_end, delta = len(before) - s, len(text) - len(before)
     inserted = text[p : old_end + delta]
     if "\r" in inserted:
@@ -191,24 +331,42 @@ def index_after_edit(old: LineIndex, text: str, span: tuple[int, int] | None = N
     new = LineIndex.__new__(LineIndex)
     new.text = text
     new._cr = False
-    new._ascii = (old._ascii and inserted.isascii()) or text.isascii()
-    line = old.line_of(p)
-    if "\n" not in inserted and "\n" not in before[p:old_end] and (old._cut == line + 1 or not old._delta):
-        # within one line: the same starts, the lines after it shifted once more
-        new._starts, new._cut, new._delta = old._starts, line + 1, old._delta + delta
-        return new
-    starts = old._all_starts()
-    keep = bisect.bisect_right(starts, p)  # starts x <= p: their break is before the edit
-    moved = bisect.bisect_right(starts, old_end)  # starts x > old_end: after it
-    new_starts = starts[:keep]
-    pos, end = p, old_end + delta
-    find = text.find
-    while True:
-        i = find("\n", pos, end)
-        if i < 0:
-            break
-        new_starts.append(i + 1)
-        pos = i + 1
-    new_starts.extend(map(operator.add, itertools.islice(starts, moved, None), itertools.repeat(delta)))
-    new._starts, new._cut, new._delta = new_starts, len(new_starts), 0
+    # (an EditedText is not scanned: "not ASCII" only means positions count code units)
+    new._ascii = (old._ascii and inserted.isascii()) or (isinstance(text, str) and text.isascii())
+    first, last = old.line_of(p), old.line_of(old_end)  # lines first+1..last start in the edit
+    starts = old._starts
+    breaks = [i + 1 for i, c in enumerate(inserted) if c == "\n"] if "\n" in inserted else []
+    if breaks or last > first:  # lines come or go: a new array (the old index stays valid)
+        shift = old._shift(first)  # the new lines belong to the segment of the edited line
+        starts = starts[: first + 1]
+        starts.extend(p + i - shift for i in breaks)
+        starts.extend(old._starts[last + 1 :])
+    moved = len(breaks) - (last - first)  # the lines after the edit change number by this
+    cuts, deltas = _segments_after(old, first, last, moved, delta)
+    new._starts, new._cuts, new._deltas = starts, cuts, deltas
+    if len(cuts) > MAX_SEGMENTS:
+        new._starts, new._cuts, new._deltas = new._all_starts(), [0], [0]
     return new
+
+
+#: A line index written out again when an edit would give it more shifted segments than this.
+MAX_SEGMENTS = 48
+
+
+def _segments_after(
+    old: LineIndex, first: int, last: int, moved: int, delta: int
+) -> tuple[list[int], list[int]]:
+    """The segments of the index after an edit that replaced lines ``first..last`` (old
+    numbers), changed the number of lines by ``moved`` and the length by ``delta``."""
+    cuts, deltas = old._cuts, old._deltas
+    keep = bisect.bisect_right(cuts, first)  # segments starting at or before the edited line
+    new_cuts, new_deltas = cuts[:keep], deltas[:keep]
+    if last + 1 < old.line_count:  # the first line after the edit starts a segment
+        d = old._shift(last + 1) + delta
+        if d != new_deltas[-1]:
+            new_cuts.append(last + 1 + moved)
+            new_deltas.append(d)
+    for j in range(bisect.bisect_right(cuts, last + 1), len(cuts)):
+        new_cuts.append(cuts[j] + moved)
+        new_deltas.append(deltas[j] + delta)
+    return new_cuts, new_deltas

@@ -11,7 +11,7 @@ from lsprotocol import types as lsp
 
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
-from citelens.lsp.textsync import take_edit
+from citelens.lsp.textsync import BIG, current_text, keep_index, line_index, take_edit
 
 _WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
 
@@ -61,7 +61,7 @@ def _sync(ls: CiteLensServer, uri: str) -> str | None:
     path = path_of(uri)
     if path:
         doc = ls.workspace.get_text_document(uri)
-        ls.session.store.open(path, doc.source, doc.version or 0, take_edit(doc))
+        ls.session.store.open(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc))
     return path
 
 
@@ -69,6 +69,8 @@ def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
     path = _sync(ls, params.text_document.uri)
     if path:
         ls.check_now(path)
+        doc = ls.workspace.get_text_document(params.text_document.uri)
+        keep_index(doc, ls.session.store.line_index(path) if len(current_text(doc)) > BIG else None)
 
 
 def did_change(ls: CiteLensServer, params: lsp.DidChangeTextDocumentParams) -> None:

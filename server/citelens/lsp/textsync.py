@@ -6,7 +6,9 @@ bibliography. :func:`apply_incremental_change` gives the same text with two slic
 big document (over :data:`BIG` characters) even splitting the text into lines is too slow:
 the change's offsets come from a line index kept with the document and moved by each edit
 (``core/text.index_after_edit``); positions within a line give the same text as pygls, a
-position past a line's end clamps to it.
+position past a line's end clamps to it. Nor is the text copied: it becomes an
+``EditedText`` (the text before plus the edit) that the store and the incremental parse
+read in pieces; ``doc.source`` joins it into one string when something asks for it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
-from citelens.core.text import LineIndex, index_after_edit
+from citelens.core.text import EditedText, LineIndex, index_after_edit
 
 #: Documents longer than this (characters) are edited through their kept line index.
 BIG = 1 << 20
@@ -25,10 +27,11 @@ BIG = 1 << 20
 
 def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePartial) -> None:
     """What ``TextDocument._apply_incremental_change`` does, in C-speed slices."""
-    source = doc.source
-    if len(source) > BIG:
-        _apply_big(doc, source, change)
+    raw = doc._source
+    if isinstance(raw, EditedText) or (isinstance(raw, str) and len(raw) > BIG):
+        _apply_big(doc, raw, change)
         return
+    source = doc.source
     lines = doc.lines
     rng = doc._position_codec.range_from_client_units(lines, change.range)
     start_line, start_col = rng.start.line, rng.start.character
@@ -40,7 +43,7 @@ def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePart
     start = start_of_line + min(start_col, len(lines[start_line]))
     if end_line >= len(lines):
         end = len(source)
-    elif end_line < start_line:  # an inverted range: pygls drops the rest of the line
+    elif end_line < start_line:  # an inverted range (invalid): the line's rest goes
         end = start_of_line + len(lines[start_line])
     else:
         end_of = start_of_line + sum(map(len, itertools.islice(lines, start_line, end_line)))
@@ -48,18 +51,19 @@ def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePart
     doc._source = source[:start] + change.text + source[end:]
 
 
-def _apply_big(doc: Any, source: str, change: lsp.TextDocumentContentChangePartial) -> None:
+def _apply_big(doc: Any, source: str | EditedText, change: lsp.TextDocumentContentChangePartial) -> None:
     index = getattr(doc, "_citelens_index", None)
     if not isinstance(index, LineIndex) or index.text is not source:
         index = LineIndex(source)
-    encoding = str(getattr(doc._position_codec.encoding, "value", "utf-16"))
+    enc = doc._position_codec.encoding  # a PositionEncodingKind, or the negotiated str
+    encoding = str(enc.value if isinstance(enc, lsp.PositionEncodingKind) else enc or "utf-16")
     a, b = change.range.start, change.range.end
     start = index.offset(a.line, a.character, encoding)
     end = index.offset(b.line, b.character, encoding)
-    if (b.line, b.character) < (a.line, a.character):  # inverted: pygls drops the line's rest
+    if (b.line, b.character) < (a.line, a.character):  # inverted (invalid): the line's rest goes
         end = index.line_start(a.line + 1) if a.line + 1 < index.line_count else len(source)
     end = max(start, end)
-    text = source[:start] + change.text + source[end:]
+    text = EditedText(source).edit(start, end, change.text)
     doc._source = text
     span = (start, len(source) - end)
     doc._citelens_index = index_after_edit(index, text, span)
@@ -68,7 +72,26 @@ def _apply_big(doc: Any, source: str, change: lsp.TextDocumentContentChangeParti
     doc.__dict__["citelens_edit"] = None if pending else (source, start, end)
 
 
-def take_edit(doc: Any) -> tuple[str, int, int] | None:
+def current_text(doc: Any) -> str | EditedText:
+    """The document's text as it is kept (an ``EditedText`` is not joined)."""
+    raw = doc._source
+    return raw if isinstance(raw, EditedText) else doc.source
+
+
+def line_index(doc: Any) -> LineIndex | None:
+    """The line index :func:`apply_incremental_change` keeps for a big document's text."""
+    index = getattr(doc, "_citelens_index", None)
+    return index if isinstance(index, LineIndex) and index.text is doc._source else None
+
+
+def keep_index(doc: Any, index: LineIndex | None) -> None:
+    """Keep ``index`` (the store's, of the text just opened) with a big document, so that its
+    first edit does not build one."""
+    if index is not None and index.text is doc._source and len(index.text) > BIG:
+        doc._citelens_index = index
+
+
+def take_edit(doc: Any) -> tuple[str | EditedText, int, int] | None:
     """``(previous text, start, end)``: the range of the previous text that the last
     didChange replaced, if it was one change to a big document."""
     edit = doc.__dict__.pop("citelens_edit", None)
@@ -78,3 +101,16 @@ def take_edit(doc: Any) -> tuple[str, int, int] | None:
 def install() -> None:
     """Use :func:`apply_incremental_change` for every document of the server."""
     TextDocument._apply_incremental_change = apply_incremental_change  # type: ignore[method-assign,assignment]
+    TextDocument.source = property(_joined_source)  # type: ignore[method-assign,assignment]
+
+
+_PYGLS_SOURCE = TextDocument.source
+
+
+def _joined_source(doc: TextDocument) -> str:
+    """pygls's ``source``, with an ``EditedText`` joined into one string."""
+    raw = doc._source
+    if isinstance(raw, EditedText):
+        return str(raw)
+    text: str = _PYGLS_SOURCE.fget(doc)  # type: ignore[attr-defined]
+    return text

@@ -167,7 +167,7 @@ def _read_bibs(store: DocumentStore, project: Project, out: Analysis) -> None:
             continue
         out.bibs.append(bib)
         if bib.problems:
-            text = store.text(bib_path) or ""
+            text = store.raw_text(bib_path) or ""
             for key, span in unclosed_keys(bib, text).items():
                 out.unclosed.setdefault(key, (bib_path, span))
     first, more = key_table(out.bibs)

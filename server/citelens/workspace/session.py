@@ -167,8 +167,7 @@ class Session:
 
     def entry_key(self, entry: BibEntry) -> EntryKey:
         """Identifies an entry by its text: an edit inside it (a fixed DOI) is a new entry."""
-        text = self.store.text(entry.path) or ""
-        return (entry.path, entry.key, text[entry.span.start : entry.span.end])
+        return (entry.path, entry.key, self.store.slice(entry.path, entry.span.start, entry.span.end))
 
     def entry_view(self, entry: BibEntry, analysis: Analysis | None = None) -> EntryView | None:
         k = self.entry_key(entry)
@@ -458,10 +457,12 @@ class Session:
     def _claim_sites(self) -> Iterable[ClaimSite]:
         for path in self.store.open_paths():
             language = kind_of(path)
+            if language not in {"latex", "markdown"}:  # (a big .bib is not joined for nothing)
+                continue
             analysis = self.analysis_for(path)
             text = self.store.text(path)
             doc = analysis.sources.get(path) if analysis is not None else None
-            if language not in {"latex", "markdown"} or doc is None or text is None:
+            if doc is None or text is None:
                 continue
             assert analysis is not None
             for citation in doc.citations:

@@ -3,6 +3,10 @@
 A parse is reused while its stamp (buffer version, or disk mtime and size) is
 unchanged, so a file that changed on disk is re-read the next time it is needed
 even when the client sends no ``didChangeWatchedFiles`` (Neovim).
+
+A big buffer edited by the client is kept as an ``EditedText`` (``core/text.py``): the
+incremental parse and the line index read it in pieces; :meth:`DocumentStore.text` joins
+it into one string only for a reader that needs it whole.
 """
 
 from __future__ import annotations
@@ -10,13 +14,14 @@ from __future__ import annotations
 import os
 
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
-from citelens.core.text import LineIndex, index_after_edit
+from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
 from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
 from citelens.documents.read import kind_of, read_text
 
 Stamp = tuple[object, ...]
+Text = str | EditedText
 
 
 class DocumentStore:
@@ -24,20 +29,28 @@ class DocumentStore:
 
     def __init__(self, extra_cite_commands: tuple[str, ...] = ()) -> None:
         self.extra_cite_commands = extra_cite_commands
-        self._buffers: dict[str, tuple[int, str]] = {}
+        self._buffers: dict[str, tuple[int, Text]] = {}
         self._sources: dict[str, tuple[Stamp, SourceDocument]] = {}
         self._bibs: dict[str, tuple[Stamp, BibFile]] = {}
-        self._bib_texts: dict[str, str] = {}  # the text each parse in _bibs was made from
+        self._bib_texts: dict[str, Text] = {}  # the text each parse in _bibs was made from
         self._texts: dict[str, tuple[Stamp, str]] = {}
         self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
         # the last edit an editor described: (text before, text after, shared prefix, suffix)
-        self._edits: dict[str, tuple[str, str, int, int]] = {}
+        self._edits: dict[str, tuple[Text, Text, int, int]] = {}
 
     # ------------------------------------------------------------------ buffers
-    def open(self, path: str, text: str, version: int, edit: tuple[str, int, int] | None = None) -> None:
+    def open(
+        self,
+        path: str,
+        text: Text,
+        version: int,
+        edit: tuple[Text, int, int] | None = None,
+        index: LineIndex | None = None,
+    ) -> None:
         """The editor's text of ``path``. ``edit``: ``(previous text, start, end)``, the one
         range of the previous text it replaced, when known (then a big .bib and its line
-        index are updated without comparing 35 MB of text)."""
+        index are updated without comparing 35 MB of text). ``index``: the line index of
+        ``text`` if the caller has one (the text sync keeps one for a big document)."""
         buf = self._buffers.get(path)
         if edit is not None and buf is not None and buf[1] is edit[0]:
             _before, start, end = edit
@@ -45,6 +58,8 @@ class DocumentStore:
         else:
             self._edits.pop(path, None)
         self._buffers[path] = (version, text)
+        if index is not None and index.text is text:
+            self._lines[path] = (self._buffer_stamp(version, text), index)
 
     def close(self, path: str) -> None:
         self._buffers.pop(path, None)
@@ -60,10 +75,14 @@ class DocumentStore:
         return buf[0] if buf else None
 
     # ------------------------------------------------------------------ reading
+    @staticmethod
+    def _buffer_stamp(version: int, text: Text) -> Stamp:
+        return ("buffer", version, len(text), id(text))
+
     def stamp(self, path: str) -> Stamp | None:
         buf = self._buffers.get(path)
         if buf is not None:
-            return ("buffer", buf[0], len(buf[1]), id(buf[1]))
+            return self._buffer_stamp(*buf)
         try:
             st = os.stat(path)
         except OSError:
@@ -74,6 +93,21 @@ class DocumentStore:
         return path in self._buffers or os.path.isfile(path)
 
     def text(self, path: str) -> str | None:
+        """The whole text of ``path`` (an edited buffer is joined into one string)."""
+        raw = self._raw(path)
+        return None if raw is None else as_str(raw)
+
+    def slice(self, path: str, start: int, end: int) -> str:
+        """``text(path)[start:end]``, without joining an edited buffer."""
+        raw = self._raw(path)
+        return "" if raw is None else raw[start:end]
+
+    def raw_text(self, path: str) -> Text | None:
+        """The text of ``path`` as kept: an edited big buffer stays an ``EditedText`` (read
+        it in slices; ``str()`` joins it)."""
+        return self._raw(path)
+
+    def _raw(self, path: str) -> Text | None:
         buf = self._buffers.get(path)
         if buf is not None:
             return buf[1]
@@ -114,22 +148,26 @@ class DocumentStore:
         cached = self._bibs.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
-        text = self.text(path)
+        text = self._raw(path)
         if text is None:
             return None
         try:
             # An edit of a big bibliography re-reads only the entries it touched.
             before = self._bib_texts.get(path)
             bib = (
-                reparse_edit(before, cached[1], text, self._edit_span(path, before, text))
-                if cached and before is not None
-                else None
-            ) or parse_bib(text, path)
+                self._reparse(path, before, cached[1], text) if cached and before is not None else None
+            ) or parse_bib(as_str(text), path)
         except Exception as exc:  # the parser must not raise; never lose the server over it
             bib = BibFile(path, [], [BibProblem(Span(0, 0), f"could not parse: {exc}")])
         self._bibs[path] = (stamp, bib)
         self._bib_texts[path] = text
         return bib
+
+    def _reparse(self, path: str, before: Text, old: BibFile, text: Text) -> BibFile | None:
+        span = self._edit_span(path, before, text)
+        if span is None:  # the texts are compared: whole strings
+            before, text = as_str(before), as_str(text)
+        return reparse_edit(before, old, text, span)
 
     def line_index(self, path: str) -> LineIndex | None:
         """Offset/position conversion for the current text of ``path``."""
@@ -139,7 +177,7 @@ class DocumentStore:
         cached = self._lines.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
-        text = self.text(path)
+        text = self._raw(path)
         if text is None:
             return None
         index = (
@@ -150,7 +188,7 @@ class DocumentStore:
         self._lines[path] = (stamp, index)
         return index
 
-    def _edit_span(self, path: str, before: str, after: str) -> tuple[int, int] | None:
+    def _edit_span(self, path: str, before: Text, after: Text) -> tuple[int, int] | None:
         """The shared prefix and suffix of ``before`` and ``after`` if the editor said."""
         known = self._edits.get(path)
         if known is None or known[0] is not before or known[1] is not after:

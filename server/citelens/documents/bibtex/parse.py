@@ -38,11 +38,11 @@ import re
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from sys import intern
 
 from citelens.core.model import BibEntry, BibField, BibFile, BibProblem, Span
-from citelens.core.text import common_prefix, common_suffix
+from citelens.core.text import EditedText, common_prefix, common_suffix
 
 #: Texts up to this many characters have all their fields parsed at once.
 EAGER_LIMIT = 2_000_000
@@ -148,10 +148,23 @@ class _LazyEntry(BibEntry):
     """A :class:`BibEntry` whose fields are parsed from the text on first access.
 
     Its offsets are kept as numbers plus a shift (``_by``): an edit before the entry moves
-    it by adding to the shift (:func:`reparse_edit`), with no new objects, and its fields
-    are read again from the new text."""
+    it by adding to the shift (:func:`reparse_edit`), with no new objects. Its fields are
+    read from the string it was parsed from (``_src``, where its offsets plus ``_tby``
+    are), never from a joined copy of the edited text, and moved to where it is now."""
 
-    __slots__ = ("_body", "_by", "_close", "_ctx", "_end", "_key_end", "_key_start", "_read_at", "_start")
+    __slots__ = (
+        "_body",
+        "_by",
+        "_close",
+        "_ctx",
+        "_end",
+        "_key_end",
+        "_key_start",
+        "_read_at",
+        "_src",
+        "_start",
+        "_tby",
+    )
     _body: int  # where the fields start (after the key's comma)
     _close: int  # the entry's closing delimiter
     _start: int
@@ -161,6 +174,8 @@ class _LazyEntry(BibEntry):
     _by: int  # added to every offset above
     _read_at: int  # the shift when the fields were parsed (_UNREAD: not parsed)
     _ctx: _Context
+    _src: str  # the text the entry was parsed from
+    _tby: int  # added to every offset above, in _src
 
     @property
     def span(self) -> Span:
@@ -197,15 +212,16 @@ class _LazyEntry(BibEntry):
             parsed: dict[str, BibField] = _FIELDS_SLOT.__get__(self, BibEntry)
             return parsed
         try:
-            ctx, by = self._ctx, self._by
+            ctx, by, src, tby = self._ctx, self._by, self._src, self._tby
         except AttributeError:  # built by dataclasses.replace() without fields
             self.fields = {}
             return {}
         budget = ctx.budget
-        if read_at == _DROPPED:
-            parsed = _parse_quietly(ctx, self._body + by, self._close + by)
+        if src is ctx.text and tby == by:
+            read = _parse_quietly if read_at == _DROPPED else _parse_fields
+            parsed = read(ctx, self._body + by, self._close + by)
         else:
-            parsed = _parse_fields(ctx, self._body + by, self._close + by)
+            parsed = _read_moved(ctx, src, self._body + tby, self._close + tby, by - tby, read_at == _DROPPED)
         self.fields = parsed
         # an entry whose values used @string macros keeps its fields: the expansion budget
         # it was charged must not be charged again
@@ -239,6 +255,26 @@ class _LazyEntry(BibEntry):
     __hash__ = None  # type: ignore[assignment]
 
 
+def _read_moved(ctx: _Context, src: str, pos: int, end: int, by: int, quiet: bool) -> dict[str, BibField]:
+    """The fields at ``[pos, end)`` of ``src``, an older text, with their spans (and those
+    of the problems found) moved by ``by`` to where they are now."""
+    here = replace(ctx, text=src)
+    n = len(ctx.problems)
+    parsed = (_parse_quietly if quiet else _parse_fields)(here, pos, end)
+    ctx.budget = here.budget
+    if not by:
+        return parsed
+    ctx.problems[n:] = [BibProblem(_moved(q.span, by), q.message) for q in ctx.problems[n:]]
+    return {
+        name: BibField(f.name, f.value, _moved(f.span, by), _moved(f.value_span, by))
+        for name, f in parsed.items()
+    }
+
+
+def _moved(span: Span, by: int) -> Span:
+    return Span(span.start + by, span.end + by)
+
+
 def _astuple(e: BibEntry) -> tuple[object, ...]:
     return (e.entry_type, e.key, e.span, e.key_span, e.fields, e.path)
 
@@ -262,6 +298,8 @@ def _lazy_entry(
     e._read_at = _UNREAD
     e.path = path
     e._ctx = ctx
+    e._src = ctx.text
+    e._tby = 0
     e._body = body
     e._close = close
     return e
@@ -296,12 +334,12 @@ def field_values(entry: BibEntry) -> dict[str, str]:
     all its fields are in the common form; anything else is parsed in full, problems
     and all."""
     if isinstance(entry, _LazyEntry) and entry._read_at in (_UNREAD, _DROPPED):
-        try:
-            ctx, by = entry._ctx, entry._by
+        try:  # the text it was parsed from (values do not move with an edit before it)
+            src, tby = entry._src, entry._tby
         except AttributeError:  # built by dataclasses.replace()
             pass
         else:
-            values = _common_values(ctx.text, entry._body + by, entry._close + by)
+            values = _common_values(src, entry._body + tby, entry._close + tby)
             if values is not None:
                 return values
     return {name: f.value for name, f in entry.fields.items()}
@@ -876,16 +914,18 @@ def _parse_string(ctx: _Context, pos: int, end: int, span: Span) -> None:
 _UNCLOSED_HEAD = re.compile(r"@\s*[A-Za-z]+\s*[{(]\s*([^,\s{}()\"#%'=]+)")
 
 
-def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
+def unclosed_keys(bib: BibFile, text: str | EditedText) -> dict[str, Span]:
     """Keys of the entries that are not closed (a ``BIB_SYNTAX`` problem, not an entry):
-    key -> span of the key. BibTeX reports an error there but still uses the entry."""
+    key -> span of the key. BibTeX reports an error there but still uses the entry.
+    Only the problems' own text is read (an ``EditedText`` is not joined)."""
     out: dict[str, Span] = {}
     for p in bib.problems:
         if "is not closed" not in p.message:
             continue
-        m = _UNCLOSED_HEAD.match(text, p.span.start)
+        start = p.span.start
+        m = _UNCLOSED_HEAD.match(text[start : max(p.span.end, start + 1024)])
         if m is not None:
-            out.setdefault(m.group(1), Span(m.start(1), m.end(1)))
+            out.setdefault(m.group(1), Span(start + m.start(1), start + m.end(1)))
     return out
 
 
@@ -893,12 +933,13 @@ def unclosed_keys(bib: BibFile, text: str) -> dict[str, Span]:
 
 
 def reparse_edit(
-    old_text: str, old: BibFile, new_text: str, span: tuple[int, int] | None = None
+    old_text: str | EditedText, old: BibFile, new_text: str | EditedText, span: tuple[int, int] | None = None
 ) -> BibFile | None:
     """``new_text`` parsed by re-reading only the entries an edit of ``old_text`` touched.
 
     Entries before the edit are kept as they are, entries after it are moved by the
-    edit's length (their fields are read again lazily, from the new text). ``None`` when
+    edit's length (their fields are read again lazily, from the text they were parsed
+    from: an ``EditedText`` is never joined here, only the touched part is read). ``None`` when
     that would not give what :func:`parse_bib` gives (a small file, an ``@string`` or a
     syntax problem in the edited part): then parse the whole text. ``span``: the lengths
     of a prefix and a suffix the two texts share, when the caller knows the edit (else
@@ -916,6 +957,7 @@ def reparse_edit(
     if span is not None:
         p, s = span
     else:
+        assert isinstance(old_text, str) and isinstance(new_text, str), "an EditedText comes with its edit"
         p = common_prefix(old_text, new_text)
         s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
     old_end, delta = len(old_text) - s, len(new_text) - len(old_text)
@@ -929,17 +971,22 @@ def reparse_edit(
     if "@string" in piece.lower() or "@string" in old_text[start:end].lower():
         return None
     part = parse_bib(piece, old.path, macros=old.strings, eager=False)
-    if part.problems or any(type(e) is not _LazyEntry for e in part.entries):
+    if any(type(e) is not _LazyEntry for e in part.entries):
         return None
-    ctx = _Context(new_text, dict(old.strings), kept=_still_kept(entries, first, last))
+    if part.problems and last < len(entries) and not _starts_a_line(new_text, end + delta):
+        return None  # an unclosed entry here could reach past the next one: parse it all
+    ctx = _Context(piece, dict(old.strings), kept=_still_kept(entries, first, last))
     # problems elsewhere stay where they are (those of re-read entries come back when read)
     ctx.problems += [q for q in old.problems if q.span.end <= start]
+    ctx.problems += [
+        BibProblem(Span(q.span.start + start, q.span.end + start), q.message) for q in part.problems
+    ]
     ctx.problems += [
         BibProblem(Span(q.span.start + delta, q.span.end + delta), q.message)
         for q in old.problems
         if q.span.start >= end and not _inside_entry(entries, last, q.span)
     ]
-    for e in entries[:first]:  # same offsets, same text there: read from the new text
+    for e in entries[:first]:  # same offsets, same text they were read from
         e._ctx = ctx  # type: ignore[attr-defined]
     _move(part.entries, start, ctx)
     # Entries after the edit move by its length: the same objects, shifted (a keystroke
@@ -950,6 +997,15 @@ def reparse_edit(
     if table is not None:
         _remember_table(bib, table)
     return bib
+
+
+def _starts_a_line(text: str | EditedText, at: int) -> bool:
+    """Whether the entry head at ``at`` is one an unclosed entry before it stops at (it
+    starts a line): then a syntax problem in the text before it stays there, as in a full
+    parse, and the entries from ``at`` on are read the same."""
+    line = text[max(0, at - 256) : at]
+    nl = line.rfind("\n")
+    return nl >= 0 and _LINE_START_HEAD.match(line[nl:] + text[at : at + 256]) is not None
 
 
 def _still_kept(entries: list[BibEntry], first: int, last: int) -> deque[_LazyEntry] | None:
