@@ -108,6 +108,7 @@ _BIOMED_WORDS = frozenset(
     "nucleic".split()
 )
 _BIOMED_STEMS = ("epidemiolog", "biomed", "pharma", "antibod", "diagnos")
+_BIOMED_STEM = re.compile(r"\b(?:" + "|".join(_BIOMED_STEMS) + ")", re.ASCII)
 _ASCII_WORD = re.compile(r"\w+", re.ASCII)
 
 
@@ -117,10 +118,11 @@ def looks_biomedical(view: EntryView) -> bool:
     text = f"{view.title} {view.venue}"
     if not text.isascii():
         return bool(_BIOMED.search(text))
-    words = set(_ASCII_WORD.findall(text.lower()))
+    lower = text.lower()
+    words = set(_ASCII_WORD.findall(lower))
     if "neural" in words:  # "neural tissue": the pattern decides
         return bool(_BIOMED.search(text))
-    return not words.isdisjoint(_BIOMED_WORDS) or any(w.startswith(_BIOMED_STEMS) for w in words)
+    return not words.isdisjoint(_BIOMED_WORDS) or _BIOMED_STEM.search(lower) is not None
 
 
 # ---------------------------------------------------------------------- title tiers
