@@ -34,6 +34,7 @@ from citelens.core.normalize import normalize_title, strip_accents, to_unicode
         ("a---b", "a—b"),
         (r"$\alpha$-helix", "α-helix"),
         (r"The $q$-state Potts model on a $2d$ lattice", "The q-state Potts model on a 2d lattice"),
+        (r"Processing of ${\mathrm{SiH}}_{4}$ in K\ensuremath{\alpha} light", "Processing of SiH_4 in Kα light"),
         (r"$\mathcal{O}(n \log n)$ sorting", "𝒪(n log n) sorting"),
         (r"50\% of \emph{all} \textbf{cases}", "50% of all cases"),
         ("50% of cases & more", "50% of cases & more"),  # bare % and & are text in .bib
@@ -141,7 +142,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
 
 @pytest.mark.parametrize(
     "latex",
-    [r"$\alpha$ and \'e", r"$x$ \$", r"\'{\imath}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
+    [r"$\mathit{C}$ and \'e", r"\frac{a}{b}", r"$20\text{ }\mu$", r"$x$ \$", r"\'{\imath}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
 )
 def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
     from citelens.core.normalize import simple_latex_to_text
@@ -163,3 +164,10 @@ def test_plain_ascii_words_are_the_folded_words(text: str) -> None:
     from citelens.core.normalize import _WORD_SPLIT, fold, words
 
     assert words(text) == [w for w in _WORD_SPLIT.split(fold(text)) if w]
+
+
+def test_the_fast_paths_symbols_are_pylatexencs() -> None:
+    from citelens.core.normalize import _CONVERTER, _SYMBOLS_TEXT, _WALKER_CONTEXT
+
+    for name, char in _SYMBOLS_TEXT.items():
+        assert _CONVERTER.latex_to_text("\\" + name, latex_context=_WALKER_CONTEXT) == char, name

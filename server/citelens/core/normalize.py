@@ -109,6 +109,19 @@ def text_mode(latex: str) -> str:
     return _IFMMODE.sub(r"\1", latex) if "\\ifmmode" in latex else latex
 
 
+#: Commands whose argument is its own text (``\\mathrm{SiH}``): the group is kept.
+_WRAPPER = re.compile(r"\\(?:mathrm|textrm|ensuremath|mbox)\s*(?=\{)")
+#: Greek letters and arrows, as pylatexenc writes them (a test holds the two together).
+_SYMBOLS_TEXT = dict(
+    zip(
+        "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu "
+        "xi pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+        "Upsilon Phi Psi Omega rightarrow leftarrow leftrightarrow to".split(),
+        "αβγδϵεζηθϑικλμνξπρστυϕφχψωΓΔΘΛΞΠΣΥΦΨΩ→←↔→",
+        strict=True,
+    )
+)
+_SYMBOL = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])\s*")
 _MATH_PLAIN = re.compile(r"\$([^$\\]*)\$")  # math without commands ("$q$-state") is its text
 _PUNCT = re.compile(r"---|--|``|''|~|\\([&%_#])")
 _PUNCT_TEXT = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d", "~": _NBSP}
@@ -119,6 +132,11 @@ def _accented(m: re.Match[str]) -> str:
     return unicodedata.normalize("NFC", letter + _MARKS[m.group(1) or m.group(4)])
 
 
+def _symbol(m: re.Match[str]) -> str:
+    """A Greek letter or an arrow (and the spaces after it, as TeX reads them), else as is."""
+    return _SYMBOLS_TEXT.get(m.group(1), m.group())
+
+
 def simple_latex_to_text(latex: str) -> str | None:
     """What pylatexenc makes of text whose only LaTeX is accents on letters (``Schr\\"odinger``,
     ``{\\'e}``), dashes, quotes, ``~``, escaped ``& % _ #`` and math without commands
@@ -127,7 +145,11 @@ def simple_latex_to_text(latex: str) -> str | None:
     Most LaTeX in author names and titles is of this kind, and pylatexenc takes a third
     of a millisecond for each; tests check that both agree on every such value of the
     corpus."""
-    text = _MATH_PLAIN.sub(r"\1", latex) if "$" in latex else latex
+    text = latex
+    if "\\" in text:
+        text = _SYMBOL.sub(_symbol, _WRAPPER.sub("", text))
+    if "$" in text:
+        text = _MATH_PLAIN.sub(r"\1", text)
     text = _ACCENT.sub(_accented, text)
     if "\\" in text:
         text = _LETTER.sub(lambda m: _LETTERS_TEXT[m.group(1)], text)
