@@ -77,6 +77,10 @@ def _no_log(_message: str) -> None:
 # ====================================================================== content hash
 
 
+#: json.dumps with arguments builds an encoder per call: one, for every content hash.
+_HASH_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
 def content_hash(item: EntryView | BibEntry) -> str:
     """A short hash of what an entry says (not its key): unchanged entries keep their result."""
     payload: object
@@ -96,7 +100,7 @@ def content_hash(item: EntryView | BibEntry) -> str:
             item.s2_id,
             item.url,
         ]
-    raw = json.dumps([ENGINE_VERSION, payload], ensure_ascii=False, sort_keys=True)
+    raw = _HASH_JSON.encode([ENGINE_VERSION, payload])
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
 
 

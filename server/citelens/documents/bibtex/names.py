@@ -39,10 +39,10 @@ def _split_names(value: str) -> tuple[tuple[Name, ...], bool]:
         words = raw.strip()
         if not words:
             continue
-        if _is_truncation(words):
+        if words[0] in "oOeE{" and _is_truncation(words):  # "others", "et al.", "{others}"
             truncated = True
             continue
-        if words.lower().endswith(("et al.", "et al")) and not words.startswith("{"):
+        if words[-1] in ".lL" and words.lower().endswith(("et al.", "et al")) and words[0] != "{":
             truncated = True  # "Smith et al." written as one name
             words = words[: words.lower().rfind("et al")].strip().rstrip(",")
             if not words:
