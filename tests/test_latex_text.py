@@ -34,7 +34,8 @@ from citelens.core.normalize import normalize_title, strip_accents, to_unicode
         ("a---b", "a—b"),
         (r"$\alpha$-helix", "α-helix"),
         (r"The $q$-state Potts model on a $2d$ lattice", "The q-state Potts model on a 2d lattice"),
-        (r"Processing of ${\mathrm{SiH}}_{4}$ in K\ensuremath{\alpha} light", "Processing of SiH_4 in Kα light"),
+        (r"Processing of ${\mathrm{SiH}}_{4}$ in K\ensuremath{\alpha} light",
+         "Processing of SiH_4 in Kα light"),
         (r"$\mathcal{O}(n \log n)$ sorting", "𝒪(n log n) sorting"),
         (r"50\% of \emph{all} \textbf{cases}", "50% of all cases"),
         ("50% of cases & more", "50% of cases & more"),  # bare % and & are text in .bib
@@ -142,7 +143,8 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
 
 @pytest.mark.parametrize(
     "latex",
-    [r"$\mathit{C}$ and \'e", r"\frac{a}{b}", r"$20\text{ }\mu$", r"$x$ \$", r"\'{\imath}", r"\~{}", r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
+    [r"$\mathit{C}$ and \'e", r"\frac{a}{b}", r"$20\text{ }\mu$", r"$x$ \$", r"\'{\imath}", r"\~{}",
+     r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
 )
 def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
     from citelens.core.normalize import simple_latex_to_text
