@@ -1123,7 +1123,8 @@ class _Run:
                 planned = offline.lookups(e.view, e.ids)
                 e.asked = [Asked(self._offline(p.source, p.method), p.field, p.value) for p in planned]
                 self.finish(e)
-                made[shape] = self.results[e.view.key]
+                if e.view.key in self.results:  # (not waiting for a retraction check)
+                    made[shape] = self.results[e.view.key]
                 continue
             self.record(
                 e,
