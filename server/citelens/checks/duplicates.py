@@ -42,7 +42,7 @@ TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
 _BLOCK_TOKENS = 3  # each title is indexed under its rarest words
 _PREFILTER = 75.0  # fuzz.ratio cut-off before the full title comparison
-_MAX_LENGTH_RATIO = (100 + _PREFILTER) / (200 - _PREFILTER - 100)  # 5/3: see _similar_in_block
+_MAX_LENGTH_RATIO = (200 - _PREFILTER) / _PREFILTER  # 5/3: see _similar_in_block
 
 
 @dataclass(frozen=True, slots=True)
