@@ -75,24 +75,29 @@ class DuplicatePair:
 
 
 class _Prepared(NamedTuple):
-    title: str  # normalised
-    main: str  # normalised title before a subtitle separator ("" if none)
-    first_author: str
-    doi: str
+    """What every entry needs, one list per field (built field by field, in C loops where
+    possible); content words and arXiv ids are computed for the few entries compared."""
+
+    titles: list[str]  # normalised
+    mains: list[str]  # normalised title before a subtitle separator ("" if none)
+    first_authors: list[str]  # the first author's last family name word
+    dois: list[str]
 
 
-def _prepare(v: EntryView, families: dict[str, str]) -> _Prepared:
-    """What every entry needs; the rest (content words, arXiv id) is computed for the few
-    entries a stage compares. ``families`` caches :func:`family_key` by family name."""
-    title = normalize_title(v.title or "")
-    parts = split_subtitle(v.title or "")
-    main = normalize_title(parts[0]) if parts else ""
-    author = next((n for n in v.authors if not n.is_others), None)
-    first = "" if author is None else families.get(author.last)
-    if first is None and author is not None:
-        family = family_key(author.last).split()
-        first = families[author.last] = family[-1] if family else ""
-    return _Prepared(title, main, first or "", normalize_doi(v.doi) or "")
+def _prepare(views: list[EntryView]) -> _Prepared:
+    raw = [v.title or "" for v in views]
+    mains = [normalize_title(p[0]) if p else "" for p in map(split_subtitle, raw)]
+    families: dict[str, str] = {}  # family_key once per family name
+    firsts = []
+    for v in views:
+        author = next((n for n in v.authors if not n.is_others), None)
+        first = "" if author is None else families.get(author.last)
+        if first is None and author is not None:
+            family = family_key(author.last).split()
+            first = families[author.last] = family[-1] if family else ""
+        firsts.append(first or "")
+    dois = [normalize_doi(v.doi) or "" for v in views]
+    return _Prepared(list(map(normalize_title, raw)), mains, firsts, dois)
 
 
 class _Stems(dict[str, str]):
@@ -113,17 +118,17 @@ def _content(title: str, stems: _Stems) -> frozenset[str]:
     return frozenset(map(stems.__getitem__, title.split())).difference(("",))
 
 
-def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:
-    """Signals that two similar-titled entries are different publications."""
+def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -> bool:
+    """Signals that two similar-titled entries (with normalised DOIs) are different publications."""
     arxiv_a = entry_arxiv_id(a)
     arxiv_b = entry_arxiv_id(b) if arxiv_a else ""
     if arxiv_a and arxiv_b and arxiv_a != arxiv_b:
         return True
     if (
-        pa.doi
-        and pb.doi
-        and pa.doi != pb.doi
-        and not (pa.doi.startswith("10.48550/") or pb.doi.startswith("10.48550/"))
+        doi_a
+        and doi_b
+        and doi_a != doi_b
+        and not (doi_a.startswith("10.48550/") or doi_b.startswith("10.48550/"))
     ):
         return True
     if a.year is not None and b.year is not None and a.year != b.year:
@@ -163,8 +168,8 @@ def _may_be_similar(a: frozenset[str], b: frozenset[str]) -> bool:
     return typos >= need
 
 
-def _blocks(prepared: list[_Prepared]) -> Iterable[list[int]]:
-    words = [set(p.title.split()) for p in prepared]
+def _blocks(titles: list[str]) -> Iterable[list[int]]:
+    words = [set(t.split()) for t in titles]
     df = Counter(chain.from_iterable(words))
     rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (df[t], t)))}  # rarest first
     index: dict[str, list[int]] = defaultdict(list)
@@ -176,18 +181,17 @@ def _blocks(prepared: list[_Prepared]) -> Iterable[list[int]]:
             yield members
 
 
-def _title_candidates(prepared: list[_Prepared]) -> set[tuple[int, int]]:
+def _title_candidates(titles: list[str], mains: list[str]) -> set[tuple[int, int]]:
     pairs: set[tuple[int, int]] = set()
     by_title: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(prepared):
-        if p.title:
-            by_title[p.title].append(i)
-    for i, p in enumerate(prepared):  # "Title: Subtitle" vs "Title"
-        for j in by_title.get(p.main, ()) if p.main else ():
+    for i, title in enumerate(titles):
+        if title:
+            by_title[title].append(i)
+    for i, main in enumerate(mains):  # "Title: Subtitle" vs "Title"
+        for j in by_title.get(main, ()) if main else ():
             if i != j:
                 pairs.add((min(i, j), max(i, j)))
-    titles = [p.title for p in prepared]
-    for members in _blocks(prepared):
+    for members in _blocks(titles):
         _similar_in_block(titles, members, pairs)
     return pairs
 
@@ -226,8 +230,7 @@ def find_duplicates(
 
 
 def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePair]:
-    families: dict[str, str] = {}
-    found = _Found(views, [_prepare(v, families) for v in views])
+    found = _Found(views, _prepare(views))
     _same_identifier(found, resolved)
     _similar_titles(found)
     _same_author_year(found)
@@ -239,7 +242,7 @@ class _Found:
     """The pairs found so far, by (lower, higher) index into ``views``."""
 
     views: list[EntryView]
-    prepared: list[_Prepared]
+    prepared: _Prepared
     pairs: dict[tuple[int, int], DuplicatePair] = field(default_factory=dict)
     contents: dict[int, frozenset[str]] = field(default_factory=dict)
     stems: _Stems = field(default_factory=_Stems)
@@ -256,11 +259,12 @@ class _Found:
     def content(self, i: int) -> frozenset[str]:
         words = self.contents.get(i)
         if words is None:
-            words = self.contents[i] = _content(self.prepared[i].title, self.stems)
+            words = self.contents[i] = _content(self.prepared.titles[i], self.stems)
         return words
 
     def distinct(self, i: int, j: int) -> bool:
-        return _distinct_publications(self.views[i], self.prepared[i], self.views[j], self.prepared[j])
+        dois = self.prepared.dois
+        return _distinct_publications(self.views[i], dois[i], self.views[j], dois[j])
 
 
 def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
@@ -274,9 +278,10 @@ def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
 
 def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
     views = f.views
-    for group in _groups((i, p.doi) for i, p in enumerate(f.prepared)):
+    dois = f.prepared.dois
+    for group in _groups(enumerate(dois)):
         for j in group[1:]:
-            f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({f.prepared[j].doi})")
+            f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({dois[j]})")
     s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
     for group in _groups(s2):
         for j in group[1:]:
@@ -284,23 +289,19 @@ def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
 
 
 def _similar_titles(f: _Found) -> None:
-    views, prepared = f.views, f.prepared
-    for i, j in sorted(_title_candidates(prepared)):
+    views, titles, mains, firsts = f.views, f.prepared.titles, f.prepared.mains, f.prepared.first_authors
+    for i, j in sorted(_title_candidates(titles, mains)):
         if (i, j) in f.pairs:
             continue
-        if (
-            prepared[i].main != prepared[j].title
-            and prepared[j].main != prepared[i].title
-            and not f.may_be_similar(i, j)
-        ):
+        if mains[i] != titles[j] and mains[j] != titles[i] and not f.may_be_similar(i, j):
             continue
         score = title_similarity(views[i].title, views[j].title)
         if score <= AUTHOR_YEAR_TITLE_THRESHOLD or f.distinct(i, j):
             continue
         same_author_year = (
-            prepared[i].first_author
+            firsts[i]
             and views[i].year is not None
-            and prepared[i].first_author == prepared[j].first_author
+            and firsts[i] == firsts[j]
             and views[i].year == views[j].year
         )
         if score > TITLE_THRESHOLD:
@@ -317,11 +318,11 @@ def _similar_titles(f: _Found) -> None:
 
 def _same_author_year(f: _Found) -> None:
     """Same first author and year: titles may differ more than fuzz.ratio lets through."""
-    views, prepared = f.views, f.prepared
+    views, titles, firsts = f.views, f.prepared.titles, f.prepared.first_authors
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for i, (v, p) in enumerate(zip(views, prepared, strict=True)):
-        if p.first_author and v.year is not None and p.title:
-            groups[(p.first_author, v.year)].append(i)
+    for i, (v, title, first) in enumerate(zip(views, titles, firsts, strict=True)):
+        if first and v.year is not None and title:
+            groups[(first, v.year)].append(i)
     for members in groups.values():
         if len(members) < 2 or len(members) > 200:
             continue
