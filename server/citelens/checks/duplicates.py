@@ -326,16 +326,21 @@ def _same_author_year(f: _Found) -> None:
     for members in groups.values():
         if len(members) < 2 or len(members) > 200:
             continue
-        for x, i in enumerate(members):
-            for j in members[x + 1 :]:
-                if (i, j) in f.pairs or not f.may_be_similar(i, j):
+        # by number of content words: more than two apart cannot be similar (_may_be_similar)
+        words = sorted(((len(c), i, c) for i in members for c in (f.content(i),)), key=lambda w: w[0])
+        for x, (size_i, i, content_i) in enumerate(words):
+            for size_j, j, content_j in words[x + 1 :]:
+                if size_j - size_i > 2:
+                    break
+                a, b = (i, j) if i < j else (j, i)
+                if (a, b) in f.pairs or not _may_be_similar(content_i, content_j):
                     continue
-                score = title_similarity(views[i].title, views[j].title)
-                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(i, j):
+                score = title_similarity(views[a].title, views[b].title)
+                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(a, b):
                     f.add(
-                        i,
-                        j,
+                        a,
+                        b,
                         "author_year_title",
                         score,
-                        f"same first author, year and a similar title as '{views[i].key}'",
+                        f"same first author, year and a similar title as '{views[a].key}'",
                     )
