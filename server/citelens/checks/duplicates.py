@@ -7,8 +7,10 @@ first author family name and year with a similar title (> 0.80). "Part I" and
 with different arXiv ids or DOIs are not duplicates.
 
 Titles are never compared all against all: entries are blocked by their rarest
-title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops)
-before the few surviving pairs get the full :func:`title_similarity`.
+title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops),
+each title only against those whose length lets them reach the cut-off, before the few
+surviving pairs get the full :func:`title_similarity`. Content words and arXiv ids are
+computed only for the entries a stage compares.
 """
 
 from __future__ import annotations
