@@ -7,9 +7,13 @@ import time
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
-from citelens.checks.duplicates import DuplicatePair, find_duplicates
+from citelens.checks.duplicates import DuplicatePair, _may_be_similar, _similar_in_block, find_duplicates
 from citelens.core.model import EntryView, Name
+from citelens.verify.match.compare import _SUBTITLE, SEQUEL_TOKEN, is_typo, split_subtitle
 
 
 def entry(key: str, title: str, **kw: object) -> EntryView:
@@ -126,3 +130,77 @@ def test_scales_without_comparing_all_pairs() -> None:
     assert ("dupA", "dupB") in found
     assert all(a.startswith("dup") for a, _ in found), found
     assert elapsed < 5.0
+
+
+# --------------------------------------------------------------------------- the shortcuts are exact
+
+_WORDS = st.text(alphabet="abcde", min_size=1, max_size=10) | st.sampled_from(["i", "ii", "2", "12345"])
+
+
+def _may_be_similar_reference(a: frozenset[str], b: frozenset[str]) -> bool:
+    """The rule spelled out: every word pair tried with is_typo, no shortcut."""
+    if not a or not b:
+        return False
+    only_a, only_b = a - b, b - a
+    if all(SEQUEL_TOKEN.match(t) for t in only_a | only_b):
+        return not (only_a or only_b)
+    changed = max(len(only_a), len(only_b))
+    if changed <= 2:
+        return True
+    if not only_a or not only_b or abs(len(only_a) - len(only_b)) > 2:
+        return False
+    typos = sum(1 for x in only_a if any(is_typo(x, y) for y in only_b))
+    return typos >= changed - 2
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.frozensets(_WORDS, max_size=9), st.frozensets(_WORDS, max_size=9))
+def test_content_word_prefilter_is_the_rule(a: frozenset[str], b: frozenset[str]) -> None:
+    assert _may_be_similar(a, b) == _may_be_similar_reference(a, b)
+
+
+def test_content_word_prefilter_counts_typos() -> None:
+    a = frozenset({"stabilty", "exchnges", "betwen", "periodc", "hamiltonien"})
+    b = frozenset({"stability", "exchanges", "between", "periodic", "hamiltonian"})
+    assert _may_be_similar(a, b) and _may_be_similar_reference(a, b)
+    assert not _may_be_similar(a, frozenset({"quantum", "chaos", "billiard", "spectra", "orbit"}))
+    # two long words two edits apart each (a swapped pair of letters) make up for two others
+    a = frozenset({"exchnages", "hamiltonain", "orbits", "quantum"})
+    b = frozenset({"exchanges", "hamiltonian", "chaos", "spectra"})
+    assert _may_be_similar(a, b) and _may_be_similar_reference(a, b)
+    assert not _may_be_similar(a, b - {"hamiltonian"} | {"hamburger"})
+
+
+def _scored_pairs(titles: list[str]) -> set[tuple[int, int]]:
+    pairs: set[tuple[int, int]] = set()
+    _similar_in_block(titles, list(range(len(titles))), pairs)
+    return pairs
+
+
+def _all_pairs(titles: list[str]) -> set[tuple[int, int]]:
+    n = len(titles)
+    return {(i, j) for i in range(n) for j in range(i + 1, n) if fuzz.ratio(titles[i], titles[j]) >= 75}
+
+
+def test_length_window_keeps_pairs_at_the_bound() -> None:
+    """ "a"*30 and "a"*50 score exactly 75: the longest a title can be next to a shorter one."""
+    titles = ["a" * 50, "a" * 30, "a" * 51, "a" * 29, "a" * 18, "ab" * 15]
+    assert _scored_pairs(titles) == _all_pairs(titles)
+    assert (0, 1) in _scored_pairs(titles)
+    for k in range(1, 60):  # 3k and 5k characters: 75 exactly
+        titles = ["a" * (5 * k), "b" * k, "a" * (3 * k)]
+        assert _scored_pairs(titles) == {(0, 2)}, k
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab ", min_size=1, max_size=40), min_size=2, max_size=12))
+def test_length_window_finds_every_pair_scored_in_full(titles: list[str]) -> None:
+    assert _scored_pairs(titles) == _all_pairs(titles)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab :.?!-\u2013\u2014\t")), max_size=16))
+def test_subtitle_split_without_the_quick_no_is_the_same(text: str) -> None:
+    m = _SUBTITLE.search(text.strip())
+    expected = None if m is None or m.start() == 0 else (text[: m.start()], text[m.end() :])
+    assert split_subtitle(text) == expected

@@ -7,17 +7,23 @@ first author family name and year with a similar title (> 0.80). "Part I" and
 with different arXiv ids or DOIs are not duplicates.
 
 Titles are never compared all against all: entries are blocked by their rarest
-title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops)
-before the few surviving pairs get the full :func:`title_similarity`.
+title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops),
+each title only against those whose length lets them reach the cut-off, before the few
+surviving pairs get the full :func:`title_similarity`. Content words and arXiv ids are
+computed only for the entries a stage compares.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
 
 from citelens.core.model import EntryView
 from citelens.core.normalize import normalize_doi, normalize_title
@@ -38,6 +44,7 @@ TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
 _BLOCK_TOKENS = 3  # each title is indexed under its rarest words
 _PREFILTER = 75.0  # fuzz.ratio cut-off before the full title comparison
+_MAX_LENGTH_RATIO = (200 - _PREFILTER) / _PREFILTER  # 5/3: see _similar_in_block
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,46 +76,61 @@ class DuplicatePair:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Prepared:
-    title: str  # normalised
-    tokens: tuple[str, ...]
-    content: frozenset[str]  # stemmed content words
-    main: str  # normalised title before a subtitle separator ("" if none)
-    first_author: str
-    doi: str
-    arxiv: str
+class _Prepared(NamedTuple):
+    """What every entry needs, one list per field (built field by field, in C loops where
+    possible); content words and arXiv ids are computed for the few entries compared."""
+
+    titles: list[str]  # normalised
+    mains: list[str]  # normalised title before a subtitle separator ("" if none)
+    first_authors: list[str]  # the first author's last family name word
+    dois: list[str]
 
 
-def _prepare(v: EntryView) -> _Prepared:
-    title = normalize_title(v.title or "")
-    parts = split_subtitle(v.title or "")
-    main = normalize_title(parts[0]) if parts else ""
-    authors = [n for n in v.authors if not n.is_others]
-    first = family_key(authors[0].last).split()[-1:] if authors else []
-    # title_tokens(v.title), from the title normalised above (a big library's titles do
-    # not all fit normalize_title's cache: it would be normalised again)
-    content = frozenset(t for t in map(stem, title.split()) if t not in STOPWORDS)
-    return _Prepared(
-        title,
-        tuple(title.split()),
-        content,
-        main,
-        first[0] if first else "",
-        normalize_doi(v.doi) or "",
-        entry_arxiv_id(v),
-    )
+def _prepare(views: list[EntryView]) -> _Prepared:
+    raw = [v.title or "" for v in views]
+    mains = [normalize_title(p[0]) if p else "" for p in map(split_subtitle, raw)]
+    families: dict[str, str] = {}  # family_key once per family name
+    firsts = []
+    for v in views:
+        author = next((n for n in v.authors if not n.is_others), None)
+        first = "" if author is None else families.get(author.last)
+        if first is None and author is not None:
+            family = family_key(author.last).split()
+            first = families[author.last] = family[-1] if family else ""
+        firsts.append(first or "")
+    dois = [normalize_doi(v.doi) or "" for v in views]
+    return _Prepared(list(map(normalize_title, raw)), mains, firsts, dois)
 
 
-def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepared) -> bool:
-    """Signals that two similar-titled entries are different publications."""
-    if pa.arxiv and pb.arxiv and pa.arxiv != pb.arxiv:
+class _Stems(dict[str, str]):
+    """A normalised title word's content word: its :func:`stem`, "" for a stopword.
+
+    Each word is stemmed once (a library repeats its words), then looked up in C.
+    """
+
+    def __missing__(self, word: str) -> str:
+        s = stem(word)
+        s = self[word] = "" if s in STOPWORDS else s
+        return s
+
+
+def _content(title: str, stems: _Stems) -> frozenset[str]:
+    """Stemmed content words of a normalised title: :func:`title_tokens` without stopwords
+    (a big library's titles do not all fit normalize_title's cache: no second normalising)."""
+    return frozenset(map(stems.__getitem__, title.split())).difference(("",))
+
+
+def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -> bool:
+    """Signals that two similar-titled entries (with normalised DOIs) are different publications."""
+    arxiv_a = entry_arxiv_id(a)
+    arxiv_b = entry_arxiv_id(b) if arxiv_a else ""
+    if arxiv_a and arxiv_b and arxiv_a != arxiv_b:
         return True
     if (
-        pa.doi
-        and pb.doi
-        and pa.doi != pb.doi
-        and not (pa.doi.startswith("10.48550/") or pb.doi.startswith("10.48550/"))
+        doi_a
+        and doi_b
+        and doi_a != doi_b
+        and not (doi_a.startswith("10.48550/") or doi_b.startswith("10.48550/"))
     ):
         return True
     if a.year is not None and b.year is not None and a.year != b.year:
@@ -118,14 +140,15 @@ def _distinct_publications(a: EntryView, pa: _Prepared, b: EntryView, pb: _Prepa
     return sequel_conflict(a.title or "", b.title or "")
 
 
-def _may_be_similar(a: _Prepared, b: _Prepared) -> bool:
-    """A cheap necessary condition for a title similarity above 0.80 (subtitles aside).
+def _may_be_similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    """A cheap necessary condition for a title similarity above 0.80 (subtitles aside),
+    from the titles' content words (:func:`_content`).
 
     More than two changed content words keep :func:`title_similarity` at 0.77 or less.
     """
-    if not a.content or not b.content:
+    if not a or not b or abs(len(a) - len(b)) > 2:  # then more than two words changed
         return False
-    only_a, only_b = a.content - b.content, b.content - a.content
+    only_a, only_b = a - b, b - a
     if all(SEQUEL_TOKEN.match(t) for t in only_a | only_b):
         return not (only_a or only_b)  # "Part I" / "Part II": never duplicates
     if max(len(only_a), len(only_b)) <= 2:
@@ -133,10 +156,12 @@ def _may_be_similar(a: _Prepared, b: _Prepared) -> bool:
     if not only_a or not only_b or abs(len(only_a) - len(only_b)) > 2:
         return False
     need = max(len(only_a), len(only_b)) - 2  # words of only_a with a typo in only_b
-    typos, left = 0, len(only_a)
+    typos, left, words_b = 0, len(only_a), list(only_b)
     for x in only_a:  # stop as soon as the count is reached or out of reach
         left -= 1
-        if any(is_typo(x, y) for y in only_b):
+        # a typo is at most two edits away: rapidfuzz finds those few words in one call
+        near = process.extract(x, words_b, scorer=Levenshtein.distance, score_cutoff=2, limit=None)
+        if any(is_typo(x, y) for y, _, _ in near):
             typos += 1
             if typos >= need:
                 return True
@@ -145,39 +170,51 @@ def _may_be_similar(a: _Prepared, b: _Prepared) -> bool:
     return typos >= need
 
 
-def _blocks(prepared: list[_Prepared]) -> Iterable[list[int]]:
-    df: Counter[str] = Counter()
-    for p in prepared:
-        df.update(set(p.tokens))
+def _blocks(titles: list[str]) -> Iterable[list[int]]:
+    words = [set(t.split()) for t in titles]
+    df = Counter(chain.from_iterable(words))
+    rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (df[t], t)))}  # rarest first
     index: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(prepared):
-        content = sorted({t for t in p.tokens if t not in STOPWORDS}, key=lambda t: (df[t], t))
-        for t in content[:_BLOCK_TOKENS]:
+    for i, w in enumerate(words):
+        for t in sorted(w - STOPWORDS, key=rank.__getitem__)[:_BLOCK_TOKENS]:
             index[t].append(i)
     for members in index.values():
         if len(members) > 1:
             yield members
 
 
-def _title_candidates(prepared: list[_Prepared]) -> set[tuple[int, int]]:
+def _title_candidates(titles: list[str], mains: list[str]) -> set[tuple[int, int]]:
     pairs: set[tuple[int, int]] = set()
     by_title: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(prepared):
-        if p.title:
-            by_title[p.title].append(i)
-    for i, p in enumerate(prepared):  # "Title: Subtitle" vs "Title"
-        for j in by_title.get(p.main, ()) if p.main else ():
+    for i, title in enumerate(titles):
+        if title:
+            by_title[title].append(i)
+    for i, main in enumerate(mains):  # "Title: Subtitle" vs "Title"
+        for j in by_title.get(main, ()) if main else ():
             if i != j:
                 pairs.add((min(i, j), max(i, j)))
-    for members in _blocks(prepared):
-        titles = [prepared[i].title for i in members]
-        for r, i in enumerate(members[:-1]):
-            later = titles[r + 1 :]
-            for _, _, c in process.extract(
-                titles[r], later, scorer=fuzz.ratio, score_cutoff=_PREFILTER, limit=None
-            ):
-                pairs.add((i, members[r + 1 + c]))
+    for members in _blocks(titles):
+        _similar_in_block(titles, members, pairs)
     return pairs
+
+
+def _similar_in_block(titles: list[str], members: list[int], pairs: set[tuple[int, int]]) -> None:
+    """Adds the pairs of ``members`` whose titles score at least ``_PREFILTER`` (fuzz.ratio).
+
+    The score is 100 * (1 - indel distance / summed length), and the distance is at least
+    the length difference: 75 needs the longer title at most 5/3 as long as the shorter.
+    Sorted by length, each title is scored (in one C loop) only against those in its window.
+    """
+    order = sorted(members, key=lambda i: len(titles[i]))
+    block = [titles[i] for i in order]
+    lengths = [len(t) for t in block]
+    for r in range(len(order) - 1):
+        end = bisect_right(lengths, _MAX_LENGTH_RATIO * lengths[r] + 2, r + 1)
+        for _, _, c in process.extract(
+            block[r], block[r + 1 : end], scorer=fuzz.ratio, score_cutoff=_PREFILTER, limit=None
+        ):
+            i, j = order[r], order[r + 1 + c]
+            pairs.add((i, j) if i < j else (j, i))
 
 
 def find_duplicates(
@@ -195,7 +232,7 @@ def find_duplicates(
 
 
 def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePair]:
-    found = _Found(views, [_prepare(v) for v in views])
+    found = _Found(views, _prepare(views))
     _same_identifier(found, resolved)
     _similar_titles(found)
     _same_author_year(found)
@@ -207,8 +244,10 @@ class _Found:
     """The pairs found so far, by (lower, higher) index into ``views``."""
 
     views: list[EntryView]
-    prepared: list[_Prepared]
+    prepared: _Prepared
     pairs: dict[tuple[int, int], DuplicatePair] = field(default_factory=dict)
+    contents: dict[int, frozenset[str]] = field(default_factory=dict)
+    stems: _Stems = field(default_factory=_Stems)
 
     def add(self, i: int, j: int, reason: str, score: float, message: str) -> None:
         a, b = (i, j) if i < j else (j, i)
@@ -216,8 +255,18 @@ class _Found:
             return  # the same key twice is DUPLICATE_KEY, not ours
         self.pairs[(a, b)] = DuplicatePair(self.views[a].key, self.views[b].key, reason, score, message)
 
+    def may_be_similar(self, i: int, j: int) -> bool:
+        return _may_be_similar(self.content(i), self.content(j))
+
+    def content(self, i: int) -> frozenset[str]:
+        words = self.contents.get(i)
+        if words is None:
+            words = self.contents[i] = _content(self.prepared.titles[i], self.stems)
+        return words
+
     def distinct(self, i: int, j: int) -> bool:
-        return _distinct_publications(self.views[i], self.prepared[i], self.views[j], self.prepared[j])
+        dois = self.prepared.dois
+        return _distinct_publications(self.views[i], dois[i], self.views[j], dois[j])
 
 
 def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
@@ -231,9 +280,10 @@ def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
 
 def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
     views = f.views
-    for group in _groups((i, p.doi) for i, p in enumerate(f.prepared)):
+    dois = f.prepared.dois
+    for group in _groups(enumerate(dois)):
         for j in group[1:]:
-            f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({f.prepared[j].doi})")
+            f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({dois[j]})")
     s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
     for group in _groups(s2):
         for j in group[1:]:
@@ -241,23 +291,19 @@ def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
 
 
 def _similar_titles(f: _Found) -> None:
-    views, prepared = f.views, f.prepared
-    for i, j in sorted(_title_candidates(prepared)):
+    views, titles, mains, firsts = f.views, f.prepared.titles, f.prepared.mains, f.prepared.first_authors
+    for i, j in sorted(_title_candidates(titles, mains)):
         if (i, j) in f.pairs:
             continue
-        if (
-            prepared[i].main != prepared[j].title
-            and prepared[j].main != prepared[i].title
-            and not _may_be_similar(prepared[i], prepared[j])
-        ):
+        if mains[i] != titles[j] and mains[j] != titles[i] and not f.may_be_similar(i, j):
             continue
         score = title_similarity(views[i].title, views[j].title)
         if score <= AUTHOR_YEAR_TITLE_THRESHOLD or f.distinct(i, j):
             continue
         same_author_year = (
-            prepared[i].first_author
+            firsts[i]
             and views[i].year is not None
-            and prepared[i].first_author == prepared[j].first_author
+            and firsts[i] == firsts[j]
             and views[i].year == views[j].year
         )
         if score > TITLE_THRESHOLD:
@@ -274,24 +320,29 @@ def _similar_titles(f: _Found) -> None:
 
 def _same_author_year(f: _Found) -> None:
     """Same first author and year: titles may differ more than fuzz.ratio lets through."""
-    views, prepared = f.views, f.prepared
+    views, titles, firsts = f.views, f.prepared.titles, f.prepared.first_authors
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
-    for i, (v, p) in enumerate(zip(views, prepared, strict=True)):
-        if p.first_author and v.year is not None and p.title:
-            groups[(p.first_author, v.year)].append(i)
+    for i, (v, title, first) in enumerate(zip(views, titles, firsts, strict=True)):
+        if first and v.year is not None and title:
+            groups[(first, v.year)].append(i)
     for members in groups.values():
         if len(members) < 2 or len(members) > 200:
             continue
-        for x, i in enumerate(members):
-            for j in members[x + 1 :]:
-                if (i, j) in f.pairs or not _may_be_similar(prepared[i], prepared[j]):
+        # by number of content words: more than two apart cannot be similar (_may_be_similar)
+        words = sorted(((len(c), i, c) for i in members for c in (f.content(i),)), key=lambda w: w[0])
+        for x, (size_i, i, content_i) in enumerate(words):
+            for size_j, j, content_j in words[x + 1 :]:
+                if size_j - size_i > 2:
+                    break
+                a, b = (i, j) if i < j else (j, i)
+                if (a, b) in f.pairs or not _may_be_similar(content_i, content_j):
                     continue
-                score = title_similarity(views[i].title, views[j].title)
-                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(i, j):
+                score = title_similarity(views[a].title, views[b].title)
+                if score > AUTHOR_YEAR_TITLE_THRESHOLD and not f.distinct(a, b):
                     f.add(
-                        i,
-                        j,
+                        a,
+                        b,
                         "author_year_title",
                         score,
-                        f"same first author, year and a similar title as '{views[i].key}'",
+                        f"same first author, year and a similar title as '{views[a].key}'",
                     )

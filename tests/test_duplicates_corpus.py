@@ -1,0 +1,60 @@
+"""The duplicate pairs found in the shared corpus, pinned.
+
+``tests/data/duplicates_corpus.json`` holds, per bibliography, every pair
+:func:`find_duplicates` reports (keys, reason, score to 4 places, message). Speed-ups of
+the blocking and prefilters must not change a single pair. When a deliberate change of
+behaviour changes them, rewrite the file with ``python -m tests.test_duplicates_corpus``
+and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citelens.checks.duplicates import find_duplicates
+from citelens.core.model import BibEntry, EntryView
+from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.view import entry_view
+from citelens.documents.read import read_text
+from tests.conftest import CORPUS, ROOT
+
+GOLDEN = ROOT / "tests" / "data" / "duplicates_corpus.json"
+EXPECTED: dict[str, list[list[object]]] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def _views(path: Path) -> list[EntryView]:
+    """Every entry in file order (a repeated key too), crossrefs resolved to the first."""
+    bib = parse_bib(read_text(path), str(path))
+    first: dict[str, BibEntry] = {}
+    for e in bib.entries:
+        first.setdefault(e.key, e)
+    return [entry_view(e, first) for e in bib.entries]
+
+
+def _found(rel: str) -> list[list[object]]:
+    pairs = find_duplicates(_views(CORPUS / rel))
+    return [[p.key_a, p.key_b, p.reason, round(p.score, 4), p.message] for p in pairs]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+@pytest.mark.parametrize("rel", sorted(EXPECTED))
+def test_corpus_duplicates_unchanged(rel: str) -> None:
+    assert _found(rel) == EXPECTED[rel]
+
+
+def test_golden_covers_the_big_libraries_and_every_paper() -> None:
+    assert len(EXPECTED["bigbib/physrev_e_1993_2024.bib"]) == 9
+    assert EXPECTED["bigbib/ml_conferences.bib"]
+    if CORPUS.is_dir():
+        papers = {str(p.relative_to(CORPUS)) for p in (CORPUS / "papers").glob("**/*.bib")}
+        assert papers <= set(EXPECTED)
+
+
+if __name__ == "__main__":  # rewrite the pinned pairs from the current code
+    rels = ["bigbib/physrev_e_1993_2024.bib", "bigbib/ml_conferences.bib"]
+    rels += sorted(str(p.relative_to(CORPUS)) for p in (CORPUS / "papers").glob("**/*.bib"))
+    data = {rel: _found(rel) for rel in rels}
+    GOLDEN.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
