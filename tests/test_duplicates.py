@@ -204,3 +204,11 @@ def test_subtitle_split_without_the_quick_no_is_the_same(text: str) -> None:
     m = _SUBTITLE.search(text.strip())
     expected = None if m is None or m.start() == 0 else (text[: m.start()], text[m.end() :])
     assert split_subtitle(text) == expected
+
+
+def test_equal_titles_are_paired_even_when_their_only_words_are_in_thousands_of_titles() -> None:
+    """A word in thousands of short titles ("Paper k17") makes a block too big to score
+    pair by pair (it took hours): it is skipped, and equal titles are still paired."""
+    views = [entry(f"k{i}", f"Paper k{i}", authors=(Name("A.", "", f"Author{i}", ""),)) for i in range(2500)]
+    views += [entry("x", "Paper", year=1990), entry("y", "paper.", year=2001)]
+    assert pairs(views) == {("x", "y")}

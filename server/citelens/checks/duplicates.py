@@ -7,7 +7,8 @@ first author family name and year with a similar title (> 0.80). "Part I" and
 with different arXiv ids or DOIs are not duplicates.
 
 Titles are never compared all against all: entries are blocked by their rarest
-title words and each block is scored with :func:`rapidfuzz.process.extract` (C loops),
+title words (a block of more than 2,000 titles is a word most of them share: it is skipped,
+equal titles are paired anyway) and each block is scored with :func:`rapidfuzz.process.extract` (C loops),
 each title only against those whose length lets them reach the cut-off, before the few
 surviving pairs get the full :func:`title_similarity`. Content words and arXiv ids are
 computed only for the entries a stage compares.
@@ -43,6 +44,10 @@ from citelens.verify.match.venues import is_preprint_venue, same_venue
 TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
 _BLOCK_TOKENS = 3  # each title is indexed under its rarest words
+#: A block is scored pair by pair (within a length window): one of more titles than this
+#: is a word most titles share, not a rare one (30,000 titles "Paper ..." would take hours).
+#: Equal titles are paired without blocks.
+_BLOCK_MAX = 2000
 _PREFILTER = 75.0  # fuzz.ratio cut-off before the full title comparison
 _MAX_LENGTH_RATIO = (200 - _PREFILTER) / _PREFILTER  # 5/3: see _similar_in_block
 
@@ -179,7 +184,7 @@ def _blocks(titles: list[str]) -> Iterable[list[int]]:
         for t in sorted(w - STOPWORDS, key=rank.__getitem__)[:_BLOCK_TOKENS]:
             index[t].append(i)
     for members in index.values():
-        if len(members) > 1:
+        if 1 < len(members) <= _BLOCK_MAX:
             yield members
 
 
@@ -189,6 +194,8 @@ def _title_candidates(titles: list[str], mains: list[str]) -> set[tuple[int, int
     for i, title in enumerate(titles):
         if title:
             by_title[title].append(i)
+    for same in by_title.values():  # equal titles, whatever their blocks
+        pairs.update((same[0], j) for j in same[1:])
     for i, main in enumerate(mains):  # "Title: Subtitle" vs "Title"
         for j in by_title.get(main, ()) if main else ():
             if i != j:
