@@ -290,3 +290,25 @@ def test_bad_format_is_a_usage_error(tmp_path: Path) -> None:
     proc = run(str(THAMME / "main1.tex"), "--format", "xml", cwd=tmp_path)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("mode", [["--offline"], ["--no-verify"]])
+def test_a_problem_inside_the_fields_of_a_big_bib_is_reported(tmp_path: Path, mode: list[str]) -> None:
+    """A .bib over 2 MB is parsed lazily (its fields when first read, after the analysis):
+    a broken field deep inside must still be a BIB_SYNTAX error, with exit status 1."""
+    entry = "@article{k%d,\n  title = {Paper k%d},\n  author = {Doe, J.},\n  year = {2001},\n}\n"
+    head = "".join(entry % (i, i) for i in range(30000))
+    assert len(head) > 2_000_000
+    broken = "@article{broken,\n  title = {Broken},\n  junk junk = ,\n  year = {2001},\n}\n"
+    (tmp_path / "big.bib").write_text(head + broken + entry % (30001, 30001), encoding="utf-8")
+    env = {**os.environ, "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "check", "big.bib", *mode, "-q", "--format", "json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    report = json.loads(proc.stdout)
+    syntax = by_code(report, "BIB_SYNTAX")
+    assert [(d["range"]["start"]["line"] + 1, d["message"]) for d in syntax] == [
+        (head.count("\n") + 3, "expected 'name = value'")
+    ]
+    assert proc.returncode == 1

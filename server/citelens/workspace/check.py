@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citelens.core.findings import Finding
+from citelens.core.findings import Finding, make_finding
 from citelens.core.model import BibEntry, BibFile
 from citelens.core.settings import Settings
+from citelens.documents.bibtex.parse import field_values
 from citelens.documents.read import kind_of
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.project import Project, build_project, find_root
@@ -159,8 +160,25 @@ async def run_check(
     result.citations = count_citations(result.analyses)
     if verify and settings.verification_enabled and result.entries:
         findings.extend(await _verify(result, list(bibs.values()), cited_first, settings, log, progress))
+    viewed = {id(e) for e in result.entries} if verify and settings.verification_enabled else set()
+    findings.extend(_field_problems(bibs.values(), settings, viewed))
     result.findings = _dedupe(findings)
     return result
+
+
+def _field_problems(bibs: Iterable[BibFile], settings: Settings, viewed: set[int]) -> list[Finding]:
+    """BIB_SYNTAX for the problems inside fields: a big file's fields are read lazily, after
+    its analysis, with their problems (by the entry views, for the ``viewed`` entries)."""
+    out: list[Finding] = []
+    for bib in bibs:
+        for e in bib.entries:
+            if id(e) not in viewed:
+                field_values(e)  # an entry with a problem is parsed in full: its problems
+        for p in bib.problems:
+            f = make_finding(settings, bib.path, "BIB_SYNTAX", p.message, p.span)
+            if f is not None:
+                out.append(f)
+    return out
 
 
 async def _verify(

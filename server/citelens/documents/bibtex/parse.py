@@ -367,9 +367,10 @@ def _common_values(text: str, pos: int, end: int) -> dict[str, str] | None:
 
 
 def all_problems(bib: BibFile) -> list[BibProblem]:
-    """Every problem of ``bib``, parsing all fields first; sorted by position."""
+    """Every problem of ``bib``, reading all fields first (those of a big file are read
+    lazily, their problems with them); sorted by position."""
     for e in bib.entries:
-        _ = e.fields
+        field_values(e)  # an entry with a problem is parsed in full
     return sorted(bib.problems, key=lambda p: (p.span.start, p.span.end))
 
 
