@@ -396,3 +396,24 @@ async def test_the_end_of_run_summary_is_logged_at_info(
 
         await wait_for(lambda: bool(summaries()), 20, "the end-of-run summary")
         assert [m.type for m in summaries()] == [lsp.MessageType.Info]
+
+
+async def test_a_whole_library_gets_no_document_links(preset: str, workspace: Path) -> None:
+    """VS Code asks for a document's links after every edit: a library of thousands of
+    entries answers none (68,000 entries were 137,000 links and seconds of work each time)."""
+    from citelens.lsp.links import MAX_LINKED_ENTRIES
+
+    bib = workspace / "thesis" / "library.bib"
+    bib.write_text(
+        "".join(
+            f"@article{{k{i},\n  title = {{T{i}}},\n  doi = {{10.1000/x{i}}},\n}}\n"
+            for i in range(MAX_LINKED_ENTRIES + 1)
+        ),
+        encoding="utf-8",
+    )
+    async with session(preset, workspace) as client:
+        u = open_doc(client, bib)
+        links = await client.text_document_document_link_async(
+            lsp.DocumentLinkParams(lsp.TextDocumentIdentifier(u))
+        )
+        assert links is not None and len(links) == 0

@@ -11,6 +11,11 @@ from citelens.lsp.convert import path_of, span_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.links import bib_links, reference_links
 
+#: A whole library gets no links: editors ask for a document's links after every edit, and
+#: 68,000 entries are 137,000 links (every field read, seconds of work and tens of MB each
+#: time, with hovers waiting behind). Editors still underline the URLs they see themselves.
+MAX_LINKED_ENTRIES = 2000
+
 
 def register(server: CiteLensServer) -> None:
     server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)(guarded(document_link))
@@ -28,8 +33,10 @@ def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
     kind = kind_of(path)
     if kind == "bib":
         bib = ls.session.store.bib(path)
+        if bib is None or len(bib.entries) > MAX_LINKED_ENTRIES:
+            return []
         text = ls.session.store.text(path)
-        if bib is None or text is None:
+        if text is None:
             return []
         pairs = bib_links(bib, text)
     elif kind in {"latex", "markdown"}:
