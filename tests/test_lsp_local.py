@@ -174,3 +174,27 @@ async def test_bib_document_symbols_and_syntax_errors(preset: str, tmp_path: Pat
         names = [s.name for s in symbols]
         assert names[0] == "good"
         await wait_for(lambda: True)
+
+
+async def test_a_whole_librarys_outline_is_not_sent(preset: str, tmp_path: Path) -> None:
+    """Editors ask for the outline after every edit: a library over the limit gets none
+    (68,000 entries took 7 s each time); one at the limit gets every entry, with its title."""
+    from citelens.lsp.symbols import MAX_OUTLINE_ENTRIES
+
+    def library(n: int) -> str:
+        return "".join(f"@article{{k{i},\n  title = {{Title {i}}},\n}}\n" for i in range(n))
+
+    (tmp_path / "big.bib").write_text(library(MAX_OUTLINE_ENTRIES + 1), encoding="utf-8")
+    (tmp_path / "ok.bib").write_text(library(MAX_OUTLINE_ENTRIES), encoding="utf-8")
+    async with session(preset, tmp_path) as client:
+        big = await client.text_document_document_symbol_async(
+            lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(open_doc(client, tmp_path / "big.bib"))))
+        ok = await client.text_document_document_symbol_async(
+            lsp.DocumentSymbolParams(lsp.TextDocumentIdentifier(open_doc(client, tmp_path / "ok.bib"))))
+    assert big is not None and len(big) == 0
+    assert ok is not None and len(ok) == MAX_OUTLINE_ENTRIES
+    last = ok[-1]
+    assert isinstance(last, lsp.DocumentSymbol)
+    n = MAX_OUTLINE_ENTRIES - 1
+    assert (last.name, last.detail) == (f"k{n}", f"@article Title {n}")
+    assert last.selection_range == lsp.Range(lsp.Position(3 * n, 9), lsp.Position(3 * n, 9 + len(f"k{n}")))
