@@ -13,7 +13,7 @@ the field and its value span, the duplicate's key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from citelens.checks.duplicates import find_duplicates
 from citelens.core.findings import Finding, FixData, Related, Severity
@@ -198,6 +198,43 @@ def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy])
     return _severity(settings, "METADATA_MISMATCH", default=base)
 
 
+def _cited(
+    citations: Mapping[str, Sequence[Citation]],
+    defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification],
+) -> Iterator[tuple[str, Citation, BibEntry, Verification]]:
+    """(path, citation, its entry, the entry's verdict) for every citation of a verified key."""
+    for path, cits in citations.items():
+        for c in cits:
+            v = results.get(c.key)
+            entry = defs.get(c.key)
+            if v is not None and entry is not None:
+                yield path, c, entry, v
+
+
+def _at_citation(
+    path: str,
+    c: Citation,
+    entry: BibEntry,
+    v: Verification,
+    code: str,
+    message: str,
+    sev: Severity,
+    **extra: object,
+) -> Finding:
+    """A finding at a citation, pointing at its entry. Light data (a key may be cited hundreds
+    of times and every diagnostic is sent on each change): quick fixes read the entry's verdict."""
+    related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
+    data: dict[str, object] = {
+        "key": entry.key,
+        "bib": entry.path,
+        "status": v.status.value,
+        "field": None,
+        **extra,
+    }
+    return Finding(path, c.span, code, f"{c.key}: {message}", sev, c.key, related=related, data=data)
+
+
 def _citation_findings(
     citations: Mapping[str, Sequence[Citation]],
     defs: Mapping[str, BibEntry],
@@ -205,34 +242,19 @@ def _citation_findings(
     settings: Settings,
 ) -> list[Finding]:
     out = []
-    for path, cits in citations.items():
-        for c in cits:
-            v = results.get(c.key)
-            entry = defs.get(c.key)
-            if v is None or entry is None or v.status not in _AT_CITATIONS:
-                continue
-            if v.status is Status.DOI_MISMATCH:
-                code, sev = "DOI_MISMATCH", _severity(settings, "DOI_MISMATCH")
-            elif v.status is Status.NOT_FOUND:
-                code, sev = "NOT_FOUND", _severity(settings, "NOT_FOUND")
-                if sev is not None and v.informational and _RANK[sev] > 1:
-                    sev = Severity.INFORMATION
-            else:
-                code, sev = "METADATA_MISMATCH", _metadata_severity(settings, v.discrepancies)
-            if sev is None:
-                continue
-            related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
-            # Light data at citations (a key may be cited hundreds of times and every
-            # diagnostic is sent on each change): quick fixes read the entry's verdict.
-            data: dict[str, object] = {
-                "key": entry.key,
-                "bib": entry.path,
-                "status": v.status.value,
-                "field": None,
-            }
-            out.append(
-                Finding(path, c.span, code, f"{c.key}: {v.summary}", sev, c.key, related=related, data=data)
-            )
+    for path, c, entry, v in _cited(citations, defs, results):
+        if v.status not in _AT_CITATIONS:
+            continue
+        if v.status is Status.DOI_MISMATCH:
+            code, sev = "DOI_MISMATCH", _severity(settings, "DOI_MISMATCH")
+        elif v.status is Status.NOT_FOUND:
+            code, sev = "NOT_FOUND", _severity(settings, "NOT_FOUND")
+            if sev is not None and v.informational and _RANK[sev] > 1:
+                sev = Severity.INFORMATION
+        else:
+            code, sev = "METADATA_MISMATCH", _metadata_severity(settings, v.discrepancies)
+        if sev is not None:
+            out.append(_at_citation(path, c, entry, v, code, v.summary, sev))
     return out
 
 
@@ -375,38 +397,17 @@ def notice_citation_findings(
 ) -> list[Finding]:
     """``RETRACTED`` and ``EXPRESSION_OF_CONCERN`` at every citation of the paper."""
     out = []
-    for path, cits in citations.items():
-        for c in cits:
-            v = results.get(c.key)
-            entry = defs.get(c.key)
-            found = _notice(v) if v is not None and v.notices else None
-            if v is None or entry is None or found is None:
-                continue
-            code, top = found
-            sev = _severity(settings, code)
-            if code not in _NOTICE_AT_CITATIONS or sev is None:
-                continue
-            related = [Related(entry.path, entry.key_span, f"entry {entry.key}")]
-            data: dict[str, object] = {
-                "key": entry.key,
-                "bib": entry.path,
-                "status": v.status.value,
-                "field": None,
-                "notice": dict(top),
-                "notice_url": retraction.notice_url(top),
-            }
-            out.append(
-                Finding(
-                    path,
-                    c.span,
-                    code,
-                    f"{c.key}: {retraction.message(v.notices)}",
-                    sev,
-                    c.key,
-                    related=related,
-                    data=data,
-                )
-            )
+    for path, c, entry, v in _cited(citations, defs, results):
+        found = _notice(v) if v.notices else None
+        if found is None:
+            continue
+        code, top = found
+        sev = _severity(settings, code)
+        if code not in _NOTICE_AT_CITATIONS or sev is None:
+            continue
+        message = retraction.message(v.notices)
+        notice = {"notice": dict(top), "notice_url": retraction.notice_url(top)}
+        out.append(_at_citation(path, c, entry, v, code, message, sev, **notice))
     return out
 
 
