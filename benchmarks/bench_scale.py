@@ -34,6 +34,7 @@ from lsprotocol import types as lsp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_editor import _server_pid  # noqa: E402
 from tests.fakes.scholarly import running  # noqa: E402
 from tests.lsp_session import open_doc, session  # noqa: E402
 
@@ -52,22 +53,6 @@ def _peak_rss_mb(pid: int) -> float:
     except OSError:
         pass
     return float("nan")
-
-
-def _server_pid() -> int | None:
-    me = os.getpid()
-    found = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{d}/stat").read_text()
-            cmd = Path(f"/proc/{d}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"citelens" in cmd:
-            found.append(int(d))
-    return max(found) if found else None
 
 
 def _pct(xs: list[float], p: float) -> float:
