@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.cli_check import check_against  # noqa: E402
 from benchmarks.make_bib300 import _paper  # noqa: E402
 from tests.conftest import CORPUS  # noqa: E402
 from tests.fakes.scholarly import ScholarlyFake  # noqa: E402
@@ -64,19 +62,7 @@ def main() -> None:
     args = ap.parse_args()
     with ScholarlyFake(known_papers(args.known)) as fake, tempfile.TemporaryDirectory() as tmp:
         fake.enforce_real_limits()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CITELENS_")}
-        env.update(fake.env(), CITELENS_CACHE_DIR=str(Path(tmp) / "cache"))
-        if args.code:
-            env["PYTHONPATH"] = str(Path(args.code) / "server")
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "citelens", "check", str(PAPER), "--format", "json"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=7200,
-        )
-        wall = time.perf_counter() - t0
+        proc, wall = check_against(fake, PAPER, Path(tmp), args.code, 7200)
         reqs = fake.requests("s2")
     report = json.loads(proc.stdout)
     statuses: dict[str, str] = {}

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks.cli_check import check_against  # noqa: E402
 from tests.fakes.scholarly import SOURCES, ScholarlyFake  # noqa: E402
 
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
@@ -46,20 +44,8 @@ def run_storm(n: int, fake: ScholarlyFake, code: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bib = Path(tmp) / "refs.bib"
         bib.write_text(storm_bib(n), encoding="utf-8")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CITELENS_")}
-        env.update(fake.env(), CITELENS_CACHE_DIR=str(Path(tmp) / "cache"))
-        if code:
-            env["PYTHONPATH"] = str(Path(code) / "server")
         fake.clear_log()
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "citelens", "check", str(bib), "--format", "json"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-        wall = time.perf_counter() - t0
+        proc, wall = check_against(fake, bib, Path(tmp), code, 3600)
     report = json.loads(proc.stdout)
     breaker = [line for line in proc.stderr.splitlines() if "in a row" in line]
     deadline = [line for line in proc.stderr.splitlines() if "deadline" in line]
