@@ -175,10 +175,4 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
             result.elapsed_ms,
         )
     records = feed.records[:limit]
-    return host.lookup(
-        method,
-        Outcome.FOUND if records else Outcome.NOT_FOUND,
-        records,
-        "" if records else "no search results",
-        result.elapsed_ms,
-    )
+    return host.records_found(method, records, result.elapsed_ms)

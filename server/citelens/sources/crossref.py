@@ -177,13 +177,7 @@ async def search(host: HostClient, title: str, author: str | None = None, rows: 
             method, Outcome.FAILED, [], f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms
         )
     records = [r for r in map(to_record, items) if r]
-    return host.lookup(
-        method,
-        Outcome.FOUND if records else Outcome.NOT_FOUND,
-        records,
-        "" if records else "no search results",
-        result.elapsed_ms,
-    )
+    return host.records_found(method, records, result.elapsed_ms)
 
 
 BATCH_SIZE = 50

@@ -198,10 +198,4 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
         return host.lookup(method, Outcome.FAILED, [], why, elapsed)
     order = {p: i for i, p in enumerate(ids)}
     records.sort(key=lambda r: order.get(r.pmid or "", len(order)))
-    return host.lookup(
-        method,
-        Outcome.FOUND if records else Outcome.NOT_FOUND,
-        records,
-        "" if records else "no records",
-        elapsed,
-    )
+    return host.records_found(method, records, elapsed, "no records")

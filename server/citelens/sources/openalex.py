@@ -160,10 +160,4 @@ async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
             method, Outcome.FAILED, [], f"HTTP {status_of(result)}: unexpected answer", result.elapsed_ms
         )
     records = [r for r in map(to_record, results) if r][:limit]
-    return host.lookup(
-        method,
-        Outcome.FOUND if records else Outcome.NOT_FOUND,
-        records,
-        "" if records else "no search results",
-        result.elapsed_ms,
-    )
+    return host.records_found(method, records, result.elapsed_ms)

@@ -190,8 +190,7 @@ async def search_match(host: HostClient, title: str, *, abstract: bool = False) 
     if not isinstance(items, list):
         return _unexpected(host, method, result, data)
     records = [r for r in map(to_record, items) if r]
-    outcome = Outcome.FOUND if records else Outcome.NOT_FOUND
-    return host.lookup(method, outcome, records, "", result.elapsed_ms)
+    return host.records_found(method, records, result.elapsed_ms, "")
 
 
 async def search(host: HostClient, title: str, limit: int = 5, *, abstract: bool = False) -> Lookup:
@@ -216,5 +215,4 @@ async def search(host: HostClient, title: str, limit: int = 5, *, abstract: bool
     if not isinstance(items, list):
         return _unexpected(host, method, result, data)
     records = [r for r in map(to_record, items) if r]
-    outcome = Outcome.FOUND if records else Outcome.NOT_FOUND
-    return host.lookup(method, outcome, records, "" if records else "no search results", result.elapsed_ms)
+    return host.records_found(method, records, result.elapsed_ms)

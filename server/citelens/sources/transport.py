@@ -191,6 +191,13 @@ class HostClient:
             text = text.replace(s, "***")
         return text
 
+    def records_found(
+        self, method: str, records: list[PaperRecord], elapsed_ms: float, none: str = "no search results"
+    ) -> Lookup:
+        """FOUND with ``records``, or NOT_FOUND saying ``none`` when there are none."""
+        outcome = Outcome.FOUND if records else Outcome.NOT_FOUND
+        return self.lookup(method, outcome, records, "" if records else none, elapsed_ms)
+
     def lookup(
         self,
         method: str,
