@@ -212,3 +212,22 @@ def test_equal_titles_are_paired_even_when_their_only_words_are_in_thousands_of_
     views = [entry(f"k{i}", f"Paper k{i}", authors=(Name("A.", "", f"Author{i}", ""),)) for i in range(2500)]
     views += [entry("x", "Paper", year=1990), entry("y", "paper.", year=2001)]
     assert pairs(views) == {("x", "y")}
+
+
+def test_a_resolved_paper_is_the_reason_over_a_title_but_not_over_a_doi() -> None:
+    """The editor keeps the pairs the entries' text gives and adds the verdicts' (they
+    arrive one by one): the reasons must be those of one whole computation."""
+    from citelens.checks.duplicates import text_duplicates
+
+    s2 = "204e3073870fae3d05bcbc2f6a8e263d9b72e776"
+    views = [
+        entry("a", "Attention is all you need"), entry("b", "Attention is all you need."),
+        entry("c", "Deep residual learning", doi="10.1109/CVPR.2016.90"),
+        entry("d", "Something else", doi="10.1109/cvpr.2016.90"),
+    ]
+    resolved = {"a": s2, "b": s2, "c": "x" * 40, "d": "x" * 40}
+    got = find_duplicates(views, resolved)
+    assert [(p.key_a, p.key_b, p.reason) for p in got] == [("a", "b", "s2"), ("c", "d", "doi")]
+    assert find_duplicates(views, resolved, text_duplicates(views)) == got
+    assert [(p.key_a, p.key_b, p.reason) for p in find_duplicates(views)] == [
+        ("a", "b", "title"), ("c", "d", "doi")]

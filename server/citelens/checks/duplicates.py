@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import NamedTuple
@@ -224,26 +224,39 @@ def _similar_in_block(titles: list[str], members: list[int], pairs: set[tuple[in
             pairs.add((i, j) if i < j else (j, i))
 
 
+Pairs = Mapping[tuple[int, int], DuplicatePair]
+
+
 def find_duplicates(
-    views: list[EntryView], resolved_ids: dict[str, str] | None = None
+    views: list[EntryView], resolved_ids: dict[str, str] | None = None, text_pairs: Pairs | None = None
 ) -> list[DuplicatePair]:
     """Pairs of entries (different keys) that describe the same paper, with the reason.
 
     ``resolved_ids`` maps entry keys to the Semantic Scholar paperId they
-    resolved to. Never raises: entries that cannot be read are skipped.
+    resolved to. ``text_pairs``: :func:`text_duplicates` of ``views`` when the caller
+    keeps them (the editor: verdicts arrive one by one, the entries stay). Never raises:
+    entries that cannot be read are skipped.
     """
     try:
-        return _find(views, resolved_ids or {})
+        pairs = dict(text_duplicates(views) if text_pairs is None else text_pairs)
+        _same_s2_paper(views, pairs, resolved_ids or {})
+        return [pairs[k] for k in sorted(pairs)]
     except Exception:  # a broken entry must not break the document
         return []
 
 
-def _find(views: list[EntryView], resolved: dict[str, str]) -> list[DuplicatePair]:
-    found = _Found(views, _prepare(views))
-    _same_identifier(found, resolved)
-    _similar_titles(found)
-    _same_author_year(found)
-    return [found.pairs[k] for k in sorted(found.pairs)]
+def text_duplicates(views: list[EntryView]) -> dict[tuple[int, int], DuplicatePair]:
+    """The pairs the entries' text gives: the same DOI, similar titles, the same first author
+    and year (by index into ``views``). Only the same Semantic Scholar paper is left to
+    the verdicts: it takes the place of a title reason (not of a DOI)."""
+    try:
+        found = _Found(views, _prepare(views))
+        _same_doi(found)
+        _similar_titles(found)
+        _same_author_year(found)
+        return found.pairs
+    except Exception:  # a broken entry must not break the document
+        return {}
 
 
 @dataclass(slots=True)
@@ -285,16 +298,30 @@ def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _same_identifier(f: _Found, resolved: dict[str, str]) -> None:
+def _same_doi(f: _Found) -> None:
     views = f.views
     dois = f.prepared.dois
     for group in _groups(enumerate(dois)):
         for j in group[1:]:
             f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({dois[j]})")
+
+
+def _same_s2_paper(
+    views: list[EntryView], pairs: dict[tuple[int, int], DuplicatePair], resolved: dict[str, str]
+) -> None:
+    """Entries resolved to (or naming) the same Semantic Scholar paper: the reason of a
+    pair the text gave, unless that is the same DOI."""
     s2 = ((i, resolved.get(v.key) or v.s2_id or "") for i, v in enumerate(views))
     for group in _groups(s2):
+        first = views[group[0]].key
         for j in group[1:]:
-            f.add(group[0], j, "s2", 1.0, f"'{views[group[0]].key}' is the same Semantic Scholar paper")
+            a, b = (group[0], j) if group[0] < j else (j, group[0])
+            known = pairs.get((a, b))
+            if views[a].key == views[b].key or (known is not None and known.reason == "doi"):
+                continue
+            pairs[(a, b)] = DuplicatePair(
+                views[a].key, views[b].key, "s2", 1.0, f"'{first}' is the same Semantic Scholar paper"
+            )
 
 
 def _similar_titles(f: _Found) -> None:

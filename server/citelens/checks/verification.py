@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
-from citelens.checks.duplicates import find_duplicates
+from citelens.checks.duplicates import Pairs, find_duplicates
 from citelens.core.findings import Finding, FixData, Related, Severity
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
@@ -50,6 +50,8 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
 
 #: An entry's view when the caller keeps them (None: compute it).
 ViewOf = Callable[[BibEntry], EntryView | None]
+#: :func:`~citelens.checks.duplicates.text_duplicates` of some views, kept by the caller.
+TextPairsOf = Callable[[list[EntryView]], Pairs]
 
 _RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 _AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
@@ -263,10 +265,13 @@ def duplicate_findings(
     results: Mapping[str, Verification],
     settings: Settings,
     view_of: ViewOf | None = None,
+    text_pairs_of: TextPairsOf | None = None,
 ) -> list[Finding]:
     """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
     paper, or the same title), each pointing at the other. ``view_of`` gives an entry's
-    view when the caller keeps them (computing 68,000 views again costs seconds)."""
+    view when the caller keeps them (computing 68,000 views again costs seconds), and
+    ``text_pairs_of`` the pairs their text gives (an editor publishing each verdict as it
+    comes would compare every title again)."""
     sev = _severity(settings, "DUPLICATE_ENTRY")
     if sev is None or len(defs) < 2:
         return []
@@ -277,7 +282,8 @@ def duplicate_findings(
         if v.match is not None and v.match.s2_paper_id and v.status in (Status.VERIFIED, Status.PARTIAL)
     }
     out = []
-    for pair in find_duplicates(views, resolved):
+    text_pairs = text_pairs_of(views) if text_pairs_of is not None else None
+    for pair in find_duplicates(views, resolved, text_pairs):
         a, b = defs.get(pair.key_a), defs.get(pair.key_b)
         if a is None or b is None:
             continue
@@ -308,6 +314,7 @@ def entry_level_findings(
     settings: Settings,
     view_of: ViewOf | None = None,
     only: Collection[str] | None = None,
+    text_pairs_of: TextPairsOf | None = None,
 ) -> list[Finding]:
     """The findings in the .bib files: on the wrong field of each entry, and duplicates
     (among the keys in ``only`` when given: the editor's view of a whole library)."""
@@ -324,7 +331,7 @@ def entry_level_findings(
             out += notice_findings(entry, v, settings)
         except (AttributeError, KeyError, TypeError, ValueError):
             continue
-    out += duplicate_findings(defs, results, settings, view_of)
+    out += duplicate_findings(defs, results, settings, view_of, text_pairs_of)
     return out
 
 

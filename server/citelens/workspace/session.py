@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from citelens.checks.claims import ClaimSite, claim_findings
+from citelens.checks.duplicates import Pairs, text_duplicates
 from citelens.checks.verification import citation_findings, entry_level_findings
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
@@ -95,6 +96,8 @@ class Session:
         self.on_change: Callable[[float], None] = lambda _delay: None
         self._hashes: dict[EntryKey, str] = {}
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
+        #: project root -> (ids of the views, the views, the pairs their text gives)
+        self._text_pairs: dict[str, tuple[tuple[int, ...], list[EntryView], Pairs]] = {}
         self._sources: Sources | None = None
         self._cache: VerificationCache | None = None
         self._claims: ClaimChecker | None = None
@@ -440,6 +443,7 @@ class Session:
                     self.settings,
                     lambda e: self.entry_view(e, analysis),
                     only=set(by_key) if library else None,
+                    text_pairs_of=lambda views: self._text_duplicates(analysis.project.root, views),
                 )
                 # keep the BibFiles alive with the signature, so their ids stay theirs
                 self._findings[analysis.project.root] = (sig, bibs, entry_level)
@@ -447,6 +451,17 @@ class Session:
         except Exception:
             log.exception("placing verification findings failed")
             return []
+
+    def _text_duplicates(self, root: str, views: list[EntryView]) -> Pairs:
+        """The duplicate pairs the entries' text gives, kept while the views are the same
+        (views are kept per entry text): a new verdict does not compare the titles again."""
+        ids = tuple(map(id, views))
+        kept = self._text_pairs.get(root)
+        if kept is not None and kept[0] == ids:
+            return kept[2]
+        pairs = text_duplicates(views)
+        self._text_pairs[root] = (ids, views, pairs)  # the views kept: their ids stay theirs
+        return pairs
 
     def claim_findings(self) -> list[Finding]:
         """CLAIM_* findings of the open documents (``claimDiagnostics`` with a model)."""
