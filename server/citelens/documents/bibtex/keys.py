@@ -8,10 +8,11 @@ most keys of a bibliography, :func:`new_key` renders it and makes it unique.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
+
+from citelens.core.normalize import strip_accents
 
 T = TypeVar("T")
 
@@ -49,10 +50,9 @@ STYLES: dict[str, Template] = {
 
 
 def ascii_word(text: str) -> str:
-    """Letters and digits only, accents folded: ``Gün Sirer`` -> ``GunSirer``."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    return re.sub(r"[^A-Za-z0-9]", "", folded)
+    """Letters and digits only, accents folded as everywhere else (:func:`strip_accents`):
+    ``Gün Sirer`` -> ``GunSirer``, ``Jørgensen`` -> ``Jorgensen``, ``Weiß`` -> ``Weiss``."""
+    return re.sub(r"[^A-Za-z0-9]", "", strip_accents(text))
 
 
 def first_word(title: str) -> str:
