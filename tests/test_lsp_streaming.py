@@ -130,3 +130,27 @@ async def test_a_bib_edit_that_cancels_the_run_keeps_the_verdicts_reached(
     asked_again = [r for r in after for k in reached
                    if f"topic number {k[4:]} in" in str(r.get("query", "")) + str(r.get("body", ""))]
     assert not asked_again, asked_again
+
+
+async def test_the_report_command_during_a_run_shares_its_rate_limits(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """``citelens.report`` while the background run verifies: one S2 limiter in the process,
+    so S2 is never asked faster than its rate (two limiters each kept it, together not: 429s)."""
+    fake = scholarly_server
+    fake.set_rate_limit("s2", S2_RPS, 1)
+    tex, _ = _write(tmp_path)
+    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    async with session("visual-studio-code", tmp_path, env=env, settings=_settings()) as client:
+        u = open_doc(client, tex)
+        await wait_for(lambda: fake.count("s2") >= 2, 30, "the background run's first requests")
+        assert len(_not_found(client, u)) < N, "the run ended before the report: proves nothing"
+        report = await asyncio.wait_for(client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams("citelens.report")), 90)
+        await wait_for(lambda: _ended(client), 60, "the end of the background run")
+    assert isinstance(report, dict)
+    assert sorted(d["code"] for d in report["diagnostics"] if d["file"].endswith("main.tex")) \
+        == ["NOT_FOUND"] * N
+    # two limiters: half the report's requests refused, the breaker opened, entries UNVERIFIED;
+    # one limiter: at most a stray 429 when a loaded machine delays one request in transit
+    refused = [r for r in fake.requests("s2") if r["status"] == 429]
+    assert len(refused) <= 1, f"{len(refused)} of {fake.count('s2')} S2 requests refused with 429"

@@ -45,5 +45,7 @@ async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
         store=session.store,
         verify=session.settings.verification_enabled,
         log=lambda m: ls.log_once(m),
+        sources=session.sources(),  # the background run's rate limiters, not a second set
+        cache=session.cache(),
     )
     return to_json(result)

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citelens.core.findings import Finding, make_finding
 from citelens.core.model import BibEntry, BibFile
@@ -20,6 +20,10 @@ from citelens.documents.read import kind_of
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.project import Project, build_project, find_root
 from citelens.workspace.store import DocumentStore
+
+if TYPE_CHECKING:
+    from citelens.sources.transport import Sources
+    from citelens.verify.cache import VerificationCache
 
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
@@ -139,9 +143,13 @@ async def run_check(
     verify: bool = True,
     log: Callable[[str], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    sources: Sources | None = None,
+    cache: VerificationCache | None = None,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
-    documents to read (an editor's, whose open buffers shadow the disk), else the disk."""
+    documents to read (an editor's, whose open buffers shadow the disk), else the disk.
+    ``sources`` and ``cache``: a running server's own (one rate limiter per host in a process),
+    else ones built for this run."""
     store = store if store is not None else DocumentStore(settings.extra_cite_commands)
     result = CheckResult(store)
     projects = collect_projects(store, paths, settings)
@@ -159,7 +167,9 @@ async def run_check(
     result.entries = all_entries(bibs.values())
     result.citations = count_citations(result.analyses)
     if verify and settings.verification_enabled and result.entries:
-        findings.extend(await _verify(result, list(bibs.values()), cited_first, settings, log, progress))
+        findings.extend(
+            await _verify(result, list(bibs.values()), cited_first, settings, log, progress, sources, cache)
+        )
     viewed = {id(e) for e in result.entries} if verify and settings.verification_enabled else set()
     findings.extend(_field_problems(bibs.values(), settings, viewed))
     result.findings = _dedupe(findings)
@@ -188,6 +198,8 @@ async def _verify(
     settings: Settings,
     log: Callable[[str], None] | None,
     progress: Callable[[int, int], None] | None,
+    sources: Sources | None,
+    cache: VerificationCache | None,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
@@ -206,7 +218,9 @@ async def _verify(
     lookup = {k: v for k, v in first.items()}
     views = [entry_view(first[k], lookup) for k in order]
     by_entry = {id(first[k]): v for k, v in zip(order, views, strict=True)}
-    result.verifications = await verify_entries(views, settings, log=_log, progress=progress)
+    result.verifications = await verify_entries(
+        views, settings, sources=sources, cache=cache, log=_log, progress=progress
+    )
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:
         for path, cits in a.citations.items():
