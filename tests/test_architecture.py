@@ -132,3 +132,37 @@ def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
                     where.setdefault(n, []).append(name)
     assert set(where) == ONE_HOME
     assert {n: m for n, m in where.items() if m != ["citelens.core.normalize"]} == {}
+
+
+_MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter",
+                  "WeakValueDictionary", "WeakKeyDictionary"}
+
+
+def test_no_module_level_mutable_state() -> None:
+    """State lives on the server instance or on the feature that changes it: no module-level
+    ``global``, no lower-case module-level dict/list/set (a hidden cache shared by every
+    server in the process), and memoised functions are bounded (``lru_cache(maxsize=N)``) or
+    load packaged data once (``cache`` on a function without arguments)."""
+    found: list[str] = []
+    for name, tree in MODULES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                found.append(f"{name}: global {', '.join(node.names)}")
+        for node in tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                var = target.id if isinstance(target, ast.Name) else ""
+                v = node.value
+                mutable = isinstance(v, ast.Dict | ast.List | ast.Set | ast.DictComp | ast.ListComp
+                                     | ast.SetComp) or (
+                    isinstance(v, ast.Call) and ast.unparse(v.func).split(".")[-1] in _MUTABLE_CALLS)
+                if mutable and var and not var.isupper() and var != "__all__":
+                    found.append(f"{name}.{var}")
+            if isinstance(node, ast.FunctionDef):
+                for d in node.decorator_list:
+                    text = ast.unparse(d)
+                    if "lru_cache" in text and "maxsize=" not in text:
+                        found.append(f"{name}.{node.name}: unbounded {text}")
+                    if text.split(".")[-1] == "cache" and node.args.args:
+                        found.append(f"{name}.{node.name}: @cache on a function with arguments")
+    assert found == []

@@ -139,7 +139,7 @@ def _conforms(value: Any, hint: Any) -> bool:
     return isinstance(hint, type) and isinstance(value, hint)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)  # one row per dataclass stored in the cache
 def _field_hints(cls: type) -> tuple[tuple[str, Any], ...]:
     hints = typing.get_type_hints(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls))
