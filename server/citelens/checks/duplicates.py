@@ -259,6 +259,17 @@ def text_duplicates(views: list[EntryView]) -> dict[tuple[int, int], DuplicatePa
         return {}
 
 
+def doi_duplicates(views: list[EntryView]) -> dict[tuple[int, int], DuplicatePair]:
+    """Only the pairs that share a DOI: a purely local comparison, for a check that verifies
+    nothing (``citelens check --no-verify``) and compares no titles."""
+    try:
+        found = _Found(views, _prepare(views))
+        _same_doi(found)
+        return found.pairs
+    except Exception:  # a broken entry must not break the document
+        return {}
+
+
 @dataclass(slots=True)
 class _Found:
     """The pairs found so far, by (lower, higher) index into ``views``."""

@@ -21,6 +21,39 @@ def code_url(code: str) -> str:
     return f"{DOCS_URL}#{code.lower()}"
 
 
+#: What each code is called in prose (SARIF rule names, docs headings): acronyms kept.
+CODE_NAMES: dict[str, str] = {
+    "UNDEFINED_CITATION": "Undefined citation",
+    "DUPLICATE_KEY": "Duplicate key",
+    "BIB_SYNTAX": "BibTeX syntax error",
+    "MISSING_BIBLIOGRAPHY": "Missing bibliography",
+    "UNUSED_ENTRY": "Unused entry",
+    "DOI_MISMATCH": "DOI mismatch",
+    "NOT_FOUND": "Not found",
+    "DUPLICATE_ENTRY": "Duplicate entry",
+    "METADATA_MISMATCH": "Metadata mismatch",
+    "UNVERIFIED": "Unverified",
+    "RETRACTED": "Retracted",
+    "EXPRESSION_OF_CONCERN": "Expression of concern",
+    "CORRECTION": "Correction",
+    "CLAIM_CONTRADICTED": "Claim contradicted",
+    "CLAIM_UNSUPPORTED": "Claim unsupported",
+}
+_ACRONYMS = {"doi": "DOI", "url": "URL", "isbn": "ISBN", "issn": "ISSN", "pmid": "PMID", "arxiv": "arXiv",
+             "bib": "BibTeX"}
+
+
+def code_name(code: str) -> str:
+    """A code's name in prose: "DOI mismatch" for ``DOI_MISMATCH`` (acronyms kept)."""
+    known = CODE_NAMES.get(code)
+    if known is not None:
+        return known
+    words = [_ACRONYMS.get(w, w) for w in code.lower().split("_")]
+    if words and words[0] == words[0].lower():
+        words[0] = words[0].capitalize()
+    return " ".join(words)
+
+
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"

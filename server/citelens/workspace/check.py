@@ -18,6 +18,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.read import kind_of
 from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.problems import one_per_problem
 from citelens.workspace.project import Project, build_project, find_root
 from citelens.workspace.store import DocumentStore
 
@@ -145,6 +146,7 @@ async def run_check(
     progress: Callable[[int, int], None] | None = None,
     sources: Sources | None = None,
     cache: VerificationCache | None = None,
+    on_verdict: Callable[[Any], None] | None = None,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
@@ -166,14 +168,29 @@ async def run_check(
             cited_first.setdefault(key, None)
     result.entries = all_entries(bibs.values())
     result.citations = count_citations(result.analyses)
-    if verify and settings.verification_enabled and result.entries:
+    verifying = verify and settings.verification_enabled
+    if verifying and result.entries:
         findings.extend(
-            await _verify(result, list(bibs.values()), cited_first, settings, log, progress, sources, cache)
+            await _verify(
+                result, list(bibs.values()), cited_first, settings, log, progress, sources, cache, on_verdict
+            )
         )
-    viewed = {id(e) for e in result.entries} if verify and settings.verification_enabled else set()
+    elif result.entries:
+        findings.extend(_same_doi_findings(result.entries, settings))
+    viewed = {id(e) for e in result.entries} if verifying else set()
     findings.extend(_field_problems(bibs.values(), settings, viewed))
-    result.findings = _dedupe(findings)
+    result.findings = one_per_problem(_dedupe(findings))
     return result
+
+
+def _same_doi_findings(entries: list[BibEntry], settings: Settings) -> list[Finding]:
+    """DUPLICATE_ENTRY for the entries that share a DOI, with no verification: a comparison
+    of the entries' own text (titles are compared only with the verdicts)."""
+    from citelens.checks.duplicates import doi_duplicates
+    from citelens.checks.verification import duplicate_findings
+
+    defs = {e.key: e for e in entries}
+    return duplicate_findings(defs, {}, settings, text_pairs_of=doi_duplicates)
 
 
 def _field_problems(bibs: Iterable[BibFile], settings: Settings, viewed: set[int]) -> list[Finding]:
@@ -200,6 +217,7 @@ async def _verify(
     progress: Callable[[int, int], None] | None,
     sources: Sources | None,
     cache: VerificationCache | None,
+    on_verdict: Callable[[Any], None] | None = None,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
@@ -219,7 +237,7 @@ async def _verify(
     views = [entry_view(first[k], lookup) for k in order]
     by_entry = {id(first[k]): v for k, v in zip(order, views, strict=True)}
     result.verifications = await verify_entries(
-        views, settings, sources=sources, cache=cache, log=_log, progress=progress
+        views, settings, sources=sources, cache=cache, log=_log, progress=progress, on_verdict=on_verdict
     )
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:

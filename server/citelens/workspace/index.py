@@ -4,6 +4,7 @@ unparseable bibliography text, missing bibliography files, unused entries."""
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
@@ -105,21 +106,45 @@ def _names(paths: list[str]) -> str:
     return ", ".join(os.path.basename(p) for p in paths) or "no bibliography"
 
 
-def _unclosed_finding(
-    settings: Settings, path: str, c: Citation, bib_path: str, key_span: Span
-) -> Finding | None:
-    name = os.path.basename(bib_path)
-    return make_finding(
-        settings,
-        path,
-        "UNDEFINED_CITATION",
-        f"Citation key '{c.key}' is defined in {name} in an entry that is not closed "
-        "(a '}' is missing); BibTeX reports an error there but still uses the entry",
-        c.span,
-        key=c.key,
-        data={"key": c.key, "unclosed": True},
-        related=[Related(bib_path, key_span, f"the entry '{c.key}' is not closed")],
-    )
+def _syntax_findings(out: Analysis, settings: Settings) -> list[Finding | None]:
+    """BIB_SYNTAX for every problem of the bibliographies; an entry that is not closed names
+    the citations of its key as related places (BibTeX still uses the entry: the key is not
+    undefined, the missing brace is the error)."""
+    cited: dict[str, list[tuple[str, Citation]]] = {}
+    if out.unclosed:
+        for path, doc in out.sources.items():
+            for c in doc.citations:
+                if c.key in out.unclosed and c.key not in out.first:
+                    cited.setdefault(c.key, []).append((path, c))
+    at: dict[tuple[str, int], str] = {}  # (.bib, start of its problem) -> the unclosed key
+    for key, (bib_path, key_span) in out.unclosed.items():
+        at[(bib_path, key_span.start)] = key
+    found: list[Finding | None] = []
+    for bib in out.bibs:
+        starts = sorted(s for (b, s) in at if b == bib.path) if at else []
+        for problem in bib.problems:
+            related: list[Related] = []
+            if starts and "is not closed" in problem.message:
+                key = _key_after(at, bib.path, starts, problem.span.start, problem.span.end)
+                related = [
+                    Related(path, c.span, f"'{c.key}' is cited here (BibTeX uses this entry, with an error)")
+                    for path, c in cited.get(key or "", ())
+                ]
+            found.append(
+                make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span, related=related)
+            )
+    return found
+
+
+def _key_after(
+    at: dict[tuple[str, int], str], bib_path: str, starts: list[int], start: int, end: int
+) -> str | None:
+    """The unclosed key read at the head of the problem ``start``..``end`` (where
+    ``unclosed_keys`` reads it: the first key at or after ``start``, within its head)."""
+    i = bisect_left(starts, start)
+    if i < len(starts) and starts[i] < max(end, start + 1024):
+        return at[(bib_path, starts[i])]
+    return None
 
 
 def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analysis:
@@ -142,9 +167,7 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
     if not project.missing and (bool(project.bib_paths) or bool(out.bibitems)):
         findings += _undefined(out, settings)
     findings += _duplicate_keys(out, settings)
-    for bib in out.bibs:
-        for problem in bib.problems:
-            findings.append(make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span))
+    findings += _syntax_findings(out, settings)
     if settings.report_unused_entries and not out.nocite_all:
         findings += _unused(out, settings)
     out.findings = [f for f in findings if f is not None]
@@ -180,11 +203,8 @@ def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:
     found: list[Finding | None] = []
     for path, doc in out.sources.items():
         for c in doc.citations:
-            if c.key in out.first or c.key in out.bibitems:
-                continue
-            if c.key in out.unclosed:
-                found.append(_unclosed_finding(settings, path, c, *out.unclosed[c.key]))
-                continue
+            if c.key in out.first or c.key in out.bibitems or c.key in out.unclosed:
+                continue  # an unclosed entry's key: BIB_SYNTAX at the entry names the citation
             found.append(
                 make_finding(
                     settings,

@@ -1,15 +1,29 @@
-"""Output formats of ``citelens check``: text, JSON (version 1) and SARIF 2.1.0.
+"""Output formats of ``citelens check``: text, JSON (version 2) and SARIF 2.1.0.
 
-The JSON shape is a contract that later versions extend and never break::
+Each problem is one item, at one place, with its other places as related locations
+(``workspace/problems.py``). The JSON shape is a contract that later versions extend::
 
-    {"version": 1,
-     "entries": [{"key", "file", "line", "status", ...}],
+    {"version": 2,
+     "tool": {"name", "version"},
+     "entries": [{"key", "file", "line", "type", "status", ...}],
      "diagnostics": [{"file", "range": {"start": {"line", "character"}, "end": {...}},
-                      "severity", "code", "message", "key"}],
+                      "severity", "code", "message", "key", "related": [{"file", "range",
+                      "message"}]}],
      "summary": {...}}
 
-Ranges are LSP-style (0-based lines, UTF-16 characters); ``entries[].line`` and the
-text format are 1-based, as editors and compilers print them.
+One rule per format for places:
+
+* JSON: every ``line`` and ``character`` is 0-based (LSP positions, characters in UTF-16
+  code units), in ``diagnostics[].range``, ``related[].range`` and ``entries[].line`` alike
+  (version 1 had a 1-based ``entries[].line``);
+* text and SARIF: 1-based lines and columns, as editors and compilers print them (text
+  columns count characters, SARIF columns UTF-16 code units: ``columnKind``).
+
+JSON and SARIF leave out empty and default fields (no ``"key": null``, no empty lists, a
+SARIF ``endLine`` equal to ``startLine``); an entry's audit trail has each step once, and
+the lookups an offline run could not make ("offline: not in the cache") are counted once in
+``summary.offline_lookups`` instead of repeated on every entry. Both are written item by item
+(:func:`write`), never built as one string.
 """
 
 from __future__ import annotations
@@ -18,21 +32,31 @@ import functools
 import json
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, TextIO
 
 from citelens import __version__
-from citelens.core.findings import Finding, Severity, code_url
+from citelens.core.findings import Finding, Related, Severity, code_name, code_url
 from citelens.core.text import LineIndex
 from citelens.verify.run import offline_summary
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 
+JSON_VERSION = 2
 _SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
-
+#: The severities ``--fail-on LEVEL`` fails on.
+FAIL_ON = {
+    "error": frozenset({Severity.ERROR}),
+    "warning": frozenset({Severity.ERROR, Severity.WARNING}),
+    "information": frozenset({Severity.ERROR, Severity.WARNING, Severity.INFORMATION}),
+}
+OFFLINE_MISS = "offline: not in the cache"
+_RELATED_SHOWN = 5  # text: related places on the indented line before "and N more"
+_HINT_GROUPS = 3  # text: hint lines summed by code and message before "N other hints"
 
 _IndexOf = Callable[[str], LineIndex | None]
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _indexes(store: DocumentStore) -> _IndexOf:
@@ -41,11 +65,11 @@ def _indexes(store: DocumentStore) -> _IndexOf:
     return functools.cache(store.line_index)
 
 
-def _range(index_of: _IndexOf, f: Finding) -> dict[str, dict[str, int]]:
-    index = index_of(f.path)
+def _range(index_of: _IndexOf, path: str, span: Any) -> dict[str, dict[str, int]]:
+    index = index_of(path)
     if index is None:
         return {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
-    s, e = index.range(f.span)
+    s, e = index.range(span)
     return {
         "start": {"line": s.line, "character": s.character},
         "end": {"line": e.line, "character": e.character},
@@ -65,8 +89,14 @@ def _rel_to(path: str, cwd: str) -> str:
     return path if rel.startswith("../../..") else rel
 
 
+def fails(result: CheckResult, fail_on: str = "error") -> bool:
+    """Whether ``citelens check --fail-on LEVEL`` exits 1: a problem at LEVEL or above."""
+    levels = FAIL_ON[fail_on]
+    return any(f.severity in levels for f in result.findings)
+
+
 def has_errors(result: CheckResult) -> bool:
-    return any(f.severity is Severity.ERROR for f in result.findings)
+    return fails(result, "error")
 
 
 def _notice(f: Finding) -> dict[str, Any]:
@@ -77,59 +107,88 @@ def _notice(f: Finding) -> dict[str, Any]:
     return {"notice": dict(notice), "noticeUrl": f.data.get("notice_url")}
 
 
-def to_json(result: CheckResult) -> dict[str, Any]:
+# ------------------------------------------------------------------------------- JSON
+
+
+def _is_default(value: object) -> bool:
+    return value is None or value is False or value == "" or value == [] or value == {} or value == 0.0
+
+
+class _Offline:
+    """The lookups offline runs could not make, counted by method (not repeated per entry)."""
+
+    def __init__(self) -> None:
+        self.lookups: Counter[str] = Counter()
+
+
+def _audit(steps: Iterable[Any], offline: _Offline) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, str, str, str, bool]] = set()
+    missed: set[str] = set()
+    for a in steps:
+        if a.detail == OFFLINE_MISS:
+            missed.add(a.method)
+            continue
+        k = (a.method, a.source, a.outcome, a.detail, a.cached)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append({k2: v for k2, v in a.to_json().items() if not _is_default(v)})
+    offline.lookups.update(missed)
+    return out
+
+
+def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str]) -> Iterator[dict[str, Any]]:
     index_of = _indexes(result.store)
-    entries: list[dict[str, Any]] = []
     for e in result.entries:
         index = index_of(e.path)
-        line = index.line_of(e.span.start) + 1 if index else 0
         item: dict[str, Any] = {
             "key": e.key,
             "file": _rel(e.path),
-            "line": line,
+            "line": index.line_of(e.span.start) if index else 0,
             "type": e.entry_type,
             "status": "UNCHECKED",
         }
         v = result.verifications.get(e.key)
         if v is not None and hasattr(v, "to_json"):
-            data = v.to_json()
-            data.pop("key", None)
-            item.update(data)
-        entries.append(item)
-    diagnostics = [
-        {
+            for k, value in v.to_json().items():
+                if k == "key" or k == "audit" or _is_default(value):
+                    continue
+                item[k] = value
+            audit = _audit(v.audit, offline)
+            if audit:
+                item["audit"] = audit
+        statuses[item["status"]] += 1
+        yield item
+
+
+def _related_json(index_of: _IndexOf, r: Related) -> dict[str, Any]:
+    return {"file": _rel(r.path), "range": _range(index_of, r.path, r.span), "message": r.message}
+
+
+def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
+    index_of = _indexes(result.store)
+    for f in result.findings:
+        item: dict[str, Any] = {
             "file": _rel(f.path),
-            "range": _range(index_of, f),
+            "range": _range(index_of, f.path, f.span),
             "severity": f.severity.value,
             "code": f.code,
             "message": f.message,
-            "key": f.key,
-            "related": [
-                {
-                    "file": _rel(r.path),
-                    "message": r.message,
-                    "range": _range(index_of, Finding(r.path, r.span, f.code, r.message, f.severity)),
-                }
-                for r in f.related
-            ],
-            **_notice(f),
         }
-        for f in result.findings
-    ]
-    statuses = Counter(str(e.get("status")) for e in entries)
-    return {
-        "version": 1,
-        "tool": {"name": "citelens", "version": __version__},
-        "entries": entries,
-        "diagnostics": diagnostics,
-        "summary": _summary(result, statuses),
-    }
+        if f.key is not None:
+            item["key"] = f.key
+        if f.related:
+            item["related"] = [_related_json(index_of, r) for r in f.related]
+        item.update(_notice(f))
+        yield item
 
 
-def _summary(result: CheckResult, statuses: Counter[str]) -> dict[str, Any]:
+def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | None = None) -> dict[str, Any]:
+    """Counts of problems (each once, whatever its number of places)."""
     by_sev = Counter(f.severity.value for f in result.findings)
     by_code = Counter(f.code for f in result.findings)
-    return {
+    out: dict[str, Any] = {
         "entries": len(result.entries),
         "citations": result.citations,
         "diagnostics": len(result.findings),
@@ -140,102 +199,207 @@ def _summary(result: CheckResult, statuses: Counter[str]) -> dict[str, Any]:
         "by_code": dict(sorted(by_code.items())),
         "by_status": dict(sorted(statuses.items())),
     }
+    if offline is not None and offline.lookups:
+        out["offline_lookups"] = {"detail": OFFLINE_MISS, **dict(sorted(offline.lookups.items()))}
+    return out
 
 
-def to_text(result: CheckResult) -> str:
-    lines: list[str] = []
+def to_json(result: CheckResult) -> dict[str, Any]:
+    """The JSON report as one object (the ``citelens.report`` command, tests); ``write``
+    streams the same items."""
+    offline, statuses = _Offline(), Counter[str]()
+    entries = list(_entry_items(result, offline, statuses))
+    return {
+        "version": JSON_VERSION,
+        "tool": {"name": "citelens", "version": __version__},
+        "entries": entries,
+        "diagnostics": list(_diagnostic_items(result)),
+        "summary": _summary(result, statuses, offline),
+    }
+
+
+def _write_json(result: CheckResult, out: TextIO) -> None:
+    offline, statuses = _Offline(), Counter[str]()
+    out.write(f'{{"version":{JSON_VERSION},"tool":{_dumps({"name": "citelens", "version": __version__})},\n')
+    _write_list(out, "entries", _entry_items(result, offline, statuses))
+    out.write(",\n")
+    _write_list(out, "diagnostics", _diagnostic_items(result))
+    out.write(f',\n"summary":{_dumps(_summary(result, statuses, offline))}}}\n')
+
+
+def _write_list(out: TextIO, name: str, items: Iterable[dict[str, Any]]) -> None:
+    """``"name":[`` then one item per line."""
+    out.write(f'"{name}":[')
+    sep = "\n"
+    for item in items:
+        out.write(sep)
+        out.write(_dumps(item))
+        sep = ",\n"
+    out.write("\n]" if sep != "\n" else "]")
+
+
+# ------------------------------------------------------------------------------- text
+
+
+def _place(index_of: _IndexOf, path: str, offset: int) -> str:
+    index = index_of(path)
+    if index is not None:
+        line = index.line_of(offset)
+        col = index.position(offset, "utf-32").character
+    else:
+        line = col = 0
+    return f"{_rel(path)}:{line + 1}:{col + 1}"
+
+
+def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     index_of = _indexes(result.store)
+    hidden: Counter[tuple[str, str]] = Counter()
     order = sorted(
         result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message)
     )
     for f in order:
-        index = index_of(f.path)
-        if index is not None:
-            line = index.line_of(f.span.start)
-            col = index.position(f.span.start, "utf-32").character
-        else:
-            line = col = 0
-        lines.append(f"{_rel(f.path)}:{line + 1}:{col + 1}: {f.severity.value} {f.code}: {f.message}")
+        if f.severity is Severity.HINT and not verbose:
+            hidden[(f.code, f.message)] += 1
+            continue
+        yield f"{_place(index_of, f.path, f.span.start)}: {f.severity.value} {f.code}: {f.message}"
+        if f.related:
+            shown = [f"{_place(index_of, r.path, r.span.start)} ({r.message})" for r in f.related[:_RELATED_SHOWN]]
+            more = len(f.related) - len(shown)
+            yield "    also: " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+    groups = hidden.most_common()
+    for (code, message), n in groups[:_HINT_GROUPS]:
+        yield f"{n:,} {'hint' if n == 1 else 'hints'} {code}: {message}"
+    rest = sum(n for _, n in groups[_HINT_GROUPS:])
+    if rest:
+        yield f"{rest:,} other hints"
+    if hidden:
+        yield "(hints are summed; --verbose lists each)"
     offline = offline_summary(result.verifications.values())
     if offline:
-        lines.append(offline)
+        yield offline
     data = _summary(result, Counter())  # the text shows no statuses: no JSON of every entry
-    lines.append(
+    yield (
         f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
         f"{data['information']} information, {data['hints']} hints; "
         f"{data['citations']} citations"
     )
-    return "\n".join(lines) + "\n"
 
 
-def to_sarif(result: CheckResult) -> dict[str, Any]:
-    levels = {
-        Severity.ERROR: "error",
-        Severity.WARNING: "warning",
-        Severity.INFORMATION: "note",
-        Severity.HINT: "note",
+def to_text(result: CheckResult, verbose: bool = False) -> str:
+    return "".join(line + "\n" for line in _text_lines(result, verbose))
+
+
+# ------------------------------------------------------------------------------- SARIF
+
+_LEVELS = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "note",
+    Severity.HINT: "note",
+}
+
+
+def _region(index_of: _IndexOf, path: str, span: Any) -> dict[str, Any]:
+    r = _range(index_of, path, span)
+    region = {"startLine": r["start"]["line"] + 1, "startColumn": r["start"]["character"] + 1}
+    if r["end"]["line"] != r["start"]["line"]:  # SARIF: endLine defaults to startLine
+        region["endLine"] = r["end"]["line"] + 1
+    region["endColumn"] = r["end"]["character"] + 1
+    return region
+
+
+def _location(index_of: _IndexOf, path: str, span: Any) -> dict[str, Any]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": _rel(path).replace(os.sep, "/")},
+            "region": _region(index_of, path, span),
+        }
     }
-    codes = sorted({f.code for f in result.findings})
+
+
+def _sarif_rules(result: CheckResult) -> list[str]:
+    return sorted({f.code for f in result.findings})
+
+
+def _sarif_head(result: CheckResult, codes: list[str]) -> dict[str, Any]:
     rules = [
         {
             "id": c,
-            "name": c.title().replace("_", ""),
+            "name": "".join(w[:1].upper() + w[1:] for w in code_name(c).split()),  # DOIMismatch
+            "shortDescription": {"text": code_name(c)},
             "helpUri": code_url(c),
-            "shortDescription": {"text": c.replace("_", " ").capitalize()},
         }
         for c in codes
     ]
-    results = []
-    index_of = _indexes(result.store)
-    for f in result.findings:
-        r = _range(index_of, f)
-        extra = _notice(f)
-        results.append(
-            {
-                **({"properties": extra} if extra else {}),
-                "ruleId": f.code,
-                "ruleIndex": codes.index(f.code),
-                "level": levels[f.severity],
-                "message": {"text": f.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": _rel(f.path).replace(os.sep, "/")},
-                            "region": {
-                                "startLine": r["start"]["line"] + 1,
-                                "startColumn": r["start"]["character"] + 1,
-                                "endLine": r["end"]["line"] + 1,
-                                "endColumn": r["end"]["character"] + 1,
-                            },
-                        }
-                    }
-                ],
-            }
-        )
     return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "CiteLens",
-                        "version": __version__,
-                        "informationUri": code_url("").rstrip("#"),
-                        "rules": rules,
-                    }
-                },
-                "columnKind": "utf16CodeUnits",
-                "properties": {"entries": len(result.entries), "citations": result.citations},
-                "results": results,
+        "tool": {
+            "driver": {
+                "name": "CiteLens",
+                "version": __version__,
+                "informationUri": code_url("").rstrip("#"),
+                "rules": rules,
             }
-        ],
+        },
+        "columnKind": "utf16CodeUnits",
+        "properties": {"entries": len(result.entries), "citations": result.citations},
     }
 
 
-def render(result: CheckResult, fmt: str) -> str:
+def _sarif_results(result: CheckResult, codes: list[str]) -> Iterator[dict[str, Any]]:
+    index_of = _indexes(result.store)
+    rule_index = {c: i for i, c in enumerate(codes)}
+    for f in result.findings:
+        item: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": rule_index[f.code],
+            "level": _LEVELS[f.severity],
+            "message": {"text": f.message},
+            "locations": [_location(index_of, f.path, f.span)],
+        }
+        if f.related:
+            item["relatedLocations"] = [
+                {"id": i, **_location(index_of, r.path, r.span), "message": {"text": r.message}}
+                for i, r in enumerate(f.related, 1)
+            ]
+        extra = _notice(f)
+        if extra:
+            item["properties"] = extra
+        yield item
+
+
+def to_sarif(result: CheckResult) -> dict[str, Any]:
+    codes = _sarif_rules(result)
+    run = {**_sarif_head(result, codes), "results": list(_sarif_results(result, codes))}
+    return {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
+
+
+def _write_sarif(result: CheckResult, out: TextIO) -> None:
+    codes = _sarif_rules(result)
+    head = _dumps(_sarif_head(result, codes))
+    out.write('{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[\n')
+    out.write(head[:-1] + ",\n")  # the run object, open: its results follow
+    _write_list(out, "results", _sarif_results(result, codes))
+    out.write("}\n]}\n")
+
+
+# ------------------------------------------------------------------------------- entry points
+
+
+def write(result: CheckResult, fmt: str, out: TextIO, *, verbose: bool = False) -> None:
+    """The report in ``fmt`` (text, json, sarif), written to ``out`` item by item."""
     if fmt == "json":
-        return json.dumps(to_json(result), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "sarif":
-        return json.dumps(to_sarif(result), indent=2, ensure_ascii=False) + "\n"
-    return to_text(result)
+        _write_json(result, out)
+    elif fmt == "sarif":
+        _write_sarif(result, out)
+    else:
+        for line in _text_lines(result, verbose):
+            out.write(line + "\n")
+
+
+def render(result: CheckResult, fmt: str, *, verbose: bool = False) -> str:
+    """The report as one string (small reports; ``write`` streams)."""
+    import io
+
+    buf = io.StringIO()
+    write(result, fmt, buf, verbose=verbose)
+    return buf.getvalue()

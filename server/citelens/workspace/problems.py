@@ -1,0 +1,77 @@
+"""Each problem once, for reports: the editor shows a wrong entry at the ``.bib`` and at
+every citation of it, and both entries of a duplicate pair; ``citelens check`` prints and
+counts the problem once, at one place, with its other places as related locations.
+
+* a finding at a citation that points at its entry (``checks/verification._at_citation``)
+  joins the finding of the same code on that entry;
+* the findings of one duplicate pair (``DUPLICATE_ENTRY``) or of one key defined several
+  times (``DUPLICATE_KEY``) are one problem: each names the others as related already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from citelens.core.findings import Finding, Related, Severity
+
+_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+#: Codes whose findings at citations repeat a finding on the entry.
+_ALSO_AT_CITATIONS = frozenset(
+    {"DOI_MISMATCH", "NOT_FOUND", "METADATA_MISMATCH", "RETRACTED", "EXPRESSION_OF_CONCERN"}
+)
+_SETS = frozenset({"DUPLICATE_ENTRY", "DUPLICATE_KEY"})
+
+
+def _at_citation(f: Finding) -> bool:
+    return (
+        f.code in _ALSO_AT_CITATIONS
+        and f.key is not None
+        and len(f.related) == 1
+        and f.related[0].path != f.path
+        and f.data.get("bib") == f.related[0].path
+    )
+
+
+def one_per_problem(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` (sorted by place) with each problem once: the first place of each
+    problem keeps it (its severity the highest of the places), the others become related
+    locations. The findings given are not changed."""
+    out: list[Finding] = []
+    anchors: dict[tuple[str, str, str], int] = {}  # (code, key, .bib) -> index in out
+    pending: list[Finding] = []  # citations, joined once every entry finding is known
+    sets: dict[tuple[str, frozenset[tuple[str, int]]], int] = {}
+    for f in findings:
+        if _at_citation(f):
+            pending.append(f)
+            continue
+        if f.code in _SETS:
+            places = frozenset([(f.path, f.span.start), *((r.path, r.span.start) for r in f.related)])
+            at = sets.get((f.code, places))
+            if at is not None:
+                out[at] = _join(out[at], f, f.message)
+                continue
+            sets[(f.code, places)] = len(out)
+        elif f.key is not None and f.code in _ALSO_AT_CITATIONS:
+            anchors.setdefault((f.code, f.key, f.path), len(out))
+        out.append(f)
+    for f in pending:
+        k = (f.code, f.key or "", f.related[0].path)
+        at = anchors.get(k)
+        if at is None:
+            anchors[k] = len(out)
+            out.append(f)
+        else:
+            out[at] = _join(out[at], f, "cited here")
+    return out
+
+
+def _join(primary: Finding, other: Finding, message: str) -> Finding:
+    """``primary`` with ``other``'s place as a related location (once)."""
+    have = {(primary.path, primary.span.start), *((r.path, r.span.start) for r in primary.related)}
+    related = list(primary.related)
+    if (other.path, other.span.start) not in have:
+        related.append(Related(other.path, other.span, message))
+    severity = other.severity if _RANK[other.severity] > _RANK[primary.severity] else primary.severity
+    return Finding(
+        primary.path, primary.span, primary.code, primary.message, severity, primary.key, related, primary.data
+    )
