@@ -145,6 +145,15 @@ def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -
     return sequel_conflict(a.title or "", b.title or "")
 
 
+def _no_publication(v: EntryView, doi: str) -> bool:
+    """An entry with no venue, DOI or arXiv id: a web page, software, documentation. Two
+    of them are different documents when their years differ (versions, as the docs say of
+    publications) or when one's title is only the other's main title ("airspeed velocity"
+    and "Airspeed Velocity: A simple Python benchmarking tool ..." are a site and its tool's
+    description, not one paper cited twice)."""
+    return not (v.venue or "").strip() and not doi and not entry_arxiv_id(v)
+
+
 def _may_be_similar(a: frozenset[str], b: frozenset[str]) -> bool:
     """A cheap necessary condition for a title similarity above 0.80 (subtitles aside),
     from the titles' content words (:func:`_content`).
@@ -296,8 +305,15 @@ class _Found:
         return words
 
     def distinct(self, i: int, j: int) -> bool:
-        dois = self.prepared.dois
-        return _distinct_publications(self.views[i], dois[i], self.views[j], dois[j])
+        dois, titles, mains = self.prepared.dois, self.prepared.titles, self.prepared.mains
+        a, b = self.views[i], self.views[j]
+        if _distinct_publications(a, dois[i], b, dois[j]):
+            return True
+        if not (_no_publication(a, dois[i]) and _no_publication(b, dois[j])):
+            return False
+        if a.year is not None and b.year is not None and a.year != b.year:
+            return True  # the 2017 and the 2019 version of a page
+        return titles[i] != titles[j] and (mains[i] == titles[j] or mains[j] == titles[i])
 
 
 def _groups(values: Iterable[tuple[int, str]]) -> list[list[int]]:

@@ -125,10 +125,10 @@ def _syntax_findings(out: Analysis, settings: Settings) -> list[Finding | None]:
         for problem in bib.problems:
             related: list[Related] = []
             if starts and "is not closed" in problem.message:
-                key = _key_after(at, bib.path, starts, problem.span.start, problem.span.end)
+                unclosed = _key_after(at, bib.path, starts, problem.span.start, problem.span.end)
                 related = [
                     Related(path, c.span, f"'{c.key}' is cited here (BibTeX uses this entry, with an error)")
-                    for path, c in cited.get(key or "", ())
+                    for path, c in cited.get(unclosed or "", ())
                 ]
             found.append(
                 make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span, related=related)

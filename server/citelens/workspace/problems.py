@@ -72,6 +72,5 @@ def _join(primary: Finding, other: Finding, message: str) -> Finding:
     if (other.path, other.span.start) not in have:
         related.append(Related(other.path, other.span, message))
     severity = other.severity if _RANK[other.severity] > _RANK[primary.severity] else primary.severity
-    return Finding(
-        primary.path, primary.span, primary.code, primary.message, severity, primary.key, related, primary.data
-    )
+    p = primary
+    return Finding(p.path, p.span, p.code, p.message, severity, p.key, related, p.data)

@@ -263,7 +263,9 @@ def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
             continue
         yield f"{_place(index_of, f.path, f.span.start)}: {f.severity.value} {f.code}: {f.message}"
         if f.related:
-            shown = [f"{_place(index_of, r.path, r.span.start)} ({r.message})" for r in f.related[:_RELATED_SHOWN]]
+            shown = [
+                f"{_place(index_of, r.path, r.span.start)} ({r.message})" for r in f.related[:_RELATED_SHOWN]
+            ]
             more = len(f.related) - len(shown)
             yield "    also: " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
     groups = hidden.most_common()
