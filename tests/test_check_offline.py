@@ -35,7 +35,7 @@ def test_offline_run_prints_one_summary_line_and_no_errno(tmp_path: Path) -> Non
     env.update({var: dead for var in ENV_VARS.values()})
     env.update(CITELENS_CACHE_DIR=str(tmp_path / "cache"), CITELENS_RETRY_BACKOFF="0.01")
     proc = subprocess.run(
-        [sys.executable, "-m", "citelens", "check", "paper.tex", "-q"],
+        [sys.executable, "-m", "citelens", "check", "paper.tex", "-q", "--verbose"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -167,8 +167,10 @@ def test_withdrawal_is_reported_as_a_retraction(fake: ScholarlyFake, tmp_path: P
     paper = fake.add_paper(pnas_paper(updated_by=[withdrawal]))
     result = check(fake, tmp_path, bib_entry("pnas", paper))
     retracted = [f for f in result.findings if f.code == "RETRACTED"]
-    assert len(retracted) == 2 and all(f.severity is Severity.ERROR for f in retracted)
-    assert retracted[0].message.startswith("pnas: Withdrawn: withdrawal notice " + NOTICE)
+    # one problem, on the entry, the citation a related place
+    assert len(retracted) == 1 and retracted[0].severity is Severity.ERROR
+    assert [r.path.rsplit(".", 1)[-1] for r in retracted[0].related] == ["tex"]
+    assert retracted[0].message.startswith("Withdrawn: withdrawal notice " + NOTICE)
 
 
 def test_retracted_by_pubmed_alone(fake: ScholarlyFake) -> None:
@@ -197,8 +199,9 @@ def test_check_reports_retraction_as_error_with_the_notice_in_json_and_sarif(
     assert has_errors(result)  # citelens check exits 1
     by_code = sorted((f.code, f.path.rsplit(".", 1)[-1], f.severity.value)
                      for f in result.findings)
-    # at the citation and at the entry; the older correction is not repeated
-    assert by_code == [("RETRACTED", "bib", "error"), ("RETRACTED", "tex", "error")]
+    # one problem at the entry, the citation related; the older correction is not repeated
+    assert by_code == [("RETRACTED", "bib", "error")]
+    assert [r.path.rsplit(".", 1)[-1] for r in result.findings[0].related] == ["tex"]
     report = to_json(result)
     (entry,) = report["entries"]
     assert entry["notices"][0]["doi"] == NOTICE
@@ -216,8 +219,8 @@ def test_expression_of_concern_is_a_warning(fake: ScholarlyFake, tmp_path: Path)
                               DOI="10.1073/pnas.2300000120")
     paper = fake.add_paper(pnas_paper(updated_by=[concern]))
     result = check(fake, tmp_path, bib_entry("pnas", paper))
-    found = [(f.code, f.severity) for f in result.findings]
-    assert found == [("EXPRESSION_OF_CONCERN", Severity.WARNING)] * 2
+    found = [(f.code, f.severity, len(f.related)) for f in result.findings]
+    assert found == [("EXPRESSION_OF_CONCERN", Severity.WARNING, 1)]  # the citation related
     assert all("10.1073/pnas.2300000120" in f.message for f in result.findings)
     assert not has_errors(result)
 
