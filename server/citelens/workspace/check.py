@@ -16,6 +16,7 @@ from citelens.core.findings import Finding, make_finding
 from citelens.core.model import BibEntry, BibFile
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
+from citelens.documents.bibtex.view import doi_of
 from citelens.documents.read import kind_of
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.problems import one_per_problem
@@ -175,32 +176,47 @@ async def run_check(
                 result, list(bibs.values()), cited_first, settings, log, progress, sources, cache, on_verdict
             )
         )
-    elif result.entries:
-        findings.extend(_same_doi_findings(result.entries, settings))
     viewed = {id(e) for e in result.entries} if verifying else set()
-    findings.extend(_field_problems(bibs.values(), settings, viewed))
+    dois: dict[str, list[BibEntry]] = {}
+    findings.extend(_field_problems(bibs.values(), settings, viewed, None if verifying else dois))
+    if not verifying:
+        findings.extend(_same_doi_findings(dois, settings))
     result.findings = one_per_problem(_dedupe(findings))
     return result
 
 
-def _same_doi_findings(entries: list[BibEntry], settings: Settings) -> list[Finding]:
+def _same_doi_findings(dois: dict[str, list[BibEntry]], settings: Settings) -> list[Finding]:
     """DUPLICATE_ENTRY for the entries that share a DOI, with no verification: a comparison
-    of the entries' own text (titles are compared only with the verdicts)."""
+    of the entries' own text (titles are compared only with the verdicts). Only the entries
+    whose DOI another entry has are viewed (68,000 views cost seconds)."""
     from citelens.checks.duplicates import doi_duplicates
     from citelens.checks.verification import duplicate_findings
 
-    defs = {e.key: e for e in entries}
-    return duplicate_findings(defs, {}, settings, text_pairs_of=doi_duplicates)
+    defs: dict[str, BibEntry] = {}
+    for same in dois.values():
+        if len({e.key for e in same}) > 1:
+            for e in same:
+                defs.setdefault(e.key, e)
+    return duplicate_findings(defs, {}, settings, text_pairs_of=doi_duplicates) if defs else []
 
 
-def _field_problems(bibs: Iterable[BibFile], settings: Settings, viewed: set[int]) -> list[Finding]:
+def _field_problems(
+    bibs: Iterable[BibFile], settings: Settings, viewed: set[int], dois: dict[str, list[BibEntry]] | None
+) -> list[Finding]:
     """BIB_SYNTAX for the problems inside fields: a big file's fields are read lazily, after
-    its analysis, with their problems (by the entry views, for the ``viewed`` entries)."""
+    its analysis, with their problems (by the entry views, for the ``viewed`` entries).
+    ``dois``: filled with the entries (each key's first definition) by DOI, from the same
+    reading of their fields."""
     out: list[Finding] = []
+    firsts = {id(e) for e in all_entries(bibs)} if dois is not None else set()
     for bib in bibs:
         for e in bib.entries:
             if id(e) not in viewed:
-                field_values(e)  # an entry with a problem is parsed in full: its problems
+                values = field_values(e)  # an entry with a problem is parsed in full: its problems
+                if dois is not None and id(e) in firsts:
+                    doi = doi_of(values)
+                    if doi:
+                        dois.setdefault(doi, []).append(e)
         for p in bib.problems:
             f = make_finding(settings, bib.path, "BIB_SYNTAX", p.message, p.span)
             if f is not None:

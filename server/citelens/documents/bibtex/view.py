@@ -136,6 +136,12 @@ def _venue(entry_type: str, f: Mapping[str, str]) -> str:
     return ""
 
 
+def doi_of(f: Mapping[str, str]) -> str | None:
+    """The DOI an entry view reads from these field values (``doi``, a DOI ``eprint``, a
+    doi.org URL), normalised; for a comparison that needs nothing else."""
+    return _doi(f)
+
+
 def _doi(f: Mapping[str, str]) -> str | None:
     value = f.get("doi")
     if value:
