@@ -39,8 +39,15 @@ CODE_NAMES: dict[str, str] = {
     "CLAIM_CONTRADICTED": "Claim contradicted",
     "CLAIM_UNSUPPORTED": "Claim unsupported",
 }
-_ACRONYMS = {"doi": "DOI", "url": "URL", "isbn": "ISBN", "issn": "ISSN", "pmid": "PMID", "arxiv": "arXiv",
-             "bib": "BibTeX"}
+_ACRONYMS = {
+    "doi": "DOI",
+    "url": "URL",
+    "isbn": "ISBN",
+    "issn": "ISSN",
+    "pmid": "PMID",
+    "arxiv": "arXiv",
+    "bib": "BibTeX",
+}
 
 
 def code_name(code: str) -> str:
