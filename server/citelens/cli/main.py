@@ -214,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache_sub = cache.add_subparsers(dest="cache_command", required=True)
     cache_sub.add_parser("clear", help="delete every cached lookup")
 
+    from citelens.cli import snapshot as snapshot_cli
+
+    snapshot_cli.add_parser(sub)
+
     ev = sub.add_parser("eval", help="evaluate the claim checker on labelled data")
     ev.add_argument("what", choices=["claims"])
     ev.add_argument("rest", nargs=argparse.REMAINDER)
@@ -229,6 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args, settings)
     if args.command == "cache":
         return _cache_clear(settings)
+    if args.command == "snapshot":
+        from citelens.cli import snapshot as snapshot_cli
+
+        return snapshot_cli.main(args)
     if args.command == "eval":
         from citelens.cli.eval import main as eval_main
 

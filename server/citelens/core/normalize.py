@@ -500,6 +500,8 @@ SOURCE_NAMES: dict[str, str] = {
     "pubmed": "PubMed",
     "ncbi": "PubMed",
     "unpaywall": "Unpaywall",
+    "dblp": "DBLP",
+    "snapshot": "the local snapshot",
     # who reports a retraction or correction notice (verify/retraction.py)
     "retraction-watch": "Retraction Watch",
     "publisher": "the publisher",

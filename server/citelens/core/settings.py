@@ -60,6 +60,7 @@ class Settings:
     max_retries: int = 3
     verify_deadline_s: float = 900.0
     cache_dir: str | None = None
+    snapshot: str | None = None
     verified_max_age_days: float = 30.0
     offline: bool = False
     title_candidate_threshold: float = 0.70
@@ -112,6 +113,7 @@ _ENV: dict[str, str] = {
     "openalex_api_key": "CITELENS_OPENALEX_API_KEY",
     "mailto": "CITELENS_MAILTO",
     "cache_dir": "CITELENS_CACHE_DIR",
+    "snapshot": "CITELENS_SNAPSHOT",
     "verified_max_age_days": "CITELENS_VERIFIED_MAX_AGE_DAYS",
     "offline": "CITELENS_OFFLINE",
     "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
@@ -156,6 +158,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "verify_deadline_s": "Seconds one verification run may take (0: no limit); entries not "
     "decided by then are UNVERIFIED, and the next run continues from the cache.",
     "cache_dir": "Directory of the verification cache (default: the user cache directory).",
+    "snapshot": "Path of a local snapshot index (built with citelens snapshot build) that "
+    "verification asks before any API; an entry it does not hold goes on to the APIs.",
     "verified_max_age_days": "Days a cached answer that found a paper is trusted; after that the "
     "paper is looked up again, so a retraction or correction published since is reported.",
     "offline": "Use the cache only; never make network requests.",

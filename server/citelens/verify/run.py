@@ -38,9 +38,11 @@ from citelens.core.findings import Severity
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.normalize import SOURCE_NAMES, normalize_title, source_name
 from citelens.core.settings import Settings
+from citelens.snapshot.store import Snapshot
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify import offline, retraction
+from citelens.verify import snapshot as snapshot_tier
 from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.match.compare import (
@@ -556,8 +558,11 @@ class _Run:
         log: Log,
         progress: Progress | None,
         on_verdict: OnVerdict | None = None,
+        snapshot: Snapshot | None = None,
     ) -> None:
         self.settings = settings
+        self.snapshot = snapshot
+        self.snapshot_answered = 0  # entries the snapshot settled (no request)
         self.on_verdict = on_verdict
         self.sources = sources
         self.cache = cache
@@ -1138,7 +1143,59 @@ class _Run:
                 ),
             )
 
+    async def snapshot_first(self) -> None:
+        """Entries the local snapshot holds with confidence are decided from it alone
+        (``verify/snapshot.py``); the others go on to the APIs untouched. Lookups run in a
+        thread, 256 entries at a time, so an editor's event loop is not held."""
+        snap = self.snapshot
+        if snap is None:
+            return
+        todo = [e for e in self.entries if not e.done and e.view.title.strip()]
+        for start in range(0, len(todo), 256):
+            part = todo[start : start + 256]
+            settled = await asyncio.to_thread(self._snapshot_verdicts, snap, part)
+            for e, asked, v in settled:
+                e.asked = asked
+                self._mark_done(e)
+                self.snapshot_answered += 1
+                if not self._snapshot_signal(snap, v) and self._defer_for_signal(e, v):
+                    continue
+                self.record(e, v)
+
+    def _snapshot_verdicts(
+        self, snap: Snapshot, part: Sequence[_Entry]
+    ) -> list[tuple[_Entry, list[Asked], Verification]]:
+        out = []
+        for e in part:
+            try:
+                answers = snapshot_tier.ask(snap, e.view, e.ids, self.settings)
+                if answers is None:
+                    continue
+                asked = [Asked(lk, f, value) for f, value, lk in answers]
+                v = decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
+            except Exception:  # a damaged snapshot row: the APIs decide
+                continue
+            if v.status not in (Status.VERIFIED, Status.PARTIAL):
+                continue
+            v.summary = snapshot_tier.name_tier(v.summary, snap, v.match)
+            v.notices = retraction.merge(retraction.paper_records(v))
+            out.append((e, asked, v))
+        return out
+
+    def _snapshot_signal(self, snap: Snapshot, v: Verification) -> bool:
+        """Retraction flags from the snapshot's OpenAlex or Crossref record of the paper
+        when the matched records carry none (DBLP, arXiv); False: the APIs are asked."""
+        doi = retraction.signal_doi(v)
+        if doi is None:
+            return True
+        lk = snapshot_tier.signal(snap, doi)
+        if lk is None:
+            return False
+        self._with_signal(v, lk, False)
+        return True
+
     async def _ask(self) -> None:
+        await self.snapshot_first()
         self.settle_offline_misses()
         for e in self.entries:
             if e.done:
@@ -1166,6 +1223,7 @@ async def verify_entries(
     progress: Progress | None = None,
     info: Log | None = None,
     on_verdict: OnVerdict | None = None,
+    snapshot: Snapshot | None = None,
 ) -> dict[str, Verification]:
     """Verify entries (priority order: cited first) against the scholarly sources.
 
@@ -1179,16 +1237,20 @@ async def verify_entries(
     """
     own_sources = sources is None
     own_cache = cache is None
+    own_snapshot = snapshot is None
     src: Sources | None = sources
     store: VerificationCache | None = cache
+    snap = snapshot
     try:
         if store is None:
             store = open_cache(settings, log)
         if src is None:
             src = Sources.from_settings(settings, log)
-        run = _Run(views, settings, src, store, log, progress, on_verdict)
+        if snap is None:
+            snap = snapshot_tier.open_snapshot(settings, log)
+        run = _Run(views, settings, src, store, log, progress, on_verdict, snap)
         results = await run.run()
-        _log_summary(info or log, results, src)
+        _log_summary(info or log, results, src, run.snapshot_answered if snap is not None else None)
         return results
     except asyncio.CancelledError:
         raise
@@ -1211,9 +1273,13 @@ async def verify_entries(
             await asyncio.shield(src.aclose())
         if own_cache and store is not None:
             store.close()
+        if own_snapshot and snap is not None:
+            snap.close()
 
 
-def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources) -> None:
+def _log_summary(
+    log: Log, results: Mapping[str, Verification], sources: Sources, from_snapshot: int | None = None
+) -> None:
     counts: dict[str, int] = {}
     for v in results.values():
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
@@ -1222,6 +1288,7 @@ def _log_summary(log: Log, results: Mapping[str, Verification], sources: Sources
     log(
         f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        + (f"; {from_snapshot} answered by the local snapshot" if from_snapshot is not None else "")
         + f"; requests so far: {reqs or 'none'}"
         + (f" (answered 429: {too_many})" if too_many else "")
     )
