@@ -92,7 +92,6 @@ def typo(title: str, rng: random.Random) -> str:
 def bib_of(papers: list[dict[str, Any]], with_doi: float, rng: random.Random) -> str:
     out = []
     for i, p in enumerate(papers):
-        first, *rest = p["authors"][0].split()
         authors = " and ".join(f"{a.split()[-1]}, {' '.join(a.split()[:-1])}" for a in p["authors"])
         doi = f",\n  doi = {{{p['doi']}}}" if rng.random() < with_doi else ""
         out.append(

@@ -104,6 +104,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
         if not args.quiet:
             print(f"citelens: {msg}", file=sys.stderr, flush=True)
 
+    if args.venue:
+        return _venue(args, settings, log)
     progress = _progress_bar()
     lines: ProgressLines | None = None
     if progress is None and not args.quiet:
@@ -135,6 +137,25 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     else:
         write(results[0], args.format, sys.stdout, verbose=args.verbose)
     return status
+
+
+def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], None]) -> int:
+    from citelens.workspace.check import UsageError
+    from citelens.workspace.venue import check_venue
+
+    if len(args.paths) != 1:
+        print("citelens: --venue takes one folder of papers", file=sys.stderr)
+        return 2
+    try:
+        run = check_venue(args.paths[0], args.venue, settings, log=log, progress=log)
+    except UsageError as exc:
+        print(f"citelens: {exc}", file=sys.stderr)
+        return 2
+    log(
+        f"venue: {run.papers} papers checked ({run.skipped} already done), {run.references} references, "
+        f"{run.distinct} distinct verified, in {run.seconds:.0f} s; see {args.venue}/summary.html"
+    )
+    return 0
 
 
 def _batch_gc() -> None:
@@ -208,6 +229,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=10.0,
         metavar="SECONDS",
         help="when stderr is not a terminal, a progress line this often (default 10)",
+    )
+    check.add_argument(
+        "--venue",
+        metavar="OUT",
+        help="PATH is a folder of papers (one per folder): write a report per paper, summary.jsonl and "
+        "summary.html to OUT; a run resumes after the papers it finished",
     )
 
     cache = sub.add_parser("cache", help="manage the verification cache")

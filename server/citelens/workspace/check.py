@@ -7,13 +7,13 @@ analysis, verify the entries, place the findings. No LSP here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.findings import Finding, make_finding
-from citelens.core.model import BibEntry, BibFile
+from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import doi_of
@@ -26,6 +26,10 @@ from citelens.workspace.store import DocumentStore
 if TYPE_CHECKING:
     from citelens.sources.transport import Sources
     from citelens.verify.cache import VerificationCache
+
+#: Verifies views (cited first) and returns a verdict per key: ``verify_entries`` by default;
+#: the venue check (``workspace/venue.py``) verifies the entries of many papers together.
+Verifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
 
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
@@ -148,6 +152,7 @@ async def run_check(
     sources: Sources | None = None,
     cache: VerificationCache | None = None,
     on_verdict: Callable[[Any], None] | None = None,
+    verifier: Verifier | None = None,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
@@ -173,7 +178,16 @@ async def run_check(
     if verifying and result.entries:
         findings.extend(
             await _verify(
-                result, list(bibs.values()), cited_first, settings, log, progress, sources, cache, on_verdict
+                result,
+                list(bibs.values()),
+                cited_first,
+                settings,
+                log,
+                progress,
+                sources,
+                cache,
+                on_verdict,
+                verifier,
             )
         )
     viewed = {id(e) for e in result.entries} if verifying else set()
@@ -234,6 +248,7 @@ async def _verify(
     sources: Sources | None,
     cache: VerificationCache | None,
     on_verdict: Callable[[Any], None] | None = None,
+    verifier: Verifier | None = None,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
@@ -252,9 +267,12 @@ async def _verify(
     lookup = {k: v for k, v in first.items()}
     views = [entry_view(first[k], lookup) for k in order]
     by_entry = {id(first[k]): v for k, v in zip(order, views, strict=True)}
-    result.verifications = await verify_entries(
-        views, settings, sources=sources, cache=cache, log=_log, progress=progress, on_verdict=on_verdict
-    )
+    if verifier is not None:
+        result.verifications = await verifier(views)
+    else:
+        result.verifications = await verify_entries(
+            views, settings, sources=sources, cache=cache, log=_log, progress=progress, on_verdict=on_verdict
+        )
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:
         for path, cits in a.citations.items():

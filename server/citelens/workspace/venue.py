@@ -1,0 +1,408 @@
+"""A venue in one command: ``citelens check FOLDER --venue OUT``.
+
+Each folder under FOLDER is one paper (a project: ``.tex``, ``.bib``, ``.md``, or the
+``.bbl`` an arXiv source bundle carries in place of its ``.bib``); each document file
+directly in FOLDER is one paper too. Papers are checked a batch at a time with the same
+engine as ``citelens check``; the entries of a batch are verified together, each distinct
+entry (by its content) once across all papers, and a verdict already reached for the same
+entry in an earlier batch is reused. Memory is bounded by the batch, not the venue.
+
+Written to OUT: ``papers/NAME.json`` (the paper's report, as ``--format json``), one line
+per paper in ``summary.jsonl`` (appended as each paper finishes: a run that is interrupted
+resumes after the papers it finished) and ``summary.html`` (papers ranked by likely
+fabricated references, each with its evidence).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import html
+import json
+import os
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings
+from citelens.documents.bbl import bbl_to_bibtex
+from citelens.documents.read import kind_of, read_text
+from citelens.workspace.check import CheckResult, UsageError, run_check
+from citelens.workspace.report import to_json
+
+Log = Callable[[str], None]
+#: Verifies distinct views (keyed by content hash) for a whole batch of papers.
+BatchVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
+
+PAPERS_PER_BATCH = 64
+MEMO_SIZE = 200_000
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    name: str  # unique, safe as a file name
+    path: str  # a folder or a document
+
+
+def list_papers(folder: str) -> list[Paper]:
+    """The papers of a venue folder, in name order."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise UsageError(f"--venue needs a folder of papers, got {folder}")
+    out = []
+    for child in sorted(root.iterdir()):
+        if child.name.startswith("."):
+            continue
+        if child.is_dir() or (child.is_file() and kind_of(str(child)) in {"latex", "markdown"}):
+            out.append(Paper(_SAFE.sub("_", child.name), str(child)))
+    return out
+
+
+def _bbl_bibs(paper: Paper, out: Path) -> tuple[str, ...]:
+    """BibTeX made from the paper's ``.bbl`` files when it has no ``.bib`` (written under OUT,
+    never into the paper's folder)."""
+    p = Path(paper.path)
+    if not p.is_dir() or any(p.rglob("*.bib")):
+        return ()
+    made = []
+    for i, bbl in enumerate(sorted(p.rglob("*.bbl"))):
+        text = bbl_to_bibtex(read_text(bbl))
+        if text:
+            target = out / "bbl" / paper.name / f"{i}-{bbl.stem}.bib"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            made.append(str(target))
+    return tuple(made)
+
+
+#: Statuses of a likely fabricated reference (a miss of a book or web page is information).
+def likely_fabricated(entry: dict[str, Any]) -> bool:
+    status = entry.get("status")
+    return status == "DOI_MISMATCH" or (status == "NOT_FOUND" and not entry.get("informational"))
+
+
+def _evidence(entry: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
+    cands = entry.get("candidates") or []
+    asked = sorted({f"{a.get('source')}:{a.get('outcome')}" for a in entry.get("audit") or []})
+    return {
+        "key": entry.get("key"),
+        "title": titles.get(str(entry.get("key")), ""),
+        "status": entry.get("status"),
+        "summary": entry.get("summary"),
+        "file": entry.get("file"),
+        "line": entry.get("line"),
+        "asked": asked,
+        "closest": cands[0].get("title") if cands and isinstance(cands[0], dict) else None,
+    }
+
+
+def paper_summary(
+    paper: Paper, report: dict[str, Any], seconds: float, titles: dict[str, str] | None = None
+) -> dict[str, Any]:
+    entries = report.get("entries") or []
+    statuses: dict[str, int] = {}
+    for e in entries:
+        statuses[str(e.get("status"))] = statuses.get(str(e.get("status")), 0) + 1
+    fabricated = [_evidence(e, titles or {}) for e in entries if likely_fabricated(e)]
+    retracted = [
+        {"key": d.get("key"), "message": d.get("message")}
+        for d in report.get("diagnostics") or []
+        if d.get("code") == "RETRACTED"
+    ]
+    return {
+        "paper": paper.name,
+        "path": paper.path,
+        "report": f"papers/{paper.name}.json",
+        "entries": len(entries),
+        "statuses": dict(sorted(statuses.items())),
+        "likely_fabricated": len(fabricated),
+        "findings": fabricated,
+        "retracted": retracted,
+        "seconds": round(seconds, 2),
+    }
+
+
+class _Batch:
+    """Gathers the views of the papers of a batch, verifies them together once every paper
+    still able to ask has asked (or finished), and hands each paper its verdicts."""
+
+    def __init__(self, papers: int, verify: BatchVerifier, memo: OrderedDict[str, Any]) -> None:
+        self.open = papers
+        self.verify = verify
+        self.memo = memo
+        self.waiting: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]] = []
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def submit(self, views: list[EntryView]) -> dict[str, Any]:
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting.append((views, fut))
+        self.open -= 1
+        self._maybe_flush()
+        return await fut
+
+    def leave(self, asked: bool) -> None:
+        if not asked:
+            self.open -= 1
+            self._maybe_flush()
+
+    def _maybe_flush(self) -> None:
+        if self.open <= 0 and self.waiting:
+            batch, self.waiting = self.waiting, []
+            task = asyncio.ensure_future(self._flush(batch))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _flush(self, batch: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]]) -> None:
+        from citelens.verify.run import content_hash
+
+        try:
+            unique: dict[str, EntryView] = {}
+            hashes = []
+            for views, _f in batch:
+                hs = [content_hash(v) for v in views]
+                hashes.append(hs)
+                for v, h in zip(views, hs, strict=True):
+                    if h not in self.memo and h not in unique:
+                        unique[h] = dataclasses.replace(v, key=h)
+            got = await self.verify(list(unique.values())) if unique else {}
+            for h, v in got.items():
+                self.memo[h] = v
+                while len(self.memo) > MEMO_SIZE:
+                    self.memo.popitem(last=False)
+            for (views, fut), hs in zip(batch, hashes, strict=True):
+                out = {}
+                for v, h in zip(views, hs, strict=True):
+                    verdict = got.get(h) or self.memo.get(h)
+                    if verdict is not None:
+                        self.memo.move_to_end(h)
+                        out[v.key] = dataclasses.replace(verdict, key=v.key)
+                if not fut.done():
+                    fut.set_result(out)
+        except Exception as exc:
+            for _v, fut in batch:
+                if not fut.done():
+                    fut.set_exception(exc)
+
+
+def finished(out: Path) -> set[str]:
+    """The papers a previous run finished (their summary line was written)."""
+    done = set()
+    path = out / "summary.jsonl"
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue  # a line cut by the interruption: the paper is done again
+            if isinstance(item, dict) and isinstance(item.get("paper"), str):
+                if (out / str(item.get("report", ""))).exists():
+                    done.add(item["paper"])
+    return done
+
+
+@dataclass(slots=True)
+class VenueRun:
+    papers: int = 0
+    skipped: int = 0
+    references: int = 0
+    distinct: int = 0
+    seconds: float = 0.0
+
+
+async def run_venue(
+    folder: str,
+    out_dir: str,
+    settings: Settings,
+    verify: BatchVerifier,
+    *,
+    log: Log | None = None,
+    progress: Log | None = None,
+    batch_size: int = PAPERS_PER_BATCH,
+) -> VenueRun:
+    """Check every paper of ``folder``; ``verify`` verifies a batch's distinct views."""
+    out = Path(out_dir)
+    (out / "papers").mkdir(parents=True, exist_ok=True)
+    papers = list_papers(folder)
+    done = finished(out)
+    todo = [p for p in papers if p.name not in done]
+    run = VenueRun(skipped=len(papers) - len(todo))
+    if run.skipped and progress is not None:
+        progress(f"resuming: {run.skipped} of {len(papers)} papers already checked")
+    memo: OrderedDict[str, Any] = OrderedDict()
+    started = time.monotonic()
+
+    async def counting(views: list[EntryView]) -> dict[str, Any]:
+        run.distinct += len(views)
+        return await verify(views)
+
+    _end_cut_line(out / "summary.jsonl")
+    with (out / "summary.jsonl").open("a", encoding="utf-8") as summary:
+        for start in range(0, len(todo), batch_size):
+            part = todo[start : start + batch_size]
+            batch = _Batch(len(part), counting, memo)
+            results = await asyncio.gather(*(_one(p, out, settings, batch, log) for p in part))
+            for paper, (result, seconds) in zip(part, results, strict=True):
+                report = to_json(result)
+                (out / "papers" / f"{paper.name}.json").write_text(
+                    json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+                )
+                line = paper_summary(paper, report, seconds, _titles(result))
+                summary.write(json.dumps(line, ensure_ascii=False) + "\n")
+                summary.flush()
+                run.papers += 1
+                run.references += line["entries"]
+            if progress is not None:
+                el = time.monotonic() - started
+                progress(
+                    f"{run.skipped + run.papers}/{len(papers)} papers, {run.references} references "
+                    f"({run.distinct} distinct verified) in {el:.0f} s: "
+                    f"{run.papers / el if el else 0:.1f} papers/s, {run.references / el if el else 0:.0f} "
+                    "references/s"
+                )
+    run.seconds = time.monotonic() - started
+    write_html(out)
+    return run
+
+
+def _end_cut_line(path: Path) -> None:
+    """A line cut short by an interruption ends where it was cut, not in the next line."""
+    if path.exists() and path.stat().st_size:
+        with path.open("rb+") as fh:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
+
+
+def _titles(result: CheckResult) -> dict[str, str]:
+    out = {}
+    for e in result.entries:
+        f = e.fields.get("title")
+        if f is not None:
+            out[e.key] = " ".join(f.value.replace("{", "").replace("}", "").split())
+    return out
+
+
+async def _one(
+    paper: Paper, out: Path, settings: Settings, batch: _Batch, log: Log | None
+) -> tuple[CheckResult, float]:
+    t0 = time.monotonic()
+    asked = False
+
+    async def verifier(views: list[EntryView]) -> dict[str, Any]:
+        nonlocal asked
+        asked = True
+        return await batch.submit(views)
+
+    try:
+        extra = _bbl_bibs(paper, out)
+        mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
+        try:
+            result = await run_check([paper.path], mine, verifier=verifier)
+        except UsageError as exc:
+            if log is not None:
+                log(f"{paper.name}: {exc}")
+            from citelens.workspace.store import DocumentStore
+
+            result = CheckResult(DocumentStore())
+        return result, time.monotonic() - t0
+    finally:
+        batch.leave(asked)
+
+
+def _rows(out: Path) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    path = out / "summary.jsonl"
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and isinstance(item.get("paper"), str):
+                rows[item["paper"]] = item  # a paper checked again: its last line
+    return sorted(
+        rows.values(),
+        key=lambda r: (-int(r.get("likely_fabricated", 0)), -len(r.get("retracted") or []), r["paper"]),
+    )
+
+
+def write_html(out: Path) -> Path:
+    """summary.html: the papers ranked by likely fabricated references, with the evidence."""
+    rows = _rows(out)
+    e = html.escape
+    refs = sum(int(r.get("entries", 0)) for r in rows)
+    flagged = sum(1 for r in rows if r.get("likely_fabricated"))
+    parts = [
+        "<!doctype html><meta charset='utf-8'><title>CiteLens venue report</title>",
+        "<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}"
+        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3em;"
+        "text-align:left;vertical-align:top}.n{text-align:right}details{margin:.2em 0}"
+        ".s{color:#555;font-size:90%}</style>",
+        "<h1>CiteLens venue report</h1>",
+        f"<p>{len(rows)} papers, {refs} references; {flagged} papers with likely fabricated references "
+        "(not found in any source that answered, or an identifier that names another paper). "
+        "UNVERIFIED means a source could not be asked: it is not a finding.</p>",
+        "<table><tr><th>#</th><th>Paper</th><th class=n>References</th><th class=n>Likely fabricated</th>"
+        "<th class=n>Retracted</th><th>Evidence</th></tr>",
+    ]
+    for i, r in enumerate(rows, 1):
+        ev = []
+        for f in r.get("findings") or []:
+            closest = f" Closest real paper: {e(str(f['closest']))}." if f.get("closest") else ""
+            ev.append(
+                f"<details><summary><b>{e(str(f.get('key')))}</b> {e(str(f.get('status')))}: "
+                f"“{e(str(f.get('title') or ''))}”</summary>"
+                f"{e(str(f.get('summary') or ''))}{closest}<div class=s>{e(str(f.get('file')))}:"
+                f"{e(str(f.get('line')))} · asked: {e(', '.join(f.get('asked') or []))}</div></details>"
+            )
+        for t in r.get("retracted") or []:
+            ev.append(f"<div><b>{e(str(t.get('key')))}</b> RETRACTED: {e(str(t.get('message')))}</div>")
+        parts.append(
+            f"<tr><td>{i}</td><td><a href='{e(str(r.get('report')))}'>{e(r['paper'])}</a></td>"
+            f"<td class=n>{int(r.get('entries', 0))}</td>"
+            f"<td class=n>{int(r.get('likely_fabricated', 0))}</td>"
+            f"<td class=n>{len(r.get('retracted') or [])}</td><td>{''.join(ev)}</td></tr>"
+        )
+    parts.append("</table>")
+    path = out / "summary.html"
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def check_venue(
+    folder: str, out_dir: str, settings: Settings, *, log: Log | None = None, progress: Log | None = None
+) -> VenueRun:
+    """The whole venue on this machine: one verification cache, one set of sources, one
+    snapshot for every batch."""
+
+    async def go() -> VenueRun:
+        from citelens.sources.transport import Sources
+        from citelens.verify.cache import open_cache
+        from citelens.verify.run import verify_entries
+        from citelens.verify.snapshot import open_snapshot
+
+        quiet: Log = log or (lambda _m: None)
+        cache = open_cache(settings, quiet)
+        sources = Sources.from_settings(settings, quiet)
+        snap = open_snapshot(settings, quiet)
+        try:
+
+            async def verify(views: list[EntryView]) -> dict[str, Any]:
+                return await verify_entries(
+                    views, settings, sources=sources, cache=cache, snapshot=snap, log=quiet
+                )
+
+            return await run_venue(folder, out_dir, settings, verify, log=log, progress=progress)
+        finally:
+            await sources.aclose()
+            cache.close()
+            if snap is not None:
+                snap.close()
+
+    return asyncio.run(go())
