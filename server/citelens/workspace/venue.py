@@ -74,7 +74,7 @@ def _bbl_bibs(paper: Paper, out: Path) -> tuple[str, ...]:
     for i, bbl in enumerate(sorted(p.rglob("*.bbl"))):
         text = bbl_to_bibtex(read_text(bbl))
         if text:
-            target = out / "bbl" / paper.name / f"{i}-{bbl.stem}.bib"
+            target = out / paper.name / f"{i}-{bbl.stem}.bib"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             made.append(str(target))
@@ -215,6 +215,86 @@ class VenueRun:
     seconds: float = 0.0
 
 
+@dataclass(slots=True)
+class Checked:
+    """One paper's outcome, plain data (it crosses process boundaries on a cluster)."""
+
+    paper: Paper
+    report: dict[str, Any]
+    line: dict[str, Any]
+
+
+async def check_batch(
+    part: list[Paper],
+    settings: Settings,
+    verify: BatchVerifier,
+    memo: OrderedDict[str, Any],
+    bbl_dir: Path,
+    log: Log | None = None,
+) -> tuple[list[Checked], int]:
+    """Check a batch of papers, their entries verified together: (outcomes, distinct
+    entries verified)."""
+    distinct = 0
+
+    async def counting(views: list[EntryView]) -> dict[str, Any]:
+        nonlocal distinct
+        distinct += len(views)
+        return await verify(views)
+
+    batch = _Batch(len(part), counting, memo)
+    results = await asyncio.gather(*(_one(p, bbl_dir, settings, batch, log) for p in part))
+    out = []
+    for paper, (result, seconds) in zip(part, results, strict=True):
+        report = to_json(result)
+        out.append(Checked(paper, report, paper_summary(paper, report, seconds, _titles(result))))
+    return out, distinct
+
+
+class VenueOutput:
+    """OUT as the driver writes it: the papers left to check, a report and a summary line
+    per finished paper (appended at once: a run that stops resumes after it), progress."""
+
+    def __init__(self, folder: str, out_dir: str, progress: Log | None = None) -> None:
+        self.out = Path(out_dir)
+        (self.out / "papers").mkdir(parents=True, exist_ok=True)
+        self.papers = list_papers(folder)
+        done = finished(self.out)
+        self.todo = [p for p in self.papers if p.name not in done]
+        self.run = VenueRun(skipped=len(self.papers) - len(self.todo))
+        self.progress = progress
+        if self.run.skipped and progress is not None:
+            progress(f"resuming: {self.run.skipped} of {len(self.papers)} papers already checked")
+        self.started = time.monotonic()
+        _end_cut_line(self.out / "summary.jsonl")
+        self._summary = (self.out / "summary.jsonl").open("a", encoding="utf-8")
+
+    def add(self, checked: list[Checked], distinct: int) -> None:
+        run = self.run
+        for c in checked:
+            (self.out / "papers" / f"{c.paper.name}.json").write_text(
+                json.dumps(c.report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+            self._summary.write(json.dumps(c.line, ensure_ascii=False) + "\n")
+            self._summary.flush()
+            run.papers += 1
+            run.references += int(c.line["entries"])
+        run.distinct += distinct
+        if self.progress is not None:
+            el = time.monotonic() - self.started
+            self.progress(
+                f"{run.skipped + run.papers}/{len(self.papers)} papers, {run.references} references "
+                f"({run.distinct} distinct verified) in {el:.0f} s: "
+                f"{run.papers / el if el else 0:.1f} papers/s, {run.references / el if el else 0:.0f} "
+                "references/s"
+            )
+
+    def close(self) -> VenueRun:
+        self._summary.close()
+        self.run.seconds = time.monotonic() - self.started
+        write_html(self.out)
+        return self.run
+
+
 async def run_venue(
     folder: str,
     out_dir: str,
@@ -225,48 +305,17 @@ async def run_venue(
     progress: Log | None = None,
     batch_size: int = PAPERS_PER_BATCH,
 ) -> VenueRun:
-    """Check every paper of ``folder``; ``verify`` verifies a batch's distinct views."""
-    out = Path(out_dir)
-    (out / "papers").mkdir(parents=True, exist_ok=True)
-    papers = list_papers(folder)
-    done = finished(out)
-    todo = [p for p in papers if p.name not in done]
-    run = VenueRun(skipped=len(papers) - len(todo))
-    if run.skipped and progress is not None:
-        progress(f"resuming: {run.skipped} of {len(papers)} papers already checked")
+    """Check every paper of ``folder`` on this machine; ``verify`` verifies a batch's
+    distinct views."""
+    output = VenueOutput(folder, out_dir, progress)
     memo: OrderedDict[str, Any] = OrderedDict()
-    started = time.monotonic()
-
-    async def counting(views: list[EntryView]) -> dict[str, Any]:
-        run.distinct += len(views)
-        return await verify(views)
-
-    _end_cut_line(out / "summary.jsonl")
-    with (out / "summary.jsonl").open("a", encoding="utf-8") as summary:
-        for start in range(0, len(todo), batch_size):
-            part = todo[start : start + batch_size]
-            batch = _Batch(len(part), counting, memo)
-            results = await asyncio.gather(*(_one(p, out, settings, batch, log) for p in part))
-            for paper, (result, seconds) in zip(part, results, strict=True):
-                report = to_json(result)
-                (out / "papers" / f"{paper.name}.json").write_text(
-                    json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-                )
-                line = paper_summary(paper, report, seconds, _titles(result))
-                summary.write(json.dumps(line, ensure_ascii=False) + "\n")
-                summary.flush()
-                run.papers += 1
-                run.references += line["entries"]
-            if progress is not None:
-                el = time.monotonic() - started
-                progress(
-                    f"{run.skipped + run.papers}/{len(papers)} papers, {run.references} references "
-                    f"({run.distinct} distinct verified) in {el:.0f} s: "
-                    f"{run.papers / el if el else 0:.1f} papers/s, {run.references / el if el else 0:.0f} "
-                    "references/s"
-                )
-    run.seconds = time.monotonic() - started
-    write_html(out)
+    try:
+        for start in range(0, len(output.todo), batch_size):
+            part = output.todo[start : start + batch_size]
+            checked, distinct = await check_batch(part, settings, verify, memo, output.out / "bbl", log)
+            output.add(checked, distinct)
+    finally:
+        run = output.close()
     return run
 
 
@@ -289,7 +338,7 @@ def _titles(result: CheckResult) -> dict[str, str]:
 
 
 async def _one(
-    paper: Paper, out: Path, settings: Settings, batch: _Batch, log: Log | None
+    paper: Paper, bbl_dir: Path, settings: Settings, batch: _Batch, log: Log | None
 ) -> tuple[CheckResult, float]:
     t0 = time.monotonic()
     asked = False
@@ -300,7 +349,7 @@ async def _one(
         return await batch.submit(views)
 
     try:
-        extra = _bbl_bibs(paper, out)
+        extra = _bbl_bibs(paper, bbl_dir)
         mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
         try:
             result = await run_check([paper.path], mine, verifier=verifier)
