@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.scholarly import scholarly_server  # noqa: F401  (fixture)
+from tests.postgres import postgres_url  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The shared corpus of real papers (beside the clone, as in CI).

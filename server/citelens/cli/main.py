@@ -147,7 +147,26 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
         print("citelens: --venue takes one folder of papers", file=sys.stderr)
         return 2
     try:
-        run = check_venue(args.paths[0], args.venue, settings, log=log, progress=log)
+        if args.ray is not None:
+            from citelens.scale.cluster import check_venue_on_ray
+
+            run = check_venue_on_ray(
+                args.paths[0],
+                args.venue,
+                settings,
+                address=args.ray or None,
+                workers=args.workers,
+                batch_size=args.batch or 16,
+                log=log,
+                progress=log,
+            )
+        else:
+            run = check_venue(
+                args.paths[0], args.venue, settings, log=log, progress=log, batch_size=args.batch or 64
+            )
+    except RuntimeError as exc:
+        print(f"citelens: {exc}", file=sys.stderr)
+        return 2
     except UsageError as exc:
         print(f"citelens: {exc}", file=sys.stderr)
         return 2
@@ -236,6 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="PATH is a folder of papers (one per folder): write a report per paper, summary.jsonl and "
         "summary.html to OUT; a run resumes after the papers it finished",
     )
+    check.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="with --venue: run on Ray (a cluster's ADDRESS, or a local instance without one)",
+    )
+    check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")
+    check.add_argument("--batch", type=int, default=0, metavar="N", help="with --venue: papers per batch")
 
     cache = sub.add_parser("cache", help="manage the verification cache")
     cache_sub = cache.add_subparsers(dest="cache_command", required=True)

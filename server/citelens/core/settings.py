@@ -61,6 +61,7 @@ class Settings:
     verify_deadline_s: float = 900.0
     cache_dir: str | None = None
     snapshot: str | None = None
+    cache: str | None = None
     verified_max_age_days: float = 30.0
     offline: bool = False
     title_candidate_threshold: float = 0.70
@@ -114,6 +115,7 @@ _ENV: dict[str, str] = {
     "mailto": "CITELENS_MAILTO",
     "cache_dir": "CITELENS_CACHE_DIR",
     "snapshot": "CITELENS_SNAPSHOT",
+    "cache": "CITELENS_CACHE",
     "verified_max_age_days": "CITELENS_VERIFIED_MAX_AGE_DAYS",
     "offline": "CITELENS_OFFLINE",
     "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
@@ -160,6 +162,8 @@ _DESCRIPTIONS: dict[str, str] = {
     "cache_dir": "Directory of the verification cache (default: the user cache directory).",
     "snapshot": "Path of a local snapshot index (built with citelens snapshot build) that "
     "verification asks before any API; an entry it does not hold goes on to the APIs.",
+    "cache": "A postgresql:// URL: keep the verification cache in PostgreSQL, shared by the "
+    "machines of a cluster (needs citelens[scale]); default: the local disk cache in cacheDir.",
     "verified_max_age_days": "Days a cached answer that found a paper is trusted; after that the "
     "paper is looked up again, so a retraction or correction published since is reported.",
     "offline": "Use the cache only; never make network requests.",

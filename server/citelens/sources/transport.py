@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -140,6 +140,10 @@ class HostClient:
         self.too_many = 0
         #: Calls answered UNAVAILABLE without a request.
         self.skipped = 0
+        #: Waits for a slot of a limiter shared with other processes (a Ray actor on a
+        #: cluster: ``scale/cluster.py``), called with the host's name and spacing after
+        #: this client's own spacing; None: this process is the only one asking.
+        self.shared_pacer: Callable[[str, float], Awaitable[None]] | None = None
 
     # ------------------------------------------------------------------ availability
 
@@ -251,6 +255,8 @@ class HostClient:
                 await asyncio.sleep(wait)
                 now = time.monotonic()
             self._next_start = max(now, self._next_start) + self._interval
+            if self.shared_pacer is not None:
+                await self.shared_pacer(self.name, self._interval)
 
     def _why_not(self) -> str:
         if self.offline:

@@ -79,6 +79,7 @@ class VerificationCache:
         #: a key outside it is a miss without a query (None: ask the database every time).
         self._known: set[str] | None = None
         self.directory = directory
+        self.where = str(directory)  # how log lines name the cache
         if directory is None:
             return
         try:
@@ -87,6 +88,12 @@ class VerificationCache:
             self._cache.get(f"{SCHEMA}:probe")
         except Exception as exc:  # any failure to open means: no cache
             self._disable(exc)
+
+    def use_store(self, store: Any, where: str) -> None:
+        """Keep answers in ``store`` (``verify/pgcache.PgStore``: the same calls as the disk
+        cache) instead of a directory; ``where`` names it in log lines (no password)."""
+        self._cache = store
+        self.where = where
 
     @property
     def enabled(self) -> bool:
@@ -100,7 +107,7 @@ class VerificationCache:
                 pass
         self._cache = None
         self._log(
-            f"citelens: verification cache at {self.directory} is unusable "
+            f"citelens: verification cache at {self.where} is unusable "
             f"({type(exc).__name__}: {exc}); continuing without a cache"
         )
 
@@ -221,7 +228,17 @@ def _valid_lookup(raw: Any) -> Lookup | None:
 
 
 def open_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None) -> VerificationCache:
-    """The cache in ``settings.cache_dir`` (CITELENS_CACHE_DIR) or the user cache directory."""
+    """The cache in ``settings.cache_dir`` (CITELENS_CACHE_DIR) or the user cache directory;
+    in PostgreSQL when ``settings.cache`` is a ``postgresql://`` URL (shared by a cluster)."""
+    from citelens.verify import pgcache
+
+    if pgcache.is_postgres_url(settings.cache):
+        shared = VerificationCache(None, log, found_max_age_s=settings.verified_max_age_days * 86400.0)
+        try:
+            shared.use_store(pgcache.PgStore(str(settings.cache)), pgcache.display(str(settings.cache)))
+        except pgcache.PgCacheError as exc:
+            log(f"citelens: verification cache unusable ({exc}); continuing without a cache")
+        return shared
     return VerificationCache(
         default_cache_dir(settings), log, found_max_age_s=settings.verified_max_age_days * 86400.0
     )

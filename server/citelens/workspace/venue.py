@@ -425,7 +425,13 @@ def write_html(out: Path) -> Path:
 
 
 def check_venue(
-    folder: str, out_dir: str, settings: Settings, *, log: Log | None = None, progress: Log | None = None
+    folder: str,
+    out_dir: str,
+    settings: Settings,
+    *,
+    log: Log | None = None,
+    progress: Log | None = None,
+    batch_size: int = PAPERS_PER_BATCH,
 ) -> VenueRun:
     """The whole venue on this machine: one verification cache, one set of sources, one
     snapshot for every batch."""
@@ -447,7 +453,9 @@ def check_venue(
                     views, settings, sources=sources, cache=cache, snapshot=snap, log=quiet
                 )
 
-            return await run_venue(folder, out_dir, settings, verify, log=log, progress=progress)
+            return await run_venue(
+                folder, out_dir, settings, verify, log=log, progress=progress, batch_size=batch_size
+            )
         finally:
             await sources.aclose()
             cache.close()

@@ -1,0 +1,126 @@
+"""``citelens check FOLDER --venue OUT --ray [ADDRESS]``: the venue check on Ray.
+
+The driver lists the papers, keeps OUT (reports, summary.jsonl, summary.html: the same
+files and the same resume as on one machine) and hands batches of papers to Ray tasks,
+a few more than there are workers so none waits. A task checks its batch with the same
+code as one machine (:func:`citelens.workspace.venue.check_batch`); its host clients ask
+one :class:`~citelens.scale.limiter.RateLimiter` actor before each request, and its
+verification cache is the ``cache`` setting's (a ``postgresql://`` URL shares the answers
+between machines; the disk cache is per machine). The snapshot (setting ``snapshot``)
+must be at the same path on every machine, and so must the papers (shared storage).
+
+Without ADDRESS a local Ray instance is started with ``--workers`` CPUs: the same code
+on one laptop with no cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings
+from citelens.scale.limiter import RateLimiter
+from citelens.workspace.venue import Checked, Paper, VenueOutput, VenueRun, check_batch
+
+Log = Callable[[str], None]
+LIMITER_NAME = "citelens-rate-limiter"
+
+
+async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
+    from citelens.sources.transport import Sources
+    from citelens.verify.cache import open_cache
+    from citelens.verify.run import verify_entries
+    from citelens.verify.snapshot import open_snapshot
+
+    logs: list[str] = []
+    cache = open_cache(settings, logs.append)
+    sources = Sources.from_settings(settings, logs.append)
+    snap = open_snapshot(settings, logs.append)
+
+    async def pace(host: str, interval: float) -> None:
+        delay = await limiter.slot.remote(host, interval)
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+    for h in sources.hosts().values():
+        h.shared_pacer = pace
+    try:
+
+        async def verify(views: list[EntryView]) -> dict[str, Any]:
+            return await verify_entries(views, settings, sources=sources, cache=cache, snapshot=snap)
+
+        with tempfile.TemporaryDirectory(prefix="citelens-bbl-") as bbl:
+            return await check_batch(part, settings, verify, OrderedDict(), Path(bbl))
+    finally:
+        await sources.aclose()
+        cache.close()
+        if snap is not None:
+            snap.close()
+
+
+def batch_task(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
+    """One Ray task: a batch of papers, checked in the worker's own event loop."""
+    return asyncio.run(_batch(part, settings, limiter))
+
+
+def check_venue_on_ray(
+    folder: str,
+    out_dir: str,
+    settings: Settings,
+    *,
+    address: str | None = None,
+    workers: int = 2,
+    batch_size: int = 16,
+    log: Log | None = None,
+    progress: Log | None = None,
+) -> VenueRun:
+    try:
+        import ray
+    except ImportError as exc:
+        raise RuntimeError("--ray needs Ray: pip install 'citelens[scale]'") from exc
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False, include_dashboard=False)
+        else:
+            ray.init(num_cpus=max(1, workers), log_to_driver=False, include_dashboard=False)
+    try:
+        limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
+        task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
+        output = VenueOutput(folder, out_dir, progress)
+        batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
+        pending: dict[Any, list[Paper]] = {}
+        queue = iter(batches)
+
+        def submit() -> None:
+            part = next(queue, None)
+            if part is not None:
+                pending[task.remote(part, settings, limiter)] = part
+
+        try:
+            for _ in range(2 * max(1, workers)):
+                submit()
+            while pending:
+                done, _rest = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    part = pending.pop(ref)
+                    try:
+                        checked, distinct = ray.get(ref)
+                    except Exception as exc:  # a batch that failed is left for the next run
+                        if log is not None:
+                            log(f"batch of {len(part)} papers failed ({type(exc).__name__}); rerun to retry")
+                        checked, distinct = [], 0
+                    output.add(checked, distinct)
+                    submit()
+        finally:
+            run = output.close()
+        return run
+    finally:
+        if started_here:
+            ray.shutdown()

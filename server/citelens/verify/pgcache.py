@@ -1,0 +1,98 @@
+"""The verification cache in PostgreSQL, shared by the machines of a cluster (setting
+``cache``: a ``postgresql://`` URL; the local disk cache stays the default).
+
+:class:`PgStore` offers the few calls :class:`citelens.verify.cache.VerificationCache` makes
+of its disk cache (``get``, ``set`` with an expiry, ``iterkeys``, ``clear``, ``len``,
+``close``), on one table of JSON text rows: nothing read back is ever unpickled, and the
+same validation applies as to the disk cache. Database errors are raised as
+:class:`PgCacheError` (an ``OSError``), which the verification cache turns into "no
+cache", with one log line, as for a broken disk. Needs ``psycopg`` (``pip install
+'citelens[scale]'``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+TABLE = "citelens_cache"
+
+
+class PgCacheError(OSError):
+    """The database could not be used (raised for any psycopg error)."""
+
+
+def is_postgres_url(value: str | None) -> bool:
+    return bool(value) and str(value).startswith(("postgresql://", "postgres://"))
+
+
+def display(url: str) -> str:
+    """The URL without user name or password: safe for a log line."""
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+class PgStore:
+    """One table ``citelens_cache(key, value, expires)``; ``expires`` in Unix seconds."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise PgCacheError("psycopg is not installed (pip install 'citelens[scale]')") from exc
+        self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
+        self.where = display(url)
+        try:
+            self._db = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            self._db.execute(
+                f"CREATE TABLE IF NOT EXISTS {TABLE} "
+                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires DOUBLE PRECISION)"
+            )
+        except psycopg.Error as exc:
+            raise PgCacheError(f"{self.where}: {type(exc).__name__}") from None
+
+    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            cur = self._db.execute(sql, args)
+            return list(cur.fetchall()) if cur.description is not None else []
+        except self._errors as exc:
+            raise PgCacheError(f"{self.where}: {type(exc).__name__}") from None
+
+    def get(self, key: str) -> str | None:
+        rows = self._run(
+            f"SELECT value FROM {TABLE} WHERE key = %s AND (expires IS NULL OR expires > %s)",
+            (key, time.time()),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def set(self, key: str, value: str, expire: float | None = None) -> bool:
+        expires = time.time() + expire if expire is not None else None
+        self._run(
+            f"INSERT INTO {TABLE} (key, value, expires) VALUES (%s, %s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires",
+            (key, value, expires),
+        )
+        return True
+
+    def iterkeys(self) -> Iterator[str]:
+        rows = self._run(f"SELECT key FROM {TABLE} WHERE expires IS NULL OR expires > %s", (time.time(),))
+        return (str(r[0]) for r in rows)
+
+    def __len__(self) -> int:
+        rows = self._run(f"SELECT count(*) FROM {TABLE}")
+        return int(rows[0][0]) if rows else 0
+
+    def clear(self) -> int:
+        n = len(self)
+        self._run(f"DELETE FROM {TABLE}")
+        return n
+
+    def close(self) -> None:
+        try:
+            self._db.close()
+        except Exception:
+            pass

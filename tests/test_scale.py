@@ -1,0 +1,155 @@
+"""Many machines: the verification cache shared in PostgreSQL (setting ``cache``), and the
+venue check on a local Ray instance with two workers sharing one rate limiter per source
+and that cache; against the fake scholarly APIs on loopback and a throwaway PostgreSQL."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.scholarly import ScholarlyFake
+
+BIB = (
+    "@article{water, title={The Structure of Ordinary Water}, author={Frank, Henry S.}, year={1970},\n"
+    "  journal={Science}, doi={10.1126/science.169.3946.635}}\n"
+    "@article{astropy, title={Astropy: A community Python package for astronomy},\n"
+    "  author={Robitaille, Thomas P. and others}, year={2013}, journal={Astronomy \\& Astrophysics}}\n"
+    "@article{invented, title={Quantum Gravitational Embeddings for Citation Graph Compression},\n"
+    "  author={Nobody, Ann}, year={2021}, journal={Journal of Imaginary Results}}\n"
+)
+
+
+def citelens(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "citelens", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _with_password(url: str, password: str) -> str:
+    return url.replace("citelens@", f"citelens:{password}@")
+
+
+def test_two_machines_share_verdicts_through_the_postgres_cache(
+    tmp_path: Path, scholarly_server: ScholarlyFake, postgres_url: str
+) -> None:
+    fake = scholarly_server
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    url = _with_password(postgres_url, "s3cret-pw")
+    base = {**os.environ, **fake.env(), "CITELENS_CACHE": url}
+    fake.clear_log()
+    one = citelens(
+        "check", str(bib), "--format", "json", env={**base, "CITELENS_CACHE_DIR": str(tmp_path / "m1")}
+    )
+    asked_first = fake.count()
+    fake.clear_log()
+    two = citelens(
+        "check", str(bib), "--format", "json", env={**base, "CITELENS_CACHE_DIR": str(tmp_path / "m2")}
+    )
+    assert asked_first > 0, one.stderr
+    assert fake.count() == 0, f"the second machine asked again: {fake.counts()}"  # its disk cache is empty
+    first = {e["key"]: e["status"] for e in json.loads(one.stdout)["entries"]}
+    assert first == {e["key"]: e["status"] for e in json.loads(two.stdout)["entries"]}
+    assert first["invented"] == "NOT_FOUND" and first["water"] == "VERIFIED"
+    assert "s3cret-pw" not in one.stderr + two.stderr
+
+
+def test_a_postgres_cache_that_cannot_be_reached_is_no_cache(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    env = {**os.environ, **scholarly_server.env(), "CITELENS_CACHE": "postgresql://u:hunter2@127.0.0.1:9/db"}
+    proc = citelens("check", str(bib), "--format", "json", env=env)
+    assert "continuing without a cache" in proc.stderr and "postgresql://127.0.0.1:9/db" in proc.stderr
+    assert "hunter2" not in proc.stderr and "Traceback" not in proc.stderr
+    assert {e["key"]: e["status"] for e in json.loads(proc.stdout)["entries"]}["water"] == "VERIFIED"
+
+
+def _venue(root: Path, n: int) -> Path:
+    v = root / "venue"
+    for i in range(n):
+        p = v / f"paper-{i:02d}"
+        p.mkdir(parents=True)
+        p.joinpath("main.tex").write_text(
+            "\\documentclass{article}\\begin{document}\\cite{water,astropy,invented}"
+            f"\\cite{{own{i}}}\\bibliography{{refs}}\\end{{document}}\n"
+        )
+        own = (
+            f"@article{{own{i}, title={{Fabricated Study Number {i} of Imaginary Lattice Dynamics}},\n"
+            f"  author={{Phantom, Zed}}, year={{2020}}, journal={{Imaginary Letters}}}}\n"
+        )
+        p.joinpath("refs.bib").write_text(BIB + own)
+    return v
+
+
+def _statuses(out: Path) -> dict[str, dict[str, Any]]:
+    rows = [json.loads(x) for x in (out / "summary.jsonl").read_text().splitlines()]
+    return {
+        r["paper"]: {"statuses": r["statuses"], "fabricated": sorted(f["key"] for f in r["findings"])}
+        for r in rows
+    }
+
+
+def test_a_venue_on_a_local_ray_cluster_with_two_workers_sharing_postgres(
+    tmp_path: Path, scholarly_server: ScholarlyFake, postgres_url: str
+) -> None:
+    pytest.importorskip("ray", reason="pip install 'citelens[scale]' (the test extra pulls it in)")
+    fake = scholarly_server
+    v = _venue(tmp_path, 6)
+    rps = 4.0
+    fake.set_rate_limit("s2", rps)  # answers 429 to request starts closer than 1/rps
+    base = {
+        **os.environ,
+        **fake.env(),
+        "CITELENS_S2_RPS": str(rps),
+        "CITELENS_CACHE_DIR": str(tmp_path / "c"),
+    }
+    local = citelens("check", str(v), "--venue", str(tmp_path / "local"), env=base)
+    assert local.returncode == 0, local.stderr
+    fake.clear_log()
+    env = {**base, "CITELENS_CACHE": postgres_url, "CITELENS_CACHE_DIR": str(tmp_path / "other")}
+    proc = citelens(
+        "check",
+        str(v),
+        "--venue",
+        str(tmp_path / "ray"),
+        "--ray",
+        "--workers",
+        "2",
+        "--batch",
+        "1",
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "6/6 papers, 24 references" in proc.stderr, proc.stderr[-3000:]
+    assert _statuses(tmp_path / "ray") == _statuses(tmp_path / "local")
+    ray_page = (tmp_path / "ray" / "summary.html").read_text()
+    assert ray_page.count("<tr>") == 7 and "Fabricated Study Number 3" in ray_page
+    # two workers, one limiter: S2 request starts stay 1/rps apart across both
+    starts = sorted(r["t"] for r in fake.requests("s2"))
+    assert len(starts) >= 6, fake.counts()
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    # (two workers pacing on their own would put about half their starts closer than that;
+    # one start pushed late by a busy machine may arrive close to the next)
+    short = [round(g, 3) for g in gaps if g < 0.9 / rps]
+    assert len(short) <= 1 and min(gaps) >= 0.45 / rps, f"S2 requests too close across workers: {short}"
+    # a rerun on the cluster resumes: nothing left to do, nothing asked
+    fake.clear_log()
+    again = citelens(
+        "check", str(v), "--venue", str(tmp_path / "ray"), "--ray", "--workers", "2", env=env, timeout=600
+    )
+    assert "resuming: 6 of 6 papers already checked" in again.stderr and fake.count() == 0
