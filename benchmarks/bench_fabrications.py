@@ -166,10 +166,41 @@ def evaluate_e2e(rows: list[dict[str, Any]], truth: list[dict[str, Any]]
     return out, "\n".join(lines)
 
 
+def snapshot_agreement(rows: list[dict[str, Any]], truth: list[dict[str, Any]], verbose: bool) -> int:
+    """Verdicts through the APIs vs with a snapshot that holds every true paper."""
+    from benchmarks.fabrications.e2e import build_snapshot
+
+    with tempfile.TemporaryDirectory(prefix="citelens-fab-snap-") as tmp:
+        snap = build_snapshot(truth, Path(tmp) / "snap")
+        api = run(rows, truth, Path(tmp) / "c1")
+        local = run(rows, truth, Path(tmp) / "c2", snapshot=str(snap))
+    same_status = same_flag = from_snapshot = 0
+    for a, b in zip(api.entries, local.entries, strict=True):
+        sa = a.verification.status.value if a.verification else "LOST"
+        sb = b.verification.status.value if b.verification else "LOST"
+        same_status += sa == sb
+        same_flag += a.flagged == b.flagged
+        from_snapshot += bool(b.verification and b.verification.method.startswith("snapshot_"))
+        if (sa != sb or a.flagged != b.flagged) and verbose:
+            print(f"DIFFERS [{a.row['type']}] {a.row['entry']['key']}: APIs {a.why(200)}\n"
+                  f"    snapshot {b.why(200)}")
+    n = len(rows)
+    print(f"{n} entries; decided by the snapshot: {from_snapshot} ({100 * from_snapshot / n:.1f}%)")
+    print(f"same status: {same_status}/{n} ({100 * same_status / n:.1f}%); same flag (detected / "
+          f"not): {same_flag}/{n} ({100 * same_flag / n:.1f}%)")
+    print(f"requests through the APIs: {sum(api.requests.values())} {dict(sorted(api.requests.items()))} "
+          f"in {api.wall_s:.1f} s; with the snapshot: {sum(local.requests.values())} "
+          f"{dict(sorted(local.requests.items()))} in {local.wall_s:.1f} s")
+    return 0 if same_flag == n else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("-v", "--verbose", action="store_true", help="list misses and false alarms")
     ap.add_argument("--type", help="only this perturbation type (or 'real')")
+    ap.add_argument("--snapshot-agreement", action="store_true",
+                    help="run end to end through the APIs, then with a snapshot holding every true "
+                         "paper, and compare the verdicts")
     ap.add_argument("--layer", choices=("e2e", "compare"), default="e2e",
                     help="end to end through parser, verifier and fake APIs (default), or the "
                          "comparison layer only")
@@ -179,6 +210,8 @@ def main() -> int:
     truth = load_truth(data)
     if args.type:
         rows = [r for r in rows if r["type"] == args.type]
+    if args.snapshot_agreement:
+        return snapshot_agreement(rows, truth, args.verbose)
     t0 = time.perf_counter()
     evaluated = (evaluate_e2e if args.layer == "e2e" else evaluate_compare)(rows, truth)
     outcomes, summary = evaluated

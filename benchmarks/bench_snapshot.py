@@ -44,14 +44,23 @@ def vocabulary(rng: random.Random, n: int = 20000) -> list[str]:
 
 def paper(i: int, rng: random.Random, vocab: list[str]) -> dict[str, Any]:
     # Zipf-like word choice: titles share common words, as real ones do
-    title = " ".join(vocab[min(len(vocab) - 1, int(rng.paretovariate(0.9)) - 1 + rng.randint(0, 50))]
-                     if rng.random() < 0.4 else rng.choice(vocab) for _ in range(rng.randint(5, 11)))
+    title = " ".join(
+        vocab[min(len(vocab) - 1, int(rng.paretovariate(0.9)) - 1 + rng.randint(0, 50))]
+        if rng.random() < 0.4
+        else rng.choice(vocab)
+        for _ in range(rng.randint(5, 11))
+    )
     title = title[:1].upper() + title[1:]
     authors = [f"{rng.choice(vocab).title()} {rng.choice(vocab).title()}" for _ in range(rng.randint(1, 5))]
     return {
-        "title": title, "authors": authors, "year": rng.randint(1990, 2025),
-        "venue": f"Journal of {rng.choice(vocab).title()}", "doi": f"10.9999/bench.{i}",
-        "s2_paper_id": f"{i:040x}", "corpus_id": 10_000_000 + i, "volume": str(rng.randint(1, 60)),
+        "title": title,
+        "authors": authors,
+        "year": rng.randint(1990, 2025),
+        "venue": f"Journal of {rng.choice(vocab).title()}",
+        "doi": f"10.9999/bench.{i}",
+        "s2_paper_id": f"{i:040x}",
+        "corpus_id": 10_000_000 + i,
+        "volume": str(rng.randint(1, 60)),
         "pages": f"{rng.randint(1, 500)}-{rng.randint(501, 900)}",
     }
 
@@ -93,7 +102,7 @@ def bib_of(papers: list[dict[str, Any]], with_doi: float, rng: random.Random) ->
     out = []
     for i, p in enumerate(papers):
         authors = " and ".join(f"{a.split()[-1]}, {' '.join(a.split()[:-1])}" for a in p["authors"])
-        doi = f",\n  doi = {{{p['doi']}}}" if rng.random() < with_doi else ""
+        doi = f",\n  doi = {{{p['doi']}}}" if p.get("doi") and rng.random() < with_doi else ""
         out.append(
             f"@article{{ref{i},\n  title = {{{p['title']}}},\n  author = {{{authors}}},\n"
             f"  journal = {{{p['venue']}}},\n  year = {{{p['year']}}}{doi}\n}}\n"
@@ -104,8 +113,13 @@ def bib_of(papers: list[dict[str, Any]], with_doi: float, rng: random.Random) ->
 def run_check(bib: Path, env: dict[str, str]) -> tuple[float, dict[str, Any], str, int]:
     t0 = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    proc = subprocess.run([sys.executable, "-m", "citelens", "check", str(bib), "--format", "json"],
-                          env=env, capture_output=True, text=True, timeout=7200)
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "check", str(bib), "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=7200,
+    )
     wall = time.perf_counter() - t0
     peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     return wall, json.loads(proc.stdout), proc.stderr, peak
@@ -129,14 +143,28 @@ def main() -> None:
         dump = sum(f.stat().st_size for f in (tmp / "openalex").rglob("*.gz"))
         print(f"generated {args.works:,} OpenAlex works ({dump / 1e6:.0f} MB gzipped) in {gen:.0f} s")
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "citelens", "snapshot", "build", str(snap),
-                               "--openalex", str(tmp / "openalex")], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "citelens",
+                "snapshot",
+                "build",
+                str(snap),
+                "--openalex",
+                str(tmp / "openalex"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         build_s = time.perf_counter() - t0
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(proc.stderr.strip().splitlines()[-1])
         size = snap.stat().st_size
-        print(f"build: {build_s:.0f} s ({args.works / build_s:,.0f} works/s), peak memory {peak:.0f} MB; "
-              f"disk {size / 1e6:.0f} MB = {size / args.works * 1e6 / 1e9:.2f} GB per million works")
+        print(
+            f"build: {build_s:.0f} s ({args.works / build_s:,.0f} works/s), peak memory {peak:.0f} MB; "
+            f"disk {size / 1e6:.0f} MB = {size / args.works * 1e6 / 1e9:.2f} GB per million works"
+        )
 
     from citelens.snapshot.store import Snapshot
     from citelens.verify.match.compare import title_similarity
@@ -187,8 +215,10 @@ def main() -> None:
                 statuses[e["status"]] = statuses.get(e["status"], 0) + 1
             counts = {k: v for k, v in fake.counts().items() if v}
             total = sum(counts.values())
-            print(f"check {len(refs):,} references {label}: {wall:.1f} s, {total} requests {counts}, "
-                  f"{total / len(refs):.3f} per reference, peak {peak / 1024:.0f} MB; {statuses}")
+            print(
+                f"check {len(refs):,} references {label}: {wall:.1f} s, {total} requests {counts}, "
+                f"{total / len(refs):.3f} per reference, peak {peak / 1024:.0f} MB; {statuses}"
+            )
             line = [ln for ln in err.splitlines() if "verified" in ln]
             if line:
                 print("   ", line[-1])

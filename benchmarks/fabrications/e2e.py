@@ -140,14 +140,15 @@ def _parse_diffs(rows: Sequence[Row], views: dict[str, Any]) -> list[str]:
 
 
 async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
-                   log: Callable[[str], None] | None = None) -> RunResult:
-    """Verify ``rows`` (one .bib file of their BibTeX) against a fake serving ``truth``."""
+                   log: Callable[[str], None] | None = None, snapshot: str | None = None) -> RunResult:
+    """Verify ``rows`` (one .bib file of their BibTeX) against a fake serving ``truth``;
+    with ``snapshot`` (a snapshot file) the snapshot tier answers first."""
     text = "\n\n".join(r["bibtex"] for r in rows) + "\n"
     bib = parse_bib(text, "fabrications.bib")
     views = {e.key: entry_view(e) for e in bib.entries}
     logger = log or (lambda _m: None)
     with running(fake_papers(truth)) as fake:
-        settings = fake.settings(cache_dir=str(cache_dir), request_timeout_s=10.0)
+        settings = fake.settings(cache_dir=str(cache_dir), request_timeout_s=10.0, snapshot=snapshot)
         sources = Sources.from_settings(settings, logger, rates=fast_rates())
         cache = VerificationCache(cache_dir, logger)
         t0 = time.perf_counter()
@@ -173,5 +174,26 @@ async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
 
 
 def run(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
-        log: Callable[[str], None] | None = None) -> RunResult:
-    return asyncio.run(run_rows(rows, truth, cache_dir, log))
+        log: Callable[[str], None] | None = None, snapshot: str | None = None) -> RunResult:
+    return asyncio.run(run_rows(rows, truth, cache_dir, log, snapshot))
+
+
+def build_snapshot(truth: Sequence[Row], folder: Path) -> Path:
+    """A snapshot holding every paper of ``truth``, built by ``citelens snapshot build`` from
+    OpenAlex-format files (the Work objects the fake serves)."""
+    import gzip
+    import json
+    import subprocess
+    import sys
+
+    from tests.fakes.scholarly import _complete, openalex_work
+
+    part = folder / "openalex" / "data" / "works" / "updated_date=2025-10-01" / "part_000.gz"
+    part.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(part, "wt", encoding="utf-8") as fh:
+        for p in fake_papers(truth):
+            fh.write(json.dumps(openalex_work(_complete(p))) + "\n")
+    out = folder / "snapshot.db"
+    subprocess.run([sys.executable, "-m", "citelens", "snapshot", "build", str(out),
+                    "--openalex", str(folder / "openalex")], check=True, capture_output=True)
+    return out
