@@ -328,3 +328,37 @@ def test_offline_the_snapshot_still_answers(tmp_path: Path) -> None:
     assert entries["held_title"]["status"] == "VERIFIED"
     assert entries["newer"]["status"] == "VERIFIED"  # in this snapshot
     assert entries["invented"]["status"] == "UNVERIFIED"  # not NOT_FOUND: the snapshot is not the APIs
+
+
+def test_build_keeps_works_of_a_field_or_a_type(tmp_path: Path) -> None:
+    oa = openalex_dump(tmp_path / "openalex")
+    def fields(w: dict[str, Any]) -> set[str]:  # the fields of any of its topics
+        topics = [w.get("primary_topic") or {}, *(w.get("topics") or [])]
+        return {(t.get("field") or {}).get("display_name") for t in topics}
+
+    cs = [w for w in oa if "Computer Science" in fields(w)]
+    assert 0 < len(cs) < len(oa)
+    field = citelens(
+        "snapshot",
+        "build",
+        str(tmp_path / "cs.db"),
+        "--openalex",
+        str(tmp_path / "openalex"),
+        "--field",
+        "Computer Science",
+    )
+    assert (
+        f"OpenAlex: {len(cs)} kept of {len(oa) + 2} read, {len(oa) - len(cs)} outside the subset"
+        in field.stderr
+    )
+    preprints = [w for w in oa if w.get("type") == "preprint"]
+    kind = citelens(
+        "snapshot",
+        "build",
+        str(tmp_path / "pre.db"),
+        "--openalex",
+        str(tmp_path / "openalex"),
+        "--type",
+        "preprint",
+    )
+    assert f"OpenAlex: {len(preprints)} kept of" in kind.stderr, kind.stderr

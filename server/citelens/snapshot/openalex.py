@@ -28,6 +28,8 @@ def files(folder: str) -> list[str]:
 
 
 def _fields(work: dict[str, Any]) -> frozenset[str]:
+    """The domains, fields and subfields of the work's topics (not the deprecated concepts,
+    whose level-0 tags are loose: a genetics paper is "Computer science" there)."""
     names: set[str] = set()
     topics = [work.get("primary_topic"), *(work.get("topics") or [])]
     for t in topics:
@@ -36,9 +38,6 @@ def _fields(work: dict[str, Any]) -> frozenset[str]:
                 x = t.get(level)
                 if isinstance(x, dict) and x.get("display_name"):
                     names.add(str(x["display_name"]).lower())
-    for c in work.get("concepts") or []:
-        if isinstance(c, dict) and c.get("level") == 0 and c.get("display_name"):
-            names.add(str(c["display_name"]).lower())
     return frozenset(names)
 
 
