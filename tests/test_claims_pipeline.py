@@ -357,17 +357,18 @@ async def test_checks_run_concurrently_without_mixing(fake: FakeLLM) -> None:
 
 async def test_hover_entry_point_pending_then_result(fake: FakeLLM) -> None:
     from citelens.claims.background import claim_markdown
+    from citelens.claims.paper import CitedPaper
     from citelens.core.model import Citation
 
     text = "Intro. The Transformer is based solely on attention mechanisms \\cite{vaswani}. End."
     at = text.index("vaswani")
     cit = Citation("vaswani", Span(at, at + 7), "cite", Span(text.index("\\cite"), at + 8))
     checker = ClaimChecker(settings_for(fake))
-    first = claim_markdown(checker, text, cit, "latex", view(), record())
+    first = claim_markdown(checker, text, cit, "latex", view(), CitedPaper(record()))
     assert first.startswith("⏳ Checking claim…") and CLAIM_P1 in first
     assert checker.running(CLAIM_P1, view(), record())
     await checker.ensure(CLAIM_P1, view(), record())  # the same task the hover started
-    second = claim_markdown(checker, text, cit, "latex", view(), record())
+    second = claim_markdown(checker, text, cit, "latex", view(), CitedPaper(record()))
     assert "✅ SUPPORTS" in second and fake.chat_calls() == 1
     await checker.aclose()
 

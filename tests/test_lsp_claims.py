@@ -516,6 +516,12 @@ class InProcess:
         self.ls.session.store.open(str(path), text, 1)
         self.ls.check_now(str(path))
 
+    async def verified(self) -> None:
+        """Until verification is done (a claim is checked only against the paper it
+        accepted), then publish as the server does at the end of a run."""
+        await self.ls.verifier.wait()
+        self.ls.publish()
+
     def latest(self, path: Path) -> list[lsp.Diagnostic]:
         from citelens.lsp.convert import uri_of
 
@@ -535,8 +541,9 @@ def diag_settings(scholarly: ScholarlyFake, llm: FakeLLM, **extra: Any) -> dict[
             "openalexApiUrl": scholarly.urls()["openalex"],
             "arxivApiUrl": scholarly.urls()["arxiv"], "arxivUrl": scholarly.urls()["arxiv_site"],
             "doiUrl": scholarly.urls()["doi"], "ncbiEutilsUrl": scholarly.urls()["ncbi"]}
-    return {**llm_settings(llm), **urls, "verificationEnabled": False, "claimDiagnostics": True,
-            **extra}
+    # verification on: a claim is checked only against the paper verification accepted
+    return {**llm_settings(llm), **urls, "verificationEnabled": True, "verifyDebounceMs": 0,
+            "claimDiagnostics": True, **extra}
 
 
 async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
@@ -552,7 +559,8 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
     server = InProcess(tmp_path, diag_settings(scholarly_server, llm))
     try:
         server.open(doc, text)
-        assert server.latest(doc) == []  # nothing known yet: checks queued, publish is instant
+        assert server.latest(doc) == []  # nothing known yet: publish is instant
+        await server.verified()
         await wait_idle(server.ls.session.claims)
         await wait_for(lambda: len(server.latest(doc)) == 2, 5, "claim diagnostics")
         diags = sorted(server.latest(doc), key=lambda d: d.range.start.line)
@@ -579,6 +587,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         assert len(server.ls.session.claim_findings()) == 2 and len(llm.requests) == calls
         # A hover on a checked citation reads the same cached result: no new model call.
         from citelens.claims.background import claim_markdown
+        from citelens.claims.paper import cited_paper
         from citelens.core.model import Citation
 
         session = server.ls.session
@@ -590,7 +599,9 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         entry = analysis.definitions["jones24"][0]
         view = session.entry_view(entry, analysis)
         assert view is not None and isinstance(cite, Citation)
-        md = claim_markdown(session.claim_checker(), text, cite, "latex", view, None)
+        paper = cited_paper(session.verdict(entry, analysis))
+        assert paper.record is not None
+        md = claim_markdown(session.claim_checker(), text, cite, "latex", view, paper)
         assert "❌ CONTRADICTS" in md and len(llm.requests) == calls
     finally:
         await server.close()
@@ -611,6 +622,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     server = InProcess(tmp_path, settings)
     try:
         server.open(doc, text)
+        await server.verified()
         assert server.ls.session.claim_findings() == []
         await asyncio.sleep(0.1)
         assert llm.requests == [] and server.latest(doc) == []
@@ -624,9 +636,11 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     server = InProcess(tmp_path, settings)
     try:
         server.open(doc, text)
+        await server.verified()
         assert server.ls.session.claim_findings() == []
         await asyncio.sleep(0.1)
-        assert llm.requests == [] and scholarly_server.count() == 0
+        assert llm.requests == []
+        assert not any(r for r in scholarly_server.requests("arxiv_site"))  # no full text
     finally:
         await server.close()
 
@@ -636,6 +650,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
         scholarly_server, llm, diagnosticSeverity=sev, cacheDir=str(tmp_path / "c2")))
     try:
         server.open(doc, text)
+        await server.verified()
         await wait_idle(server.ls.session.claims)
         await wait_for(lambda: len(server.latest(doc)) == 1, 5, "claim diagnostics")
         findings = server.ls.session.claim_findings()
@@ -650,6 +665,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
                                                cacheDir=str(tmp_path / "c3")))
     try:
         server.open(doc, text)
+        await server.verified()
         await wait_idle(server.ls.session.claims)
         assert llm.chat_calls() == 6 and server.ls.session.claim_findings() == []
         for _ in range(3):
@@ -705,7 +721,8 @@ async def test_claim_extraction_is_spread_over_publishes(
     server = InProcess(tmp_path, diag_settings(scholarly_server, llm,
                                                cacheDir=str(tmp_path / "c")))
     try:
-        server.open(doc, text)  # publish 1: one claim; the next publishes follow by themselves
+        server.open(doc, text)
+        await server.verified()  # publish 1: one claim; the next publishes follow by themselves
         await wait_for(lambda: len(server.latest(doc)) == 2, 10, "claim diagnostics")
         assert llm.chat_calls() == 3
     finally:

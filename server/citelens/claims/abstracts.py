@@ -20,6 +20,7 @@ from typing import Any
 
 from citelens.claims.context import Context
 from citelens.claims.extract import decode, html_abstract, html_title
+from citelens.claims.paper import same_paper
 from citelens.claims.signals import Signals
 from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
 from citelens.core.settings import Settings
@@ -137,16 +138,28 @@ async def _pubmed_by_title(ctx: Context, title: str) -> Lookup:
     return await _source_call("ncbi", "get_pubmed", "ncbi", ctx, pmids)
 
 
+def _why_not(record: PaperRecord, sig: Signals) -> str | None:
+    """Why a found record's abstract is not the cited paper's (``None``: it is).
+
+    With the paper verification accepted (``sig.record``) a found record must be that
+    paper (a shared identifier): one decision, verification's, and no second matcher.
+    Without one (evaluation data naming a paper) the title-overlap gate decides.
+    """
+    if sig.record is not None:
+        if not record.abstract or not record.abstract.strip():
+            return "no abstract"
+        return None if same_paper(record, sig.record) else f"not the verified paper ({record.title[:80]!r})"
+    return gate(record.abstract, record.title, sig.title)
+
+
 async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
     """The first accepted abstract, logging every attempted stage; ``None`` if none passes."""
     rec = sig.record
-    if rec is not None and rec.abstract:
-        why = gate(rec.abstract, rec.title, sig.title)
-        source = f"record:{rec.source}"
-        if why is None:
-            ctx.stage("abstract", source, "accepted", reader_url(rec, ctx.settings))
-            return Abstract(rec.abstract.strip(), rec.source, reader_url(rec, ctx.settings), rec.title)
-        ctx.stage("abstract", source, "rejected", detail=why)
+    if rec is not None and rec.abstract and rec.abstract.strip():
+        # the paper verification accepted as the cited one: its abstract needs no gate
+        url = reader_url(rec, ctx.settings)
+        ctx.stage("abstract", f"record:{rec.source}", "accepted", url)
+        return Abstract(rec.abstract.strip(), rec.source, url, rec.title)
     for source, call in _stages(sig, ctx):
         started = time.monotonic()
         lookup = await call()
@@ -162,9 +175,9 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
             continue
         reasons = []
         for record in lookup.records[:5]:
-            sig.learn(record)
-            why = gate(record.abstract, record.title, sig.title)
+            why = _why_not(record, sig)
             if why is None and record.abstract:
+                sig.learn(record)  # only the cited paper's identifiers lead to its full text
                 url = reader_url(record, ctx.settings)
                 ctx.stage("abstract", source, "accepted", url, elapsed, lookup.method)
                 return Abstract(record.abstract.strip(), source, url, record.title)

@@ -7,7 +7,8 @@ the cached result if there is one, and otherwise starts the check in the backgro
 (once per claim and paper) and returns "Checking claim…". The next hover shows the
 result. Without a model there is no check to wait for: the hover shows the closest
 sentences of the abstract the verification record holds, or says that the abstract is
-being looked up.
+being looked up. Only the paper verification accepted is read (:mod:`citelens.claims.paper`):
+for any other verdict the hover says in one line why there is no check.
 
 A result that is not cached (an error, or a retrieval that failed) is kept in
 memory until one hover has shown it; the hover after that tries again, so a broken
@@ -27,8 +28,9 @@ from collections.abc import Callable
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
+from citelens.claims.paper import CitedPaper
 from citelens.claims.pipeline import SETUP_HINT, evidence_at_once
-from citelens.claims.render import render_looking_up, render_markdown, render_pending
+from citelens.claims.render import render_looking_up, render_markdown, render_no_paper, render_pending
 from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import WINDOW, extract_claim
 from citelens.core.model import Citation, EntryView, Span
@@ -153,14 +155,19 @@ def claim_markdown(
     citation: Citation,
     language: str,
     view: EntryView,
-    record: PaperRecord | None,
+    paper: CitedPaper,
     on_done: Callable[[ClaimResult], None] | None = None,
 ) -> str:
     """Hover Markdown for the claim around ``citation`` ("" when there is no claim text);
+    ``paper`` is what verification decided (:func:`citelens.claims.paper.cited_paper`):
+    without an accepted record there is no check, only the line saying why.
     ``on_done`` is called with the result of a check this starts."""
     claim = claim_at(text, citation, language, memo=checker.claim_memo)
     if not claim:
         return ""
+    record = paper.record
+    if record is None:
+        return render_no_paper(paper.reason)
     hit = known_result(checker, claim, view, record, consume=True)
     if hit is not None:
         return render_markdown(hit)

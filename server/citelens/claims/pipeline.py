@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import httpx
 
 from citelens.claims import llm, prompts
-from citelens.claims.abstracts import Abstract, find_abstract, gate, reader_url
+from citelens.claims.abstracts import Abstract, find_abstract, reader_url
 from citelens.claims.chunking import chunk_text
 from citelens.claims.context import Context
 from citelens.claims.fulltext import FullText, find_fulltext
@@ -44,12 +44,9 @@ SETUP_HINT = (
 def evidence_at_once(
     claim: str, view: EntryView | None, record: PaperRecord | None, settings: Settings
 ) -> ClaimResult | None:
-    """Without a model: the no-verdict result from the abstract the verification record
-    already holds (no network, instant), or ``None`` when it has none that passes the gate."""
-    if record is None or not record.abstract or not claim.strip():
-        return None
-    sig = signals_from(view, record)
-    if gate(record.abstract, record.title, sig.title) is not None:
+    """Without a model: the no-verdict result from the abstract the accepted record
+    (:mod:`citelens.claims.paper`) already holds (no network, instant), or ``None``."""
+    if record is None or not record.abstract or not record.abstract.strip() or not claim.strip():
         return None
     result = ClaimResult(
         claim=claim,

@@ -50,6 +50,11 @@ def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
     )
 
 
+def render_no_paper(reason: str) -> str:
+    """No paper verification accepted: one line saying why, no abstract, no check."""
+    return _quote(reason, 300)
+
+
 def render_looking_up(claim: str, note: str) -> str:
     """No model, no abstract known yet: say what happens, never "Checking claim"."""
     return "\n".join([NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "", f"*Claim:* {_quote(claim, 300)}"])

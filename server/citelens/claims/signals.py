@@ -37,22 +37,25 @@ class Signals:
 
 
 def signals_from(view: EntryView | None, record: PaperRecord | None = None) -> Signals:
+    """The signals of the cited paper. ``record`` is the paper verification accepted
+    (:mod:`citelens.claims.paper`): its title and identifiers come first, the entry's only
+    fill what it lacks (a PARTIAL entry may carry an identifier that resolves nowhere)."""
     s = Signals()
+    if record is not None:
+        s.record = record
+        s.title = (record.title or "").strip()
+        s.learn(record)
     if view is not None:
-        s.title = view.title.strip()
-        s.arxiv_id = normalize_arxiv(view.arxiv_id)
-        s.doi = normalize_doi(view.doi)
-        s.pmid = normalize_pmid(view.pmid)
-        s.s2_id = view.s2_id
+        s.title = s.title or view.title.strip()
+        s.arxiv_id = s.arxiv_id or normalize_arxiv(view.arxiv_id)
+        s.doi = s.doi or normalize_doi(view.doi)
+        s.pmid = s.pmid or normalize_pmid(view.pmid)
+        s.s2_id = s.s2_id or view.s2_id
         s.url = view.url.strip() if view.url else None
         if s.arxiv_id is None and s.url:
             s.arxiv_id = normalize_arxiv(s.url)
         if s.doi is None and s.url:
             s.doi = normalize_doi(s.url)
-    if record is not None:
-        s.record = record
-        s.title = s.title or record.title
-        s.learn(record)
     return s
 
 

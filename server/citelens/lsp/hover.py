@@ -15,6 +15,7 @@ from lsprotocol import types as lsp
 
 from citelens.checks.claims import REPUBLISH_DELAY_S
 from citelens.claims.background import claim_markdown
+from citelens.claims.paper import CitedPaper, cited_paper
 from citelens.claims.result import ClaimResult
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.documents.read import kind_of
@@ -22,7 +23,6 @@ from citelens.lsp.cite_hover import command_hover
 from citelens.lsp.convert import path_of, span_range
 from citelens.lsp.hover_text import entry_section, notice_section, verification_section
 from citelens.lsp.state import CiteLensServer, guarded
-from citelens.sources.records import PaperRecord
 from citelens.workspace.index import Analysis
 
 log = logging.getLogger("citelens")
@@ -83,12 +83,13 @@ def _entry_hover(
         parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
     parts.append(verification_section(verdict, pending=session.being_checked(entry)))
     if citation is not None and view is not None:
-        parts.append(claim_section(ls, path, citation, view, verdict.match if verdict is not None else None))
+        paper = cited_paper(verdict, verifying=session.being_checked(entry))
+        parts.append(claim_section(ls, path, citation, view, paper))
     return "\n\n---\n\n".join(p for p in parts if p)
 
 
 def claim_section(
-    ls: CiteLensServer, path: str, citation: Citation, view: EntryView, record: PaperRecord | None
+    ls: CiteLensServer, path: str, citation: Citation, view: EntryView, paper: CitedPaper
 ) -> str:
     """The claim check for this citation: its result, or "checking…" after starting it."""
     session = ls.session
@@ -102,7 +103,7 @@ def claim_section(
 
     try:
         return claim_markdown(
-            session.claim_checker(), text, citation, kind_of(path) or "latex", view, record, on_done
+            session.claim_checker(), text, citation, kind_of(path) or "latex", view, paper, on_done
         )
     except Exception as exc:
         log.exception("claim check failed")

@@ -31,6 +31,7 @@ from citelens.checks.duplicates import Pairs, text_duplicates
 from citelens.checks.verification import citation_findings, entry_level_findings
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
+from citelens.claims.paper import cited_paper
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
@@ -485,13 +486,8 @@ class Session:
                 view = self.entry_view(defs[0], analysis) if defs else None
                 if not defs or view is None:
                     continue
-                verdict = self.verdict(defs[0], analysis)
-                yield ClaimSite(
-                    path,
-                    language,
-                    text,
-                    citation,
-                    view,
-                    verdict.match if verdict is not None else None,
-                    self.being_checked(defs[0]),
-                )
+                verifying = self.being_checked(defs[0])
+                paper = cited_paper(self.verdict(defs[0], analysis), verifying=verifying)
+                if paper.record is None and not paper.waiting:
+                    continue  # no paper accepted as the cited one: nothing to check
+                yield ClaimSite(path, language, text, citation, view, paper.record, verifying)

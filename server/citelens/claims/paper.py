@@ -1,0 +1,72 @@
+"""Which paper a claim is checked against: the one verification accepted, nothing else.
+
+The claim check never looks for the cited paper on its own (a second matcher with its
+own threshold could read a similar-looking paper the verification section calls "not
+this paper"). It reads the verdict: VERIFIED and PARTIAL (a METADATA_MISMATCH is a
+PARTIAL verdict: the real paper, some fields written wrongly) name the paper, and its
+record (with the other versions verification found of it) is what the abstract and
+full-text cascades start from. Every other verdict gets one line saying why there is
+no check, and no abstract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.sources.records import PaperRecord
+from citelens.verify.status import Status, Verification
+
+ACCEPTED = frozenset({Status.VERIFIED, Status.PARTIAL})
+
+WAITING = "Claim check: waiting for the verification of this entry (it identifies the paper to read)."
+_WHY_NOT = {
+    Status.NOT_FOUND: "No claim check: verification found no paper for this entry (NOT_FOUND), "
+    "so there is no abstract of the cited paper to read.",
+    Status.DOI_MISMATCH: "No claim check: the entry's DOI names another paper (DOI_MISMATCH); "
+    "fix the entry first, then the claim is checked against the paper it names.",
+    Status.UNVERIFIED: "No claim check: the cited paper could not be identified (UNVERIFIED: "
+    "a source failed, or offline); it is checked once verification succeeds.",
+    Status.SKIPPED: "No claim check: this entry is not verified (SKIPPED), so the cited paper "
+    "is not identified.",
+}
+NOT_VERIFIED = (
+    "No claim check: verification is off (verificationEnabled), so the cited paper is not identified."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CitedPaper:
+    """The decision for one entry: the accepted record, or why there is none."""
+
+    record: PaperRecord | None
+    reason: str = ""  # one line, when ``record`` is None
+    waiting: bool = False  # verification is still running: the check comes later
+
+
+def cited_paper(verdict: Verification | None, *, verifying: bool = False) -> CitedPaper:
+    """The record verification accepted as the cited paper (its abstract filled from
+    another version of the same paper when it has none), or the reason there is none."""
+    if verdict is None or (verifying and verdict.status not in ACCEPTED):
+        if verifying:
+            return CitedPaper(None, WAITING, waiting=True)
+        return CitedPaper(None, NOT_VERIFIED)
+    if verdict.status not in ACCEPTED or verdict.match is None:
+        return CitedPaper(None, _WHY_NOT.get(verdict.status, f"No claim check ({verdict.status.value})."))
+    record = verdict.match
+    if not (record.abstract or "").strip():
+        other = next((v for v in verdict.versions if (v.abstract or "").strip()), None)
+        if other is not None:
+            record = replace(record, abstract=other.abstract, source=other.source)
+    return CitedPaper(record)
+
+
+def same_paper(found: PaperRecord, accepted: PaperRecord) -> bool:
+    """``found`` (a search result) is the accepted paper: they share an identifier."""
+    pairs = (
+        (normalize_doi(found.doi), normalize_doi(accepted.doi)),
+        (normalize_arxiv(found.arxiv_id), normalize_arxiv(accepted.arxiv_id)),
+        (found.pmid, accepted.pmid),
+        ((found.s2_paper_id or "").lower() or None, (accepted.s2_paper_id or "").lower() or None),
+    )
+    return any(a is not None and a == b for a, b in pairs)
