@@ -11,6 +11,7 @@ into sentences by :func:`split_sentences`, which knows that "et al.", "e.g.",
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Literal
 
@@ -33,8 +34,11 @@ _ABBREVIATIONS = frozenset(
 
 # ---------------------------------------------------------------------------- sentences
 
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s+|(?=[\ue000\ue001]))")
+_CODE = "\ue003"  # where a code span or \texttt started: a name that may start a sentence
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s+|(?=[\ue000\ue001\ue003]))")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+(?:\.[A-Za-z]+)*)$")
+#: A word that starts lower-case but is a name ("mScarlet-I", "arXMLiv", "iPhone").
+_CAMEL = re.compile(r"[a-z]+[A-Z]")
 
 
 def _is_boundary(text: str, dot: int, next_start: int) -> bool:
@@ -42,7 +46,8 @@ def _is_boundary(text: str, dot: int, next_start: int) -> bool:
     if next_start >= len(text):
         return True
     nxt = text[next_start]
-    if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘([" or nxt in (_MARK, _OTHER)):
+    starts = nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘`([" or nxt in (_MARK, _OTHER, _CODE)
+    if not starts and not _CAMEL.match(text, next_start):
         return False
     if text[dot] != ".":
         return True
@@ -75,16 +80,41 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _CITE_CMD = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*|nocite)\*?")
 _REF_CMD = re.compile(
-    r"\\(?:ref|eqref|autoref|cref|Cref|pageref|nameref|vref|label|refurl|url|footnotemark)\*?"
+    r"\\(?:refurlinline|refurl|ref|eqref|autoref|cref|Cref|pageref|nameref|vref|ruleref|label|url"
+    r"|footnotemark|linkdest)(?![A-Za-z])\*?"
 )
 _FOOTNOTE = re.compile(r"\\footnote(?:text)?\b")
 _COMMENT = re.compile(r"(?<!\\)%.*")
+#: Commands that end the text around them (structure, preamble, floats, vertical space).
+_BLOCK_COMMANDS = (
+    r"part|chapter|(?:sub)*section|(?:sub)?paragraph|item|begin|end|caption|maketitle|newpage"
+    r"|clearpage|cleardoublepage|bibliography|bibliographystyle|printbibliography|addbibresource"
+    r"|nocite|usepackage|documentclass|(?:re)?newcommand|providecommand|newenvironment|input"
+    r"|include|includegraphics|includeonly|tableofcontents|listoffigures|listoftables|appendix"
+    r"|frontmatter|mainmatter|backmatter|vspace|vskip|medskip|bigskip|smallskip|centering"
+    r"|noindent|hline|toprule|midrule|bottomrule|title|author|date|thanks|maketitle|pagebreak"
+)
 _LATEX_BREAK = re.compile(
-    r"\n[ \t]*\n|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|item|begin|end|caption"
-    r"|maketitle|newpage|clearpage|bibliography|printbibliography)\b\*?"
+    r"\n[ \t]*\n|\\(?:" + _BLOCK_COMMANDS + r")(?![A-Za-z])\*?"
     # the command's own arguments (\begin{document}, \section{Intro}) are not claim text
     r"(?:\s*\[[^\]\n]*\])?(?:\s*\{[^{}\n]*\})*|(?<!\\)&|\\\\"
 )
+#: Markup whose argument is text pylatexenc would drop or misread, made a plain group:
+#: ``\texttt{numpy}`` -> ``{numpy}``, ``\href{url}{text}`` -> ``{text}``.
+_KEEP_ARG = re.compile(
+    r"\\(?:texttt|textsf|textup|textmd|mathtt|mathsf|mathbf|mathit|boldsymbol|bm)(?![A-Za-z])"
+)
+_LINK_TEXT = re.compile(r"\\(?:href|hyperlink|hyperref)\s*(?:\[[^\]\n]*\])?\s*\{(?:[^{}]|\{[^{}]*\})*\}")
+_WORD_MACROS = (
+    (re.compile(r"\\eg(?![A-Za-z])\s*"), "e.g. "),
+    (re.compile(r"\\ie(?![A-Za-z])\s*"), "i.e. "),
+    (re.compile(r"\\etal(?![A-Za-z])\s*"), "et al. "),
+    (re.compile(r"\\cf(?![A-Za-z])\s*"), "cf. "),
+    (re.compile(r"\\LaTeXe?(?![A-Za-z])(?:\{\})?"), "LaTeX"),
+    (re.compile(r"\\TeX(?![A-Za-z])(?:\{\})?"), "TeX"),
+)
+#: ``. \texttt{name}``: a code name that starts a sentence although it is lower-case.
+_CODE_AFTER_END = re.compile(r"([.!?][ \t\n]+)(?=\\texttt\b)")
 
 
 def _skip_group(text: str, i: int, open_: str, close: str) -> int:
@@ -105,9 +135,14 @@ def _skip_group(text: str, i: int, open_: str, close: str) -> int:
     return len(text)
 
 
+#: Reference commands with two arguments (``\refurl{url}{accessed}``).
+_TWO_ARGS = frozenset({"refurl", "refurlinline"})
+
+
 def _command_end(text: str, i: int, name: str) -> int:
     """End of a command's arguments starting at ``i`` (just after its name)."""
     multi = name.endswith("cites")
+    two = name in _TWO_ARGS
     braces = 0
     while i < len(text):
         j = i
@@ -117,11 +152,9 @@ def _command_end(text: str, i: int, name: str) -> int:
             i = _skip_group(text, j, "[", "]")
         elif j < len(text) and text[j] == "(" and multi:
             i = _skip_group(text, j, "(", ")")
-        elif j < len(text) and text[j] == "{" and (multi or braces == 0):
+        elif j < len(text) and text[j] == "{" and (multi or braces < (2 if two else 1)):
             i = _skip_group(text, j, "{", "}")
             braces += 1
-            if name in {"refurl"} and braces < 2:
-                continue
         else:
             break
     return i
@@ -175,8 +208,19 @@ def _drop_footnotes(text: str) -> str:
     return "".join(out)
 
 
+def _plain_markup(text: str) -> str:
+    """Markup whose text pylatexenc would lose, as plain groups and words."""
+    text = _CODE_AFTER_END.sub(r"\1" + _CODE, text)
+    text = _LINK_TEXT.sub("", text)  # \href{url}: the {text} group after it stays
+    text = _KEEP_ARG.sub("", text)
+    for pattern, word in _WORD_MACROS:
+        text = pattern.sub(word, text)
+    return text
+
+
 def _latex_unit(window: str) -> str:
     text = _COMMENT.sub("", window)
+    text = _plain_markup(text)
     text = _drop_footnotes(text)
     text = _cut(text, _commands(text, _CITE_CMD), _OTHER)
     text = _cut(text, _commands(text, _REF_CMD))
@@ -226,6 +270,18 @@ def _mark_markdown(window: str, rel: Span) -> str:
     return window[: rel.start] + _MARK + window[rel.end :]
 
 
+_MD_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
+_PIPE = "\ue002"  # a "|" inside math: not a table cell
+_MD_LIST_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MD_CODE_START = re.compile(r"([.!?][ \t\n]+)(?=`)")
+_MD_LATEX_REF = re.compile(r"\\[A-Za-z]*ref\*?\{[^{}\n]*\}")
+
+
+def _md_math(m: re.Match[str]) -> str:
+    """Inline math as plain text (``$p(\\boldsymbol{y}|x)$`` -> ``p(y|x)``), one piece."""
+    return latex_to_text(_plain_markup("$" + m.group(1) + "$")).replace("|", _PIPE)
+
+
 def _markdown_unit(window: str) -> str:
     def comment(m: re.Match[str]) -> str:
         body = m.group(0)
@@ -234,10 +290,13 @@ def _markdown_unit(window: str) -> str:
     text = _MD_COMMENT.sub(comment, window)
     text = _MD_GROUP.sub(_OTHER, text)
     text = _MD_INTEXT.sub(_OTHER, text)
-    unit = _unit(text, _MD_BREAK)
+    text = _MD_MATH.sub(_md_math, text)
+    text = _MD_LATEX_REF.sub("", text)
+    text = _MD_CODE_START.sub(r"\1" + _CODE, text)
+    unit = _MD_LIST_START.sub("", _unit(text, _MD_BREAK))
     for pattern, repl in _MD_INLINE:
         unit = pattern.sub(repl, unit)
-    return unit
+    return html.unescape(unit)
 
 
 # ---------------------------------------------------------------------------- the claim
@@ -247,14 +306,26 @@ _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)\]])")
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 
 
+#: What is left of a parenthetical whose citation was removed: "(e.g.,)", "(cf. )", "(see)".
+_LEFTOVER = re.compile(r"\s*\(\s*(?:(?:(?:e\.g|i\.e|cf)\.|see|also|and)[\s,;]*)*\)")
+_TRAILING_DASH = re.compile(r"\s+[–—]+\s*$")  # an epigraph's "-- \citet{x}"
+_DANGLING = re.compile(r"\s*[,;]\s*(?=[)\]])|,\s*(?:cf\.|e\.g\.)\s*(?=[)\]])")
+_OPEN_PUNCT = re.compile(r"([(\[])\s*[,;]\s*")
+
+
 def _tidy(text: str) -> str:
-    text = text.replace(_MARK, " ").replace(_OTHER, " ")
+    text = text.replace(_MARK, " ").replace(_OTHER, " ").replace(_CODE, "").replace(_PIPE, "|")
+    text = text.replace("\u00a0", " ")
     text = _SPACES.sub(" ", text)
+    text = _DANGLING.sub("", text)
+    text = _LEFTOVER.sub("", text)
+    text = _OPEN_PUNCT.sub(r"\1", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"([,;])\1+", r"\1", text)
     text = re.sub(r"(?<!\.)\.\s*\.(?!\.)", ".", text)  # "et al. ." after a removed citation
+    text = _TRAILING_DASH.sub("", text)
     return _SPACES.sub(" ", text).strip()
 
 
