@@ -176,3 +176,50 @@ def test_passage_scores_for_calibration(scholarly_server: ScholarlyFake) -> None
     assert "cutoff 0.99" in strict and "kept no passage" in strict
     assert re.search(r"claims with no chunk at or above the cutoff: 1 \(their best chunk: "
                      r"0\.\d\d\)", strict), strict
+
+
+SCITANCE = Path(__file__).parent / "data" / "claims" / "scitance"
+
+
+def test_scitance_layout_as_shipped(fake: FakeLLM, capsys: pytest.CaptureFixture[str]) -> None:
+    """Labels under evidence[doc_id] (a dict, or SciFact's list), NEI as no evidence, the
+    abstracts in corpus.jsonl next to the claims as sentence lists or strings, REFUTE and
+    SUPPORTS spellings, citation markers stripped. The command in docs/claims.md."""
+    out = io.StringIO()
+    code = main([str(SCITANCE / "claims.jsonl")], settings=fake.settings(), out=out)
+    text = out.getvalue()
+    assert code == 0 and capsys.readouterr().err == ""  # no line skipped
+    assert "read as SCITANCE/SciFact: 5 claims, 6 claim-paper pairs" in text
+    assert "claims: 6" in text and "micro-F1        83.3" in text
+    for row in ("  SUP        2     0     0", "  CON        1     1     0", "  NEI        0     0     2"):
+        assert row in text, row
+    claims = [r["json"]["messages"][1]["content"] for r in fake.calls()]
+    assert not any(m in c for c in claims for m in ("[3]", "Ortiz", "[CITATION]", "@@CITATION", "[7, 8]"))
+    # the title repeats the first sentence: the abstract is the sentences, once each
+    assert any(c.count("Beetroot juice lowered systolic") == 2 for c in claims)  # claim + abstract
+
+
+def test_skipped_lines_name_the_missing_field() -> None:
+    from citelens.cli.eval import read_corpus
+
+    corpus, bad = read_corpus(['{"doc_id": 1, "abstract": ["A.", "B."]}', '{"title": "x"}',
+                               '{"doc_id": 2}'])
+    assert set(corpus) == {"1"} and corpus["1"].abstract == "A. B."
+    assert bad == ['corpus line 2: no "doc_id" field',
+                   'corpus line 3: no "abstract" field (a string or a list of sentences)']
+    items, problems = read_items([
+        '{"label": "SUPPORT", "abstract": "x"}',
+        '{"claim": "x", "abstract": "y"}',
+        '{"claim": "x", "evidence": {"1": {"label": "SUPPORT"}}}',
+        '{"claim": "x", "evidence": {"1": {"label": "MAYBE"}}, "cited_doc_ids": [1]}',
+        '{"claim": "x", "evidence": {}, "cited_doc_ids": [9]}',
+        '{"claim": "x", "evidence": {"1": {"sentences": [0], "label": "REFUTES"}}, "cited_doc_ids": [1]}',
+    ], corpus)
+    assert [(i.line, i.label, i.doc_id) for i in items] == [(6, C, "1")]
+    assert problems == [
+        'line 1: no "claim" field (or it is empty)',
+        'line 2: no "label" field (or "evidence" with "cited_doc_ids")',
+        'line 3: no "cited_doc_ids" field (the papers the claim cites)',
+        'line 4, doc 1: "evidence.1.label" must be SUPPORT(S) or CONTRADICT(S)/REFUTE(S)',
+        'line 5, doc 9: not in the corpus (no line with this "doc_id")',
+    ]

@@ -373,3 +373,29 @@ def extract_claim(text: str, citation_span: Span, language: Literal["latex", "ma
         return _tidy(_sentence_with_mark(plain))
     except Exception:  # a hover must never fail on odd input
         return ""
+
+
+# ---------------------------------------------------------------------------- datasets
+
+#: Citation markers as citing sentences in datasets carry them (SCITANCE, SciFact): "[12]",
+#: "[3, 5-7]", "(Smith et al., 2019; Jones 2020)", "[CITATION]", "@@CITATION", "\\cite{x}", "[@x]".
+_MARKERS = re.compile(
+    r"\[\s*\d+(?:\s*[-–,;]\s*\d+)*\s*\]"
+    r"|\[\s*(?:CITATION|CITE|REF)\s*\]|@@CITATION|\bCITATION\b"
+    r"|\((?:[^()]*?\b(?:et al\.|and|&)\s*)?[A-Z][^()]*?,?\s+(?:19|20)\d\d[a-z]?"
+    r"(?:\s*[;,]\s*[^()]*?(?:19|20)\d\d[a-z]?)*\)"
+)
+
+
+def strip_citation_markers(claim: str, language: Literal["latex", "markdown"] | str = "latex") -> str:
+    """A dataset's citing sentence without its citation markers, tidied as the editor's
+    claims are (``"as shown before [3, 4]."`` -> ``"as shown before."``)."""
+    try:
+        text = _MARKERS.sub(_OTHER, claim)
+        if "\\" in text and language != "markdown":
+            text = _cut(text, _commands(text, _CITE_CMD), _OTHER)
+        else:
+            text = _MD_GROUP.sub(_OTHER, text)
+        return _tidy(text)
+    except Exception:  # odd input: the claim as given
+        return " ".join(claim.split())

@@ -31,6 +31,7 @@ from citelens.claims.eval_stats import coverage_report, latency_report, passage_
 from citelens.claims.llm import LLM_TIMEOUT_S, LLMConfig
 from citelens.claims.pipeline import check_claim
 from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.claims.sentences import strip_citation_markers
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings, from_sources
 
@@ -48,6 +49,7 @@ class Item:
     abstract: str | None = None
     full_text: str | None = None
     paper: dict[str, str] = field(default_factory=dict)
+    doc_id: str = ""  # SCITANCE / SciFact: the cited paper in the corpus
 
 
 @dataclass(slots=True)
@@ -67,6 +69,7 @@ def parse_label(value: Any) -> Verdict | None:
         "NEI": "NOT_ENOUGH_INFO",
         "SUPPORT": "SUPPORTS",
         "CONTRADICT": "CONTRADICTS",
+        "REFUTE": "CONTRADICTS",
         "REFUTES": "CONTRADICTS",
     }.get(key, key)
     try:
@@ -75,8 +78,100 @@ def parse_label(value: Any) -> Verdict | None:
         return None
 
 
-def read_items(lines: list[str]) -> tuple[list[Item], list[str]]:
-    """The usable items and one problem line per unusable input line."""
+def _text(value: Any) -> str | None:
+    """An abstract or full text given as a string or as a list of sentences."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(v.strip() for v in value)
+    return None
+
+
+@dataclass(slots=True)
+class Paper:
+    """One paper of a SCITANCE / SciFact ``corpus.jsonl``."""
+
+    title: str
+    abstract: str
+
+
+def read_corpus(lines: list[str]) -> tuple[dict[str, Paper], list[str]]:
+    """``doc_id`` -> paper from a ``corpus.jsonl`` (abstract: a list of sentences or a
+    string), and one problem line per unusable line."""
+    papers: dict[str, Paper] = {}
+    problems: list[str] = []
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            problems.append(f"corpus line {n}: not JSON")
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"corpus line {n}: not a JSON object")
+            continue
+        abstract = _text(data.get("abstract"))
+        if data.get("doc_id") is None:
+            problems.append(f'corpus line {n}: no "doc_id" field')
+        elif abstract is None:
+            problems.append(f'corpus line {n}: no "abstract" field (a string or a list of sentences)')
+        else:
+            papers[str(data["doc_id"])] = Paper(str(data.get("title") or ""), abstract)
+    return papers, problems
+
+
+def _evidence_label(value: Any) -> Verdict | None:
+    """The label of one ``evidence[doc_id]``: ``{"sentences": [...], "label": ...}`` (SCITANCE)
+    or a list of them (SciFact, one per rationale; they agree)."""
+    if isinstance(value, dict):
+        return parse_label(value.get("label"))
+    if isinstance(value, list):
+        labels = {parse_label(v.get("label")) for v in value if isinstance(v, dict)}
+        return labels.pop() if len(labels) == 1 else None
+    return None
+
+
+def _layout_items(
+    n: int, data: dict[str, Any], claim: str, corpus: dict[str, Paper] | None, problems: list[str]
+) -> list[Item]:
+    """Items of a SCITANCE / SciFact line: one per cited paper; its label is under
+    ``evidence[doc_id]``, and a cited paper without evidence is NOT_ENOUGH_INFO."""
+    evidence = data.get("evidence")
+    if not isinstance(evidence, dict):
+        problems.append(f'line {n}: "evidence" must be an object of doc_id -> {{sentences, label}}')
+        return []
+    cited = data.get("cited_doc_ids")
+    if cited is None and data.get("doc_ids") is not None:
+        cited = data["doc_ids"]
+    if not isinstance(cited, list) or not cited:
+        problems.append(f'line {n}: no "cited_doc_ids" field (the papers the claim cites)')
+        return []
+    if corpus is None:
+        problems.append(f"line {n}: SCITANCE/SciFact layout needs the corpus: --corpus corpus.jsonl")
+        return []
+    out = []
+    for doc in (str(d) for d in cited):
+        label = _evidence_label(evidence[doc]) if doc in evidence else Verdict.NOT_ENOUGH_INFO
+        if label is None:
+            problems.append(
+                f'line {n}, doc {doc}: "evidence.{doc}.label" must be SUPPORT(S) or CONTRADICT(S)/REFUTE(S)'
+            )
+        elif doc not in corpus:
+            problems.append(f'line {n}, doc {doc}: not in the corpus (no line with this "doc_id")')
+        else:
+            out.append(Item(n, claim, label, corpus[doc].abstract, None, {}, doc))
+    return out
+
+
+def read_items(lines: list[str], corpus: dict[str, Paper] | None = None) -> tuple[list[Item], list[str]]:
+    """The usable items and one problem line per unusable input line (naming the field).
+
+    Two layouts: CiteLens's flat one (``claim``, ``label``, ``abstract`` or ``paper``,
+    ``full_text``) and SCITANCE / SciFact as shipped (``claim``, ``evidence``,
+    ``cited_doc_ids``, abstracts in ``corpus``). Citation markers are stripped from the
+    claims ("... risk [12]." -> "... risk."), as the editor's claims have none.
+    """
     items: list[Item] = []
     problems: list[str] = []
     for n, raw in enumerate(lines, 1):
@@ -90,22 +185,31 @@ def read_items(lines: list[str]) -> tuple[list[Item], list[str]]:
         if not isinstance(data, dict):
             problems.append(f"line {n}: not a JSON object")
             continue
-        claim, label = data.get("claim"), parse_label(data.get("label"))
+        raw_claim = data.get("claim")
+        claim = strip_citation_markers(raw_claim) if isinstance(raw_claim, str) else ""
         paper = data.get("paper")
-        if not isinstance(claim, str) or not claim.strip():
-            problems.append(f"line {n}: no claim")
-        elif label is None:
-            problems.append(f"line {n}: label must be SUPPORTS, CONTRADICTS or NOT_ENOUGH_INFO")
-        elif not isinstance(data.get("abstract"), str) and not isinstance(paper, dict):
-            problems.append(f"line {n}: needs an abstract or a paper")
+        abstract = _text(data.get("abstract"))
+        if not claim:
+            problems.append(f'line {n}: no "claim" field (or it is empty)')
+        elif "evidence" in data and "label" not in data:
+            items += _layout_items(n, data, claim, corpus, problems)
+        elif "label" not in data:
+            problems.append(f'line {n}: no "label" field (or "evidence" with "cited_doc_ids")')
+        elif (label := parse_label(data.get("label"))) is None:
+            problems.append(
+                f'line {n}: "label" must be SUPPORTS, CONTRADICTS or NOT_ENOUGH_INFO '
+                f"(or SUPPORT, CONTRADICT, REFUTE(S), NEI), not {str(data.get('label'))[:40]!r}"
+            )
+        elif abstract is None and not isinstance(paper, dict):
+            problems.append(f'line {n}: no "abstract" or "paper" field')
         else:
             items.append(
                 Item(
                     n,
                     claim,
                     label,
-                    data["abstract"] if isinstance(data.get("abstract"), str) else None,
-                    data["full_text"] if isinstance(data.get("full_text"), str) else None,
+                    abstract,
+                    _text(data.get("full_text")),
                     {str(k): str(v) for k, v in paper.items()} if isinstance(paper, dict) else {},
                 )
             )
@@ -342,13 +446,34 @@ async def run_items(
             await sources.aclose()
 
 
+def _corpus_for(option: str | None, claims: Path) -> tuple[dict[str, Paper] | None, list[str]]:
+    """The corpus named by ``--corpus``, else ``corpus.jsonl`` next to the claims if any."""
+    path = Path(option) if option else claims.with_name("corpus.jsonl")
+    if not option and (not path.is_file() or path.resolve() == claims.resolve()):
+        return None, []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        return None, [f"cannot read {path}: {type(e).__name__}"]
+    return read_corpus(lines)
+
+
 def main(argv: list[str], settings: Settings | None = None, out: TextIO | None = None) -> int:
     """Entry point of ``citelens eval claims``; returns the exit status."""
     out = out or sys.stdout
     parser = argparse.ArgumentParser(
         prog="citelens eval claims", description="Score claim checks on labelled JSONL data."
     )
-    parser.add_argument("file", help="JSONL file: claim, abstract|paper, full_text?, label")
+    parser.add_argument(
+        "file",
+        help="JSONL file: claim, abstract|paper, full_text?, label; or SCITANCE/SciFact claims "
+        "(claim, evidence, cited_doc_ids)",
+    )
+    parser.add_argument(
+        "--corpus",
+        metavar="CORPUS.jsonl",
+        help="SCITANCE/SciFact abstracts (doc_id, title, abstract); default: corpus.jsonl next to FILE",
+    )
     parser.add_argument(
         "--abstract-only", action="store_true", help="ablation: phase 1 only (no full-text escalation)"
     )
@@ -392,8 +517,12 @@ def main(argv: list[str], settings: Settings | None = None, out: TextIO | None =
     except (OSError, UnicodeDecodeError) as e:
         print(f"cannot read {args.file}: {type(e).__name__}", file=sys.stderr)
         return 1
-    items, problems = read_items(lines)
-    for p in problems:
+    corpus, problems = _corpus_for(args.corpus, Path(args.file))
+    if corpus is None and args.corpus:
+        print(problems[0], file=sys.stderr)
+        return 1
+    items, more = read_items(lines, corpus)
+    for p in problems + more:
         print(f"skipped {p}", file=sys.stderr)
     removed = 0
     if args.two_class:
@@ -402,6 +531,13 @@ def main(argv: list[str], settings: Settings | None = None, out: TextIO | None =
     if not items:
         print("no usable items", file=sys.stderr)
         return 1
+    if corpus is not None and any(i.doc_id for i in items):
+        claims = len({i.line for i in items})
+        print(
+            f"read as SCITANCE/SciFact: {claims} claims, {len(items)} claim-paper pairs "
+            f"(the paper's SCITANCE test split: 91 claims)",
+            file=out,
+        )
     pairs = asyncio.run(run_items(items, settings, args.abstract_only))
     outcomes = [to_outcome(item, result, args.abstract_only) for item, result in pairs]
     report(outcomes, args.abstract_only, out, two_class=args.two_class, removed=removed)
