@@ -226,7 +226,8 @@ async def test_b_escalation_to_full_text_passages(
         final = await start_check(h)
         assert "**✅ SUPPORTS**" in final
         assert f"{RESULT_SENTENCE}” — [full text](" in final  # the passage excerpt, quoted
-        assert "phase: full text" in final and "passages: BM25 (no embedding model)" in final
+        assert "phase: full text" in final
+        assert "passages: BM25 word overlap (no embedding endpoint configured" in final
         assert "/arxiv/html/2205.01234" in final  # the arXiv id came from the record
         assert "fulltext · arxiv_html: accepted" in final
         assert "passages · bm25: ok" in final

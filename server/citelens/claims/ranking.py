@@ -71,8 +71,8 @@ def top_cosine(
 
 
 def best_sentences(claim: str, text: str, k: int = 3) -> list[str]:
-    """The ``k`` sentences of ``text`` closest to ``claim`` by BM25, in text order."""
+    """The ``k`` sentences of ``text`` closest to ``claim`` by BM25, best first; only
+    sentences sharing a content word with the claim (``[]`` when none does)."""
     sentences = [text[a:b].strip() for a, b in split_sentences(" ".join(text.split()))]
     sentences = [s for s in sentences if s]
-    chosen = sorted(top_bm25(claim, sentences, k))
-    return [sentences[i] for i in chosen]
+    return [sentences[i] for i in top_bm25(claim, sentences, k)]

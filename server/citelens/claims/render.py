@@ -16,6 +16,14 @@ PENDING = "⏳ Checking claim…"
 #: No model: the abstract is being looked up (there is no check to wait for).
 LOOKING_UP = "Looking up the abstract of the cited paper…"
 NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
+#: No sentence of the abstract shares a content word with the claim (instead of its start).
+NO_OVERLAP = "no sentence of it shares a content word with the claim."
+#: A quoted sentence is cut only beyond this (abstract sentences run to 300 characters and
+#: more: at 300, about 7% were cut).
+QUOTE_MAX = 600
+#: How phase 2 picked its passages.
+EMBEDDINGS = "embeddings (cosine)"
+BM25_INSTEAD = "BM25 word overlap (no embedding endpoint configured: set embeddingModel for embeddings)"
 
 
 def _quote(text: str, limit: int = 400) -> str:
@@ -37,7 +45,7 @@ def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
     """What the hover shows while the check runs: the evidence found so far, if any."""
     evidence = _evidence(live) if live is not None else []
     if not evidence:
-        return PENDING + (f"\n\n> {_quote(claim, 300)}" if claim else "")
+        return PENDING + (f"\n\n> {_quote(claim, QUOTE_MAX)}" if claim else "")
     return "\n".join(
         [
             PENDING,
@@ -45,7 +53,7 @@ def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
             "Waiting for the model; the evidence so far:",
             *evidence,
             "",
-            f"*Claim:* {_quote(claim, 300)}",
+            f"*Claim:* {_quote(claim, QUOTE_MAX)}",
         ]
     )
 
@@ -57,19 +65,21 @@ def render_no_paper(reason: str) -> str:
 
 def render_looking_up(claim: str, note: str) -> str:
     """No model, no abstract known yet: say what happens, never "Checking claim"."""
-    return "\n".join([NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "", f"*Claim:* {_quote(claim, 300)}"])
+    return "\n".join(
+        [NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"]
+    )
 
 
 def _evidence(result: ClaimResult) -> list[str]:
-    """The closest sentences of the abstract, with its source link ([] without abstract)."""
+    """The abstract's sentences closest to the claim, best first, with the abstract's source
+    link ([] without abstract); says so when no sentence shares a word with the claim."""
     if not result.abstract:
         return []
-    out = ["", f"Abstract ({_link(result.abstract_source, result.abstract_url)}):"]
-    if result.best_sentences:
-        out += [f"> {_quote(s, 300)}" for s in result.best_sentences]
-    else:
-        out.append(f"> {_quote(result.abstract)}")
-    return out
+    source = _link(result.abstract_source, result.abstract_url)
+    if not result.best_sentences:
+        return ["", f"Abstract ({source}): {NO_OVERLAP}"]
+    out = ["", f"Abstract ({source}), the sentences closest to the claim (BM25), best first:"]
+    return out + [f"> {_quote(s, QUOTE_MAX)}" for s in result.best_sentences]
 
 
 def _log(result: ClaimResult) -> list[str]:
@@ -106,7 +116,7 @@ def render_markdown(result: ClaimResult) -> str:
         if result.evidence:
             out += [
                 "",
-                f"> “{_quote(result.evidence, 400)}” — "
+                f"> “{_quote(result.evidence, QUOTE_MAX)}” — "
                 f"{_link(PHASES.get(result.phase, 'source'), result.evidence_url)}",
             ]
         facts = []
@@ -115,15 +125,12 @@ def render_markdown(result: ClaimResult) -> str:
         if result.model:
             facts.append(f"model: `{result.model}`")
         if result.retrieval:
-            facts.append(
-                "passages: "
-                + ("embeddings" if result.retrieval == "embeddings" else "BM25 (no embedding model)")
-            )
+            facts.append("passages: " + (EMBEDDINGS if result.retrieval == "embeddings" else BM25_INSTEAD))
         if facts:
             out += ["", " · ".join(facts)]
         if result.note:
             out += ["", _quote(result.note, 300)]
-    out += ["", f"*Claim:* {_quote(result.claim, 300)}"]
+    out += ["", f"*Claim:* {_quote(result.claim, QUOTE_MAX)}"]
     if result.log:
         out += _log(result)
     return "\n".join(out)
