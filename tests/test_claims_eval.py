@@ -181,14 +181,22 @@ def test_passage_scores_for_calibration(scholarly_server: ScholarlyFake) -> None
 SCITANCE = Path(__file__).parent / "data" / "claims" / "scitance"
 
 
-def test_scitance_layout_as_shipped(fake: FakeLLM, capsys: pytest.CaptureFixture[str]) -> None:
+def test_scitance_layout_as_shipped(fake: FakeLLM, tmp_path: Path) -> None:
     """Labels under evidence[doc_id] (a dict, or SciFact's list), NEI as no evidence, the
     abstracts in corpus.jsonl next to the claims as sentence lists or strings, REFUTE and
-    SUPPORTS spellings, citation markers stripped. The command in docs/claims.md."""
-    out = io.StringIO()
-    code = main([str(SCITANCE / "claims.jsonl")], settings=fake.settings(), out=out)
-    text = out.getvalue()
-    assert code == 0 and capsys.readouterr().err == ""  # no line skipped
+    SUPPORTS spellings, citation markers stripped. The real CLI, as in docs/claims.md:
+    ``citelens eval claims tests/data/claims/scitance/claims.jsonl``."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CITELENS_LLM_BASE_URL": fake.url, "CITELENS_LLM_MODEL": MODEL,
+           "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "eval", "claims", "tests/data/claims/scitance/claims.jsonl"],
+        cwd=Path(__file__).parents[1], env=env, capture_output=True, text=True, timeout=120)
+    text = proc.stdout
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # no line skipped
     assert "read as SCITANCE/SciFact: 5 claims, 6 claim-paper pairs" in text
     assert "claims: 6" in text and "micro-F1        83.3" in text
     for row in ("  SUP        2     0     0", "  CON        1     1     0", "  NEI        0     0     2"):

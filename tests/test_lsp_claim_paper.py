@@ -118,3 +118,29 @@ async def test_b_an_entry_whose_doi_names_another_paper_gets_no_claim_check(
         for hover in hovers:
             assert "DOI" in hover and PENDING not in hover
             assert "No claim check: the entry's DOI names another paper (DOI_MISMATCH)" in hover
+
+
+async def test_c_an_unverified_entry_gets_one_line_and_no_lookup(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
+) -> None:
+    """Offline, verification cannot identify the paper (UNVERIFIED): no check, no abstract."""
+    scholarly_server.add_paper(LATTICES)
+    (tmp_path / "refs.bib").write_text(
+        "@article{lovelace23,\n  title = {Gated Residual Lattices for Sparse Tabular Forecasting},\n"
+        "  author = {Ada Lovelace and Alan Turing},\n  journal = {Journal of Machine Learning "
+        "Research},\n  year = {2023},\n}\n", encoding="utf-8")
+    text = ("\\documentclass{article}\n\\begin{document}\nGated residual lattices reduce "
+            "forecasting error on sparse tabular data \\cite{lovelace23}.\n"
+            "\\bibliography{refs}\n\\end{document}\n")
+    doc = tmp_path / "main.tex"
+    doc.write_text(text, encoding="utf-8")
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    settings = llm_settings(llm, offline=True)
+    async with session("neovim", tmp_path, env=env, settings=settings) as client:
+        hovers = await _hovers_after_verification(client, doc, text, "lovelace23", settle_s=0.5)
+        for hover in hovers:
+            assert "UNVERIFIED" in hover or "Not verified" in hover  # the verification section
+            assert PENDING not in hover and "Abstract" not in hover
+            assert "No claim check: the cited paper could not be identified (UNVERIFIED" in hover
+        assert llm.chat_calls() == 0
+        assert scholarly_server.count() == 0
