@@ -19,7 +19,7 @@ from citelens.verify.status import Status, Verification
 
 ACCEPTED = frozenset({Status.VERIFIED, Status.PARTIAL})
 
-WAITING = "Claim check: waiting for the verification of this entry (it identifies the paper to read)."
+WAITING = "Claim check: starts once the cited paper is identified."
 _WHY_NOT = {
     Status.NOT_FOUND: "No claim check: verification found no paper for this entry (NOT_FOUND), "
     "so there is no abstract of the cited paper to read.",
