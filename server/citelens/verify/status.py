@@ -83,7 +83,8 @@ class Verification:
     #: serious first (see :mod:`citelens.verify.retraction`).
     notices: list[dict[str, str]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, audit: bool = True) -> dict[str, Any]:
+        """Every field; ``audit=False``: without the audit trail (a report writes it apart)."""
         return {
             "key": self.key,
             "status": self.status.value,
@@ -93,7 +94,7 @@ class Verification:
             "score": round(self.score, 3),
             "method": self.method,
             "discrepancies": [d.to_json() for d in self.discrepancies],
-            "audit": [a.to_json() for a in self.audit],
+            "audit": [a.to_json() for a in self.audit] if audit else [],
             "candidates": [r.to_json() for r in self.candidates],
             "checked_at": self.checked_at,
             "content_hash": self.content_hash,

@@ -76,8 +76,10 @@ def _range(index_of: _IndexOf, path: str, span: Any) -> dict[str, dict[str, int]
     }
 
 
-def _rel(path: str) -> str:
-    return _rel_to(path, os.getcwd())
+def _rels() -> Callable[[str], str]:
+    """``_rel`` for one report: the working directory asked once, not once per item."""
+    cwd = os.getcwd()
+    return lambda path: _rel_to(path, cwd)
 
 
 @lru_cache(maxsize=1024)  # a few files, hundreds of thousands of findings
@@ -110,10 +112,6 @@ def _notice(f: Finding) -> dict[str, Any]:
 # ------------------------------------------------------------------------------- JSON
 
 
-def _is_default(value: object) -> bool:
-    return value is None or value is False or value == "" or value == [] or value == {} or value == 0.0
-
-
 class _Offline:
     """The lookups offline runs could not make, counted by method (not repeated per entry)."""
 
@@ -133,28 +131,30 @@ def _audit(steps: Iterable[Any], offline: _Offline) -> list[dict[str, Any]]:
         if k in seen:
             continue
         seen.add(k)
-        out.append({k2: v for k2, v in a.to_json().items() if not _is_default(v)})
+        out.append({k2: v for k2, v in a.to_json().items() if v})
     offline.lookups.update(missed)
     return out
 
 
 def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str]) -> Iterator[dict[str, Any]]:
+    """Each entry with its verdict: the fields that are not empty or at their default
+    (``None``, ``False``, ``""``, ``[]``, ``{}``, ``0``), the audit trail apart."""
     index_of = _indexes(result.store)
+    rel = _rels()
     for e in result.entries:
         index = index_of(e.path)
         item: dict[str, Any] = {
             "key": e.key,
-            "file": _rel(e.path),
+            "file": rel(e.path),
             "line": index.line_of(e.span.start) if index else 0,
             "type": e.entry_type,
             "status": "UNCHECKED",
         }
         v = result.verifications.get(e.key)
         if v is not None and hasattr(v, "to_json"):
-            for k, value in v.to_json().items():
-                if k == "key" or k == "audit" or _is_default(value):
-                    continue
-                item[k] = value
+            for k, value in v.to_json(audit=False).items():
+                if value and k != "key":
+                    item[k] = value
             audit = _audit(v.audit, offline)
             if audit:
                 item["audit"] = audit
@@ -162,15 +162,16 @@ def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str])
         yield item
 
 
-def _related_json(index_of: _IndexOf, r: Related) -> dict[str, Any]:
-    return {"file": _rel(r.path), "range": _range(index_of, r.path, r.span), "message": r.message}
+def _related_json(index_of: _IndexOf, rel: Callable[[str], str], r: Related) -> dict[str, Any]:
+    return {"file": rel(r.path), "range": _range(index_of, r.path, r.span), "message": r.message}
 
 
 def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
     index_of = _indexes(result.store)
+    rel = _rels()
     for f in result.findings:
         item: dict[str, Any] = {
-            "file": _rel(f.path),
+            "file": rel(f.path),
             "range": _range(index_of, f.path, f.span),
             "severity": f.severity.value,
             "code": f.code,
@@ -179,7 +180,7 @@ def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
         if f.key is not None:
             item["key"] = f.key
         if f.related:
-            item["related"] = [_related_json(index_of, r) for r in f.related]
+            item["related"] = [_related_json(index_of, rel, r) for r in f.related]
         item.update(_notice(f))
         yield item
 
@@ -241,18 +242,19 @@ def _write_list(out: TextIO, name: str, items: Iterable[dict[str, Any]]) -> None
 # ------------------------------------------------------------------------------- text
 
 
-def _place(index_of: _IndexOf, path: str, offset: int) -> str:
+def _place(index_of: _IndexOf, rel: Callable[[str], str], path: str, offset: int) -> str:
     index = index_of(path)
     if index is not None:
         line = index.line_of(offset)
         col = index.position(offset, "utf-32").character
     else:
         line = col = 0
-    return f"{_rel(path)}:{line + 1}:{col + 1}"
+    return f"{rel(path)}:{line + 1}:{col + 1}"
 
 
 def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     index_of = _indexes(result.store)
+    rel = _rels()
     hidden: Counter[tuple[str, str]] = Counter()
     order = sorted(
         result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message)
@@ -261,10 +263,11 @@ def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
         if f.severity is Severity.HINT and not verbose:
             hidden[(f.code, f.message)] += 1
             continue
-        yield f"{_place(index_of, f.path, f.span.start)}: {f.severity.value} {f.code}: {f.message}"
+        yield f"{_place(index_of, rel, f.path, f.span.start)}: {f.severity.value} {f.code}: {f.message}"
         if f.related:
             shown = [
-                f"{_place(index_of, r.path, r.span.start)} ({r.message})" for r in f.related[:_RELATED_SHOWN]
+                f"{_place(index_of, rel, r.path, r.span.start)} ({r.message})"
+                for r in f.related[:_RELATED_SHOWN]
             ]
             more = len(f.related) - len(shown)
             yield "    also: " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
@@ -310,10 +313,10 @@ def _region(index_of: _IndexOf, path: str, span: Any) -> dict[str, Any]:
     return region
 
 
-def _location(index_of: _IndexOf, path: str, span: Any) -> dict[str, Any]:
+def _location(index_of: _IndexOf, rel: Callable[[str], str], path: str, span: Any) -> dict[str, Any]:
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": _rel(path).replace(os.sep, "/")},
+            "artifactLocation": {"uri": rel(path).replace(os.sep, "/")},
             "region": _region(index_of, path, span),
         }
     }
@@ -349,6 +352,7 @@ def _sarif_head(result: CheckResult, codes: list[str]) -> dict[str, Any]:
 
 def _sarif_results(result: CheckResult, codes: list[str]) -> Iterator[dict[str, Any]]:
     index_of = _indexes(result.store)
+    rel = _rels()
     rule_index = {c: i for i, c in enumerate(codes)}
     for f in result.findings:
         item: dict[str, Any] = {
@@ -356,11 +360,11 @@ def _sarif_results(result: CheckResult, codes: list[str]) -> Iterator[dict[str, 
             "ruleIndex": rule_index[f.code],
             "level": _LEVELS[f.severity],
             "message": {"text": f.message},
-            "locations": [_location(index_of, f.path, f.span)],
+            "locations": [_location(index_of, rel, f.path, f.span)],
         }
         if f.related:
             item["relatedLocations"] = [
-                {"id": i, **_location(index_of, r.path, r.span), "message": {"text": r.message}}
+                {"id": i, **_location(index_of, rel, r.path, r.span), "message": {"text": r.message}}
                 for i, r in enumerate(f.related, 1)
             ]
         extra = _notice(f)
