@@ -54,12 +54,15 @@ def _left(seconds: float) -> str:
 
 class ProgressLines:
     """For a log, not a terminal (CI): "verified 64/183 entries · 2 not found · ~2 min left"
-    every ``interval`` seconds while verification runs (a run may wait minutes on rate limits)."""
+    every ``interval`` seconds while verification runs (a run may wait minutes on rate limits).
+    The time left is estimated from the pace since the first verdict (reading the files and
+    preparing the entries come before it)."""
 
     def __init__(self, interval: float, write: Callable[[str], None]) -> None:
         self.interval = interval
         self.write = write
-        self.start = self.last = time.monotonic()
+        self.start: tuple[float, int] | None = None  # (time, entries done) at the first verdict
+        self.last = 0.0
         self.by_status: dict[str, int] = {}
 
     def verdict(self, ver: object) -> None:
@@ -68,13 +71,16 @@ class ProgressLines:
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
+        if self.start is None:
+            self.start, self.last = (now, done), now
         if done >= total or now - self.last < self.interval:
             return
         self.last = now
         parts = [f"verified {done}/{total} entries"]
         parts += [f"{self.by_status[s]} {label}" for s, label in _PROGRESS_LABELS if self.by_status.get(s)]
-        if done:
-            parts.append(_left((now - self.start) / done * (total - done)))
+        since, first = self.start
+        if done > first and now > since:
+            parts.append(_left((now - since) / (done - first) * (total - done)))
         self.write(" · ".join(parts))
 
 
