@@ -272,13 +272,11 @@ def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
             more = len(f.related) - len(shown)
             yield "    also: " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
     groups = hidden.most_common()
-    for (code, message), n in groups[:_HINT_GROUPS]:
-        yield f"{n:,} {'hint' if n == 1 else 'hints'} {code}: {message}"
+    summed = [f"{n:,} {'hint' if n == 1 else 'hints'} {code}: {message}" for (code, message), n in groups]
     rest = sum(n for _, n in groups[_HINT_GROUPS:])
-    if rest:
-        yield f"{rest:,} other hints"
-    if hidden:
-        yield "(hints are summed; --verbose lists each)"
+    summed = summed[:_HINT_GROUPS] + ([f"{rest:,} other hints"] if rest else [])
+    for i, line in enumerate(summed):
+        yield line + (" (--verbose lists each)" if i == len(summed) - 1 else "")
     offline = offline_summary(result.verifications.values())
     if offline:
         yield offline
