@@ -11,11 +11,16 @@ from citelens.core.settings import DEFAULT_SEVERITY, SETTINGS, Settings
 
 HEADER = """# Configuration
 
-Every setting, its default, and how to set it. Settings come, lowest priority first, from
-the defaults, the environment, and the editor: `initializationOptions` or
-`workspace/configuration` under the section `citelens` (VS Code: *Settings → Extensions →
-CiteLens*; Neovim: `settings = { citelens = { ... } }`, see `clients/neovim`). The command
-line (`citelens check`) reads the environment.
+Every setting, its default, and how to set it. One precedence, in every editor:
+
+**a setting you set in the editor > the environment variable > the default.**
+
+The editor's settings are `initializationOptions` or `workspace/configuration` under the
+section `citelens` (VS Code: *Settings → Extensions → CiteLens*; Neovim:
+`settings = { citelens = { ... } }`, see `clients/neovim`). The VS Code extension sends only
+the settings you set (user, workspace or folder), never the defaults its manifest lists, so
+an exported `CITELENS_S2_API_URL` applies until you set `citelens.s2ApiUrl`. A setting sent
+as `null` counts as not set. The command line (`citelens check`) reads the environment.
 
 This page is generated from `server/citelens/core/settings.py` by
 `python scripts/gen_configuration_doc.py`; a test checks that it, the server and the VS Code

@@ -112,3 +112,17 @@ def test_docs_table_has_setting_and_env_var(doc: Any) -> None:
             f"docs/configuration.md is out of date with citelens.core.settings: the row for {key} "
             f"does not name its environment variable `{doc.env}`"
         )
+
+
+def test_one_precedence_user_setting_then_environment_then_default() -> None:
+    """docs/configuration.md: a setting the user set > its environment variable > the default;
+    a key left out (or null) is not set."""
+    from citelens.core.settings import Settings, from_sources
+
+    env = {"CITELENS_S2_API_URL": "http://127.0.0.1:9/s2", "CITELENS_OFFLINE": "true"}
+    assert from_sources(env=env, editor={}).s2_api_url == "http://127.0.0.1:9/s2"
+    assert from_sources(env=env, editor={"s2ApiUrl": None}).s2_api_url == "http://127.0.0.1:9/s2"
+    assert from_sources(env=env, editor={"s2ApiUrl": "http://x/s2"}).s2_api_url == "http://x/s2"
+    assert from_sources(env=env, editor={"offline": False}).offline is False
+    assert from_sources(env=env, editor={}).offline is True
+    assert from_sources(env={}, editor={}).s2_api_url == Settings().s2_api_url

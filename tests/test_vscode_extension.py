@@ -7,7 +7,6 @@ clients/vscode. Needs node and npm on PATH (and the npm registry for ``npm ci``)
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import zipfile
 from pathlib import Path
@@ -15,34 +14,14 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.vscode.build import build_vsix
 
 EXT = ROOT / "clients" / "vscode"
 
 
-def _run(argv: list[str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        argv, cwd=EXT, capture_output=True, text=True, timeout=timeout, check=False
-    )
-    assert proc.returncode == 0, (
-        f"`{' '.join(argv)}` failed in {EXT} (exit {proc.returncode}):\n"
-        f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    )
-    return proc
-
-
 @pytest.fixture(scope="module")
 def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    missing = [tool for tool in ("node", "npm", "npx") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(
-            f"{', '.join(missing)} not on PATH: the VS Code extension test needs Node.js >= 20 "
-            "and npm (e.g. `apt-get install nodejs npm`)."
-        )
-    out = tmp_path_factory.mktemp("vsix") / "citelens.vsix"
-    _run(["npm", "ci", "--no-audit", "--no-fund"])
-    _run(["npm", "run", "compile"])
-    _run(["npx", "--no-install", "vsce", "package", "--out", str(out)])
-    return out
+    return build_vsix(tmp_path_factory.mktemp("vsix") / "citelens.vsix")
 
 
 def test_vsix_contains_manifest_and_compiled_extension(vsix: Path) -> None:
@@ -50,12 +29,15 @@ def test_vsix_contains_manifest_and_compiled_extension(vsix: Path) -> None:
     with zipfile.ZipFile(vsix) as zf:
         names = set(zf.namelist())
         assert "extension/package.json" in names
-        assert "extension/out/extension.js" in names
-        # the runtime dependency is bundled, or the extension cannot start the client
-        assert "extension/node_modules/vscode-languageclient/package.json" in names
-        assert not any(n.startswith("extension/src/") for n in names), "TypeScript sources leaked"
+        # one bundle (esbuild) holds the extension and its runtime dependency
+        assert "extension/dist/extension.js" in names
+        bundle = zf.read("extension/dist/extension.js").decode("utf-8")
+        assert "LanguageClient" in bundle, "vscode-languageclient is not in the bundle"
+        assert not any(n.startswith("extension/node_modules/") for n in names), sorted(names)
+        assert not any(n.startswith(("extension/src/", "extension/out/")) for n in names), sorted(names)
+        assert len(names) <= 10, sorted(names)  # was 323 files before the bundle
         manifest = json.loads(zf.read("extension/package.json"))
-    assert manifest["main"] == "./out/extension.js"
+    assert manifest["main"] == "./dist/extension.js"
     assert manifest == json.loads((EXT / "package.json").read_text(encoding="utf-8"))
     commands = {c["command"] for c in manifest["contributes"]["commands"]}
     assert commands == {"citelens.verifyNow", "citelens.clearCache", "citelens.report"}
@@ -107,6 +89,30 @@ def test_missing_server_gives_install_command(vsix: Path, tmp_path: Path) -> Non
     result = json.loads(out)
     assert result["found"] is None
     assert result["node"] and Path(result["node"]).name == "node"
-    assert "citelens-not-installed" in result["message"]
-    assert "pip install citelens" not in result["message"]  # not published
-    assert "pipx install" in result["message"] and "pip install -e ." in result["message"]
+    message = result["message"]
+    assert "citelens-not-installed" in message
+    # what to set, in one sentence
+    assert "set citelens.server.command" in message, message
+    assert message.count(". ") == 0 and message.endswith("."), message
+    assert "PyPI" not in message and "pip install citelens" not in message, message
+
+
+def test_only_settings_the_user_set_are_sent(vsix: Path) -> None:
+    """A setting left alone is not sent, so CITELENS_* and the server's defaults apply to it;
+    the most specific scope the user set wins (folder > workspace > user)."""
+    out = _node(
+        vsix,
+        """
+        const s = require('./out/settings.js');
+        const inspected = {
+          s2ApiUrl: {key: 'citelens.s2ApiUrl', defaultValue: 'https://api.semanticscholar.org/graph/v1'},
+          offline: {key: 'citelens.offline', defaultValue: false, globalValue: false},
+          mailto: {key: 'citelens.mailto', defaultValue: null, globalValue: 'a@b.org',
+                   workspaceValue: 'c@d.org'},
+          s2RequestsPerSecond: {key: 'x', defaultValue: 1, globalValue: 5, workspaceValue: 2,
+                                workspaceFolderValue: 3},
+        };
+        console.log(JSON.stringify(s.userSettings(Object.keys(inspected), (k) => inspected[k])));
+        """,
+    )
+    assert json.loads(out) == {"offline": False, "mailto": "c@d.org", "s2RequestsPerSecond": 3}

@@ -1,13 +1,14 @@
 // CiteLens for VS Code: starts `citelens serve` and connects it over stdio.
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { currentServerSettings, serverSettingKeys } from "./settings";
+import { serverSettingKeys, userSettings } from "./settings";
 import {
   findExecutable,
   missingServerMessage,
@@ -26,6 +27,12 @@ const DOCUMENT_SELECTOR = [
 ];
 
 let client: LanguageClient | undefined;
+
+/** The server settings the user set (unset ones are absent: see settings.ts). */
+function currentServerSettings(keys: string[], scope?: vscode.Uri): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("citelens", scope);
+  return userSettings(keys, (key) => config.inspect(key));
+}
 
 async function showStartError(cmd: ServerCommand, detail?: string): Promise<void> {
   const openSettings = "Open Settings";
@@ -68,9 +75,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
-    synchronize: { configurationSection: "citelens" },
+    // Only the settings the user set reach the server (see settings.ts), at start, when the
+    // server asks (workspace/configuration) and when they change.
     initializationOptions: currentServerSettings(keys),
     middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (!Array.isArray(answers)) {
+            return answers;
+          }
+          return params.items.map((item, i) =>
+            item.section === "citelens"
+              ? currentServerSettings(keys, item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
+              : answers[i],
+          );
+        },
+      },
       // The client registers the server's commands; we only add what happens with the result.
       executeCommand: async (command, args, next) => afterCommand(command, await next(command, args)),
     },
@@ -98,6 +119,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("citelens") && client) {
+        void client.sendNotification(DidChangeConfigurationNotification.type, {
+          settings: { citelens: currentServerSettings(keys) },
+        });
+      }
       if (e.affectsConfiguration("citelens.server")) {
         void vscode.window
           .showInformationMessage("CiteLens: reload the window to use the new server command.", "Reload")

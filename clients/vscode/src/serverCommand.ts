@@ -66,20 +66,15 @@ export function findExecutable(
   return undefined;
 }
 
-export const INSTALL_HINT =
-  "Install it from a CiteLens checkout with `pipx install /path/to/citelens` " +
-  "(or `pip install -e .` in a virtualenv, then set citelens.server.command to its bin/citelens); " +
-  "it is not on PyPI yet";
-
-/** The message shown when the server cannot be started. */
+/** The message shown when the server cannot be started: what to set, in one sentence. */
 export function missingServerMessage(cmd: ServerCommand, detail?: string): string {
   const what =
     cmd.origin === "citelens.server.pythonPath"
-      ? `the Python interpreter \`${cmd.command}\` (citelens.server.pythonPath) could not run CiteLens`
-      : `the command \`${cmd.command}\` (citelens.server.command) was not found`;
+      ? `\`${cmd.command} -m citelens serve\` failed`
+      : `\`${cmd.command}\` was not found`;
   const suffix = detail ? ` (${detail})` : "";
   return (
-    `CiteLens: cannot start the language server: ${what}${suffix}. ${INSTALL_HINT}, ` +
-    "or set citelens.server.command or citelens.server.pythonPath."
+    `CiteLens: cannot start the language server: ${what}${suffix}; set citelens.server.command ` +
+    'to your citelens program, for example ["/path/to/.venv/bin/citelens", "serve"].'
   );
 }

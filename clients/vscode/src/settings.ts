@@ -1,5 +1,10 @@
-// The `citelens` settings sent to the server (initializationOptions and workspace/configuration).
-import * as vscode from "vscode";
+// The `citelens` settings sent to the server (initializationOptions, workspace/configuration and
+// workspace/didChangeConfiguration). No `vscode` import: the unit tests run it in plain node.
+//
+// Only the values the user set are sent (user, workspace or folder settings): a setting left
+// alone is absent, so the server's precedence applies to it — user setting > environment
+// variable (CITELENS_*) > the server's default. Sending `config.get(key)` would send the
+// manifest's default for every setting, and that default would outrank the environment.
 
 /** Setting keys (without the `citelens.` prefix) that belong to the server, from our manifest. */
 export function serverSettingKeys(packageJSON: any): string[] {
@@ -9,12 +14,37 @@ export function serverSettingKeys(packageJSON: any): string[] {
     .map((k) => k.slice("citelens.".length));
 }
 
-/** The current value of every server setting, keyed by its camelCase name. */
-export function currentServerSettings(keys: string[]): Record<string, unknown> {
-  const config = vscode.workspace.getConfiguration("citelens");
+/** What `WorkspaceConfiguration.inspect` tells about one setting (the parts we read). */
+export interface Inspected {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The value the user set for one setting (the most specific scope wins), or undefined. */
+export function userValue(inspected: Inspected | undefined): unknown {
+  if (!inspected) {
+    return undefined;
+  }
+  for (const value of [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue]) {
+    if (value !== undefined) {
+      return value;
+    }
+  }
+  return undefined;
+}
+
+/** The server settings the user set, keyed by their camelCase name; unset ones are absent. */
+export function userSettings(
+  keys: string[],
+  inspect: (key: string) => Inspected | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    out[key] = config.get(key);
+    const value = userValue(inspect(key));
+    if (value !== undefined) {
+      out[key] = value;
+    }
   }
   return out;
 }

@@ -2,7 +2,9 @@
 
 Settings come, lowest priority first, from the defaults below, the environment
 (``CITELENS_*``), and the editor (``initializationOptions`` or
-``workspace/configuration`` section ``citelens``; camelCase keys). The table in
+``workspace/configuration`` section ``citelens``; camelCase keys): a setting the user set
+> its environment variable > the default. A key the editor leaves out (or sends as
+``null``) is not set; the VS Code extension sends only what the user set. The table in
 ``docs/configuration.md`` and the VS Code manifest are checked against
 :data:`SETTINGS` by a test, so the three never drift.
 """
