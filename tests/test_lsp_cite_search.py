@@ -5,6 +5,7 @@ verified entry to the document's .bib through workspace/applyEdit."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from pytest_lsp import LanguageClient
 from citelens.core.text import LineIndex
 from citelens.documents.bibtex.parse import parse_bib
 from tests.fakes.scholarly import ScholarlyFake
-from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
+from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri, wait_for
 
 PAPER = {
     "title": "Lateral diffusion of active proteins in fluid membranes",
@@ -219,7 +220,7 @@ async def test_paper_already_in_the_bibliography_inserts_its_key_and_adds_nothin
         assert item.text_edit.new_text == "reza_lateral"
         assert item.command is None
         assert isinstance(item.documentation, lsp.MarkupContent)
-        assert "already in refs.bib as `reza_lateral`" in item.documentation.value
+        assert "already in refs.bib as reza_lateral" in item.documentation.value
         # the other paper is new: its key follows the file's style
         other = next(p for p in _papers(result) if p.label == OTHER["title"])
         assert isinstance(other.text_edit, lsp.TextEdit)
@@ -351,3 +352,88 @@ async def test_a_burst_of_keystrokes_makes_one_search_per_debounce_window(
     assert isinstance(last, lsp.CompletionList)
     assert [p.label for p in _papers(last)][:1] == [PAPER["title"]]
     assert uri(doc) == u
+
+
+def _insert(client: LanguageClient, u: str, item: lsp.CompletionItem, version: int) -> None:
+    """Insert the item's text edit like a client that ignores its command (Neovim's
+    omnifunc, or any client without command support on completion items)."""
+    assert isinstance(item.text_edit, lsp.TextEdit)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=u, version=version),
+        content_changes=[lsp.TextDocumentContentChangePartial(
+            range=item.text_edit.range, text=item.text_edit.new_text)],
+    ))
+
+
+async def test_inserted_key_of_an_offered_paper_gets_its_entry_without_the_command(
+    preset: str, fake: ScholarlyFake, tmp_path: Path
+) -> None:
+    """The server itself appends the entry of a key it offered once the key is in the text
+    and undefined (the same edit as the command), and only once: the command after it, or
+    the key typed again, adds nothing."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB, encoding="utf-8")
+    line = f"Proteins diffuse \\cite{{{TYPED}"
+    doc = tmp_path / "main.tex"
+    doc.write_text(f"\\documentclass{{article}}\n\\begin{{document}}\n{line}}}.\n"
+                   "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    async with session(preset, tmp_path, env=_env(fake, tmp_path), settings=_settings()) as client:
+        applied = _apply_on_disk(client)
+        u = open_doc(client, doc)
+        await diagnostics(client, u)
+        item = _papers(await _complete(client, u, 2, len(line)))[0]
+        assert isinstance(item.text_edit, lsp.TextEdit) and item.text_edit.new_text == "Smith2019a"
+        _insert(client, u, item, 2)
+        with contextlib.suppress(AssertionError, TimeoutError):
+            await wait_for(lambda: "@Article{Smith2019a," in bib.read_text(encoding="utf-8"), 15, "entry")
+        after = bib.read_text(encoding="utf-8")
+        assert after.startswith(BIB)
+        assert after[len(BIB):].startswith("\n@Article{Smith2019a,\n\ttitle = {Lateral diffusion"), (
+            [m.message for m in client.log_messages])
+        # the client runs the command after all: nothing more is added
+        again = await _accept(client, item)
+        assert again["added"] is False
+        await asyncio.sleep(0.3)
+        assert len(applied) == 1
+        assert bib.read_text(encoding="utf-8") == after
+
+
+async def test_completion_documentation_reads_right_without_markdown(
+    fake: ScholarlyFake, tmp_path: Path
+) -> None:
+    """Neovim shows completion documentation as written: no emphasis or code marks; a client
+    that asks for plain text gets PlainText."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    line = f"\\cite{{{TYPED}"
+    doc = tmp_path / "main.tex"
+    doc.write_text(f"{line}\n\\bibliography{{refs}}\n", encoding="utf-8")
+    async with session("neovim", tmp_path, env=_env(fake, tmp_path), settings=_settings()) as client:
+        u = open_doc(client, doc)
+        await diagnostics(client, u)
+        item = _papers(await _complete(client, u, 0, len(line)))[0]
+        assert isinstance(item.documentation, lsp.MarkupContent)
+        value = item.documentation.value
+        assert PAPER["title"] in value
+        assert "**" not in value and "`" not in value and "_Physical" not in value, value
+
+
+async def test_search_phrase_in_a_cite_is_one_information_hint(fake: ScholarlyFake, tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    doc = tmp_path / "main.tex"
+    doc.write_text("See \\cite{Doe2020, attention is all you need} and \\cite{nokey}.\n"
+                   "\\bibliography{refs}\n", encoding="utf-8")
+    async with session("neovim", tmp_path, env=_env(fake, tmp_path), settings=_settings()) as client:
+        u = open_doc(client, doc)
+        diags = await diagnostics(client, u)
+        undefined = [d for d in diags if d.code == "UNDEFINED_CITATION"]
+        phrase = [d for d in undefined if "search phrase" in d.message]
+        assert len(phrase) == 1, [d.message for d in undefined]
+        assert phrase[0].severity == lsp.DiagnosticSeverity.Information
+        assert "'attention is all you need'" in phrase[0].message
+        start = "See \\cite{Doe2020, ".__len__()
+        assert (phrase[0].range.start.character, phrase[0].range.end.character) == (
+            start, start + len("attention is all you need"))
+        # a real undefined key is still an error
+        errors = [d for d in undefined if d not in phrase]
+        assert [d.severity for d in errors] == [lsp.DiagnosticSeverity.Error]
+        assert "nokey" in errors[0].message

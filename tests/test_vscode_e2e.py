@@ -275,7 +275,7 @@ def test_quick_fix_writes_the_right_doi(run: Run) -> None:
 def test_cite_while_writing_appends_the_entry(run: Run) -> None:
     assert MATPLOTLIB.lower() in run.suggestions.lower(), (run.suggestions, run.context())
     bib = run.bib_after_cite
-    assert "Matplotlib: A 2D graphics environment" in bib, (bib, run.context())
+    assert bib.count("Matplotlib: A 2D graphics environment") == 1, (bib, run.context())  # added once
     new = bib[bib.rindex("@"):]
     key = re.match(r"@\w+\{([^,]+),", new)
     assert key, new

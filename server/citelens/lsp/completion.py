@@ -109,7 +109,18 @@ def rank_keys(
     return ranked[:limit], len(ranked) > limit
 
 
-def key_item(entry: BibEntry, view: EntryView | None, rank: int) -> lsp.CompletionItem:
+def _doc(ls: CiteLensServer, text: str) -> lsp.MarkupContent | None:
+    """Completion documentation in the client's preferred format (the text reads the same
+    in both: no emphasis, code spans or escapes)."""
+    if not text:
+        return None
+    kind = lsp.MarkupKind.Markdown if ls.flags.completion_markdown else lsp.MarkupKind.PlainText
+    return lsp.MarkupContent(kind, text)
+
+
+def key_item(
+    entry: BibEntry, view: EntryView | None, rank: int, doc_format: lsp.MarkupKind = lsp.MarkupKind.Markdown
+) -> lsp.CompletionItem:
     detail = ""
     doc = ""
     if view is not None:
@@ -120,7 +131,7 @@ def key_item(entry: BibEntry, view: EntryView | None, rank: int) -> lsp.Completi
         label=entry.key,
         kind=lsp.CompletionItemKind.Reference,
         detail=detail or entry.entry_type,
-        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, doc) if doc else None,
+        documentation=lsp.MarkupContent(doc_format, doc) if doc else None,
         filter_text=entry.key,
         sort_text=f"0{rank:05d}",
     )
@@ -137,7 +148,8 @@ def key_items(
     items = []
     for i, key in enumerate(keys):
         entry = analysis.definitions[key][0]
-        items.append(key_item(entry, ls.session.entry_view(entry, analysis), i))
+        fmt = lsp.MarkupKind.Markdown if ls.flags.completion_markdown else lsp.MarkupKind.PlainText
+        items.append(key_item(entry, ls.session.entry_view(entry, analysis), i, fmt))
     return items, capped
 
 
@@ -162,25 +174,18 @@ def paper_items(
         existing = citesearch.existing_key(record, index)
         key = existing or citesearch.new_key(record, samples, taken)
         taken.add(key)
-        command = (
-            None
-            if existing
-            else lsp.Command(
-                title="Add to bibliography",
-                command=ADD_PAPER,
-                arguments=[
-                    {"bib": bib_path, "create": create, "key": key, "doc": path, "record": record.to_json()}
-                ],
-            )
-        )
+        command = None
+        if not existing:
+            payload = {"bib": bib_path, "create": create, "key": key, "doc": path, "record": record.to_json()}
+            ls.session.paper_search.offer(path, key, payload)
+            command = lsp.Command(title="Add to bibliography", command=ADD_PAPER, arguments=[payload])
         items.append(
             lsp.CompletionItem(
                 label=record.title,
                 kind=lsp.CompletionItemKind.Reference,
                 detail=citesearch.detail(record),
-                documentation=lsp.MarkupContent(
-                    lsp.MarkupKind.Markdown,
-                    citesearch.documentation(record, existing, os.path.basename(bib_path), key),
+                documentation=_doc(
+                    ls, citesearch.documentation(record, existing, os.path.basename(bib_path), key)
                 ),
                 filter_text=typed,
                 sort_text=f"1{i:05d}",

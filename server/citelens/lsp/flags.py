@@ -28,6 +28,7 @@ class ClientFlags:
     watched_files_registration: bool = False  # file watchers can be registered
     document_changes: bool = False  # versioned documentChanges in a WorkspaceEdit
     create_files: bool = False  # a WorkspaceEdit may create a file
+    completion_markdown: bool = True  # completion documentation as Markdown (else plain text)
 
     @classmethod
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientFlags:
@@ -41,4 +42,14 @@ class ClientFlags:
             ),
             document_changes=bool(_get(caps, "workspace.workspace_edit.document_changes")),
             create_files=lsp.ResourceOperationKind.Create in ops or "create" in ops,
+            completion_markdown=_prefers_markdown(
+                _get(caps, "text_document.completion.completion_item.documentation_format")
+            ),
         )
+
+
+def _prefers_markdown(formats: Any) -> bool:
+    """The client's first documentation format is Markdown (none listed: Markdown)."""
+    if not formats:
+        return True
+    return str(getattr(formats[0], "value", formats[0])) == lsp.MarkupKind.Markdown.value

@@ -2,13 +2,18 @@
 
 The completion item already replaced the typed text with the key; this command adds the
 entry through ``workspace/applyEdit`` (one insertion at the end of the file, so the rest
-of it stays byte-identical). A document without a bibliography gets ``references.bib``
+of it stays byte-identical). A client that inserts the key but ignores the item's command
+(Neovim without ``vim.lsp.completion.enable``) gets the same edit: once an analysis finds
+an offered key cited and undefined, :func:`adopt_typed_keys` adds it. Either way an entry
+is added once (``PaperSearch.added``). A document without a bibliography gets ``references.bib``
 beside it, and a message saying so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -75,6 +80,37 @@ def _workspace_edit(
 def register(server: CiteLensServer) -> None:
     # pygls announces commands in executeCommandProvider and dispatches them.
     server.command(ADD_PAPER)(guarded(add_paper_command))
+    server.after_flush.append(lambda paths: adopt_typed_keys(server, paths))
+
+
+#: Seconds during which a second add of the same key to the same .bib is refused (the
+#: command and the typed key both ask; the first edit may not be on disk yet).
+ADDED_FOR_S = 120.0
+
+
+def adopt_typed_keys(ls: CiteLensServer, paths: set[str]) -> None:
+    """Add the entry of every offered paper whose key the analysed documents now cite
+    and no bibliography defines (the client did not run the item's command)."""
+    search = ls.session.paper_search
+    if not search.offers:
+        return
+    for path in paths:
+        analysis = ls.session.analysis_for(path)
+        doc = analysis.sources.get(path) if analysis is not None else None
+        if analysis is None or doc is None:
+            continue
+        for c in doc.citations:
+            payload = search.offers.get((path, c.key))
+            if payload is None or c.key in analysis.definitions:
+                continue
+            del search.offers[(path, c.key)]
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            task = loop.create_task(guarded(add_paper)(ls, payload))
+            search.adding.add(task)
+            task.add_done_callback(search.adding.discard)
 
 
 async def add_paper_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
@@ -88,6 +124,23 @@ async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
     if payload is None:
         return {"added": False, "why": "bad arguments"}
     path, key, create, record = payload
+    added = ls.session.paper_search.added
+    now = time.monotonic()
+    if now - added.get((path, key), -ADDED_FOR_S) < ADDED_FOR_S:
+        return {"added": False, "why": "already added"}
+    if len(added) > 1000:
+        added.clear()
+    added[(path, key)] = now
+    result: dict[str, Any] = {"added": False, "why": "failed"}
+    try:
+        result = await _add(ls, path, key, create, record)
+    finally:
+        if not result["added"] and result["why"] != "already in the bibliography":
+            added.pop((path, key), None)  # a refused or failed edit may be tried again
+    return result
+
+
+async def _add(ls: CiteLensServer, path: str, key: str, create: bool, record: PaperRecord) -> dict[str, Any]:
     create = create and not _exists(path)
     text = "" if create else (ls.session.store.text(path) or "")
     bib = None if create else ls.session.store.bib(path)

@@ -52,6 +52,9 @@ class CiteLensServer(LanguageServer):
         )
         self.session.on_change = lambda delay: self.publisher.soon(delay, limit=False)
         self._dirty: set[str] = set()
+        #: Called with the paths analysed by each :meth:`flush` (lsp/papers.py adds the
+        #: paper a completion item offered when its key is typed in and undefined).
+        self.after_flush: list[Callable[[set[str]], None]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
         self._logged: set[str] = set()
 
@@ -130,6 +133,8 @@ class CiteLensServer(LanguageServer):
             self.session.reanalyse(path)
         self.publish()
         self.verifier.schedule()
+        for hook in self.after_flush:
+            hook(paths)
 
     def check_now(self, path: str) -> None:
         """On open and save: find the project again, analyse, verify without the debounce."""

@@ -14,7 +14,7 @@ import asyncio
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 MIN_QUERY = 3
 #: Papers offered per search.
 LIMIT = 8
+#: Papers remembered as offered (see PaperSearch.offers).
+OFFERS_MAX = 500
 #: Where a new bibliography goes when the document has none.
 DEFAULT_BIB = "references.bib"
 
@@ -181,15 +183,17 @@ def first_sentences(text: str, n: int = 2, limit: int = 400) -> str:
 
 
 def documentation(record: PaperRecord, existing: str | None, bib_name: str, key: str = "") -> str:
-    """Markdown: authors, venue and year, DOI / arXiv id, the abstract's first sentences,
-    and what accepting does (the key it inserts; whether the paper is already there)."""
-    lines = [f"**{record.title}**"]
+    """Authors, venue and year, DOI / arXiv id, the abstract's first sentences, and what
+    accepting does (the key it inserts; whether the paper is already there). Plain lines
+    with no emphasis, code spans or escapes: it reads the same as Markdown and as plain text
+    (Neovim shows completion documentation as written)."""
+    lines = [record.title]
     if record.authors:
         shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
         lines.append(shown)
     where = ", ".join(x for x in (record.venue or "", str(record.year or "")) if x)
     if where:
-        lines.append(f"_{where}_")
+        lines.append(where)
     ids = []
     if record.doi:
         ids.append(f"DOI {record.doi}")
@@ -200,9 +204,9 @@ def documentation(record: PaperRecord, existing: str | None, bib_name: str, key:
     if record.abstract:
         lines.append(first_sentences(record.abstract))
     if existing:
-        lines.append(f"✓ already in {bib_name} as `{existing}`")
+        lines.append(f"✓ already in {bib_name} as {existing}")
     else:
-        inserts = f"inserts `{key}` and " if key else ""
+        inserts = f"inserts {key} and " if key else ""
         lines.append(f"Accepting {inserts}adds this entry to {bib_name}.")
     return "\n\n".join(lines)
 
@@ -233,6 +237,18 @@ class PaperSearch:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._waiting: dict[str, asyncio.Future[list[PaperRecord] | None]] = {}
         self._indexes: dict[str, tuple[BibFile, dict[str, str]]] = {}
+        #: (document, key) -> the ``citelens.addPaper`` arguments of a paper offered in
+        #: completion: typed in (or inserted by a client that ignores the item's command)
+        #: and undefined, the key gets its entry all the same (lsp/papers.py).
+        self.offers: dict[tuple[str, str], dict[str, Any]] = {}
+        #: (bib, key) -> when its entry was added (or is being added): added once.
+        self.added: dict[tuple[str, str], float] = {}
+        self.adding: set[asyncio.Task[Any]] = set()  # adds started by a typed key
+
+    def offer(self, doc: str, key: str, payload: dict[str, Any]) -> None:
+        if len(self.offers) >= OFFERS_MAX:
+            self.offers.clear()
+        self.offers[(doc, key)] = payload
 
     async def find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
         """The papers for ``query``: from memory at once, else after the next search of

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left
-from collections.abc import ItemsView, Iterator, Mapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
-from citelens.core.findings import Finding, Related, make_finding
+from citelens.core.findings import Finding, Related, Severity, make_finding
 from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import key_table, unclosed_keys
@@ -165,7 +165,7 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
             )
         )
     if not project.missing and (bool(project.bib_paths) or bool(out.bibitems)):
-        findings += _undefined(out, settings)
+        findings += _undefined(out, settings, store.text)
     findings += _duplicate_keys(out, settings)
     findings += _syntax_findings(out, settings)
     if settings.report_unused_entries and not out.nocite_all:
@@ -198,13 +198,38 @@ def _read_bibs(store: DocumentStore, project: Project, out: Analysis) -> None:
     out.definitions = Definitions(first, more)
 
 
-def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:
+def _undefined(
+    out: Analysis, settings: Settings, text_of: Callable[[str], str | None]
+) -> list[Finding | None]:
     where = _names(out.project.bib_paths)
     found: list[Finding | None] = []
     for path, doc in out.sources.items():
-        for c in doc.citations:
+        cits = doc.citations
+        text: str | None = None
+        i = 0
+        while i < len(cits):
+            c = cits[i]
             if c.key in out.first or c.key in out.bibitems or c.key in out.unclosed:
+                i += 1
                 continue  # an unclosed entry's key: BIB_SYNTAX at the entry names the citation
+            # keys have no spaces: undefined words of one \cite{} with only spaces between
+            # them are a phrase being typed (a title to search), one hint, not an error a word
+            j = i
+            if doc.language == "latex":
+                while j + 1 < len(cits) and cits[j + 1].command_span == c.command_span:
+                    nxt = cits[j + 1]
+                    if nxt.key in out.first or nxt.key in out.bibitems or nxt.key in out.unclosed:
+                        break
+                    if text is None:
+                        text = text_of(path) or ""
+                    gap = text[cits[j].span.end : nxt.span.start]
+                    if not gap or gap.strip():
+                        break
+                    j += 1
+            if j > i:
+                found.append(_phrase_hint(settings, path, text or "", cits[i].span.start, cits[j].span.end))
+                i = j + 1
+                continue
             found.append(
                 make_finding(
                     settings,
@@ -216,7 +241,24 @@ def _undefined(out: Analysis, settings: Settings) -> list[Finding | None]:
                     data={"key": c.key},
                 )
             )
+            i += 1
     return found
+
+
+def _phrase_hint(settings: Settings, path: str, text: str, start: int, end: int) -> Finding | None:
+    """One information-level finding for a search phrase typed in a citation."""
+    phrase = " ".join(text[start:end].split())
+    finding = make_finding(
+        settings,
+        path,
+        "UNDEFINED_CITATION",
+        f"'{phrase}' is a search phrase, not a key: pick a paper from completion",
+        Span(start, end),
+        data={"key": phrase, "phrase": True},
+    )
+    if finding is not None:
+        finding.severity = Severity.INFORMATION
+    return finding
 
 
 def _duplicate_keys(out: Analysis, settings: Settings) -> list[Finding | None]:
