@@ -18,8 +18,9 @@ LOOKING_UP = "Looking up the abstract of the cited paper…"
 NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
 #: No sentence of the abstract shares a content word with the claim (instead of its start).
 NO_OVERLAP = "no sentence of it shares a content word with the claim."
-#: A quoted sentence is cut only beyond this (abstract sentences run to 300 characters and
-#: more: at 300, about 7% were cut).
+#: A quoted sentence is cut only beyond this: of the 5,878 sentences of the 780 abstracts in
+#: the recorded API answers (../shared/fixtures/apis), 5.2% are longer than 300 characters,
+#: 1.7% than 400, 0.3% than 600.
 QUOTE_MAX = 600
 #: How phase 2 picked its passages.
 EMBEDDINGS = "embeddings (cosine)"
