@@ -11,8 +11,10 @@ publish (the ``republish`` callback) when results arrive.
 
 Nothing runs without a configured model (no verdict, no diagnostic). A check that
 failed is not retried automatically (only a hover retries it), so a broken endpoint
-does not cause a loop of model calls. A citation whose entry is still being verified
-waits for the verification, whose record often carries the abstract.
+does not cause a loop of model calls. A claim is checked only against the paper
+verification accepted (:mod:`citelens.claims.paper`): a citation whose entry is still
+being verified waits for it, and one whose entry is NOT_FOUND, DOI_MISMATCH or
+UNVERIFIED gets no check and no diagnostic.
 """
 
 from __future__ import annotations
