@@ -89,7 +89,7 @@ async def test_phase1_decides_and_stops(fake: FakeLLM) -> None:
     assert call["json"]["temperature"] == 0
     assert call["json"]["response_format"] == {"type": "json_object"}
     assert_no_secret(result)
-    text = render_markdown(result)
+    text = render_markdown(result, verbose=True)
     assert "✅ SUPPORTS" in text and "phase: abstract" in text and "fake-model" in text
 
 
@@ -105,7 +105,7 @@ async def test_escalation_to_passages_ranked_with_bm25(fake: FakeLLM) -> None:
     assert all("Someone. Something." not in p for p in result.passages)  # references dropped
     prompt = fake.calls()[1]["json"]["messages"][1]["content"]
     assert prompt.index("<passage") < prompt.index("<abstract>")  # abstract only as context
-    text = render_markdown(result)
+    text = render_markdown(result, verbose=True)
     assert "phase: full text" in text and "BM25" in text
     assert "/arxiv/html/1706.03762" in text  # evidence link
 
@@ -120,7 +120,7 @@ async def test_escalation_with_embeddings_keeps_only_similar_chunks(fake: FakeLL
     assert len(result.passages) == 1 and RESULTS in result.passages[0]
     emb = fake.calls("/v1/embeddings")[0]
     assert emb["json"]["model"] == "fake-embed" and emb["json"]["input"][0] == CLAIM_P2
-    assert "passages: embeddings" in render_markdown(result)
+    assert "passages: embeddings" in render_markdown(result, verbose=True)
 
 
 async def test_failed_embedding_endpoint_falls_back_to_bm25(fake: FakeLLM) -> None:

@@ -123,7 +123,7 @@ def llm() -> Iterator[FakeLLM]:
 def llm_settings(llm: FakeLLM, **extra: Any) -> dict[str, Any]:
     return {"llmBaseUrl": llm.url, "llmModel": MODEL, "llmApiKey": KEY,
             "allowPrivateUrls": True, "verifyDebounceMs": 50, "s2RequestsPerSecond": 100,
-            "requestTimeoutS": 5, "retryBackoffS": 0.01, **extra}
+            "requestTimeoutS": 5, "retryBackoffS": 0.01, "hoverDetail": "verbose", **extra}
 
 
 class Hovering:
@@ -172,9 +172,13 @@ async def open_and_wait(client: LanguageClient, doc: Path, text: str) -> str:
 
 
 async def start_check(h: Hovering) -> str:
+    """The first hover waits (about 1 s) for the check it starts: with a model that
+    answers at once it is already final; otherwise it says the model has not answered."""
     first = await h.hover()
-    assert PENDING in first, first
     assert "Verified" in first  # the verification section comes first, as before
+    if PENDING not in first:
+        return first
+    assert "hover again" in first, first
     return await h.until_done()
 
 
@@ -285,16 +289,13 @@ async def test_d_no_model_shows_the_abstract_and_how_to_turn_checks_on(
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "lovelace23"))
         # The verification record (S2 batch) carries no abstract: it is looked up, and the
-        # hover says so; there is no check to wait for, so never "Checking claim".
-        first = await h.hover()
-        assert PENDING not in first and "no model configured" in first
-        assert LOOKING_UP in first and "citelens.llmBaseUrl" in first
-        deadline = time.monotonic() + 15
-        final = first
-        while LOOKING_UP in final and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            final = await h.hover()
-        assert PENDING not in final and LOOKING_UP not in final
+        # first hover waits for it (LSP cannot update a hover): it is complete when sent,
+        # never "Checking claim", never "Looking up…" with no update to follow.
+        started = time.monotonic()
+        final = await h.hover()
+        assert time.monotonic() - started < 3
+        assert PENDING not in final and LOOKING_UP not in final, final
+        assert "no model configured" in final and "citelens.llmBaseUrl" in final
         assert "no model configured" in final and "(no verdict)" in final
         assert_evidence(final)
         assert "citelens.llmBaseUrl" in final and "citelens.llmModel" in final
@@ -313,7 +314,8 @@ async def test_d_no_model_shows_the_evidence_of_the_record_at_once(
     scholarly_server.add_paper({**LATTICES, "sources": ["crossref", "doi", "openalex"]})
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
     env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
-    async with session("neovim", tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
+    async with session("neovim", tmp_path, env=env,
+                       settings={**NO_MODEL_SETTINGS, "hoverDetail": "verbose"}) as client:
         u = await open_and_wait(client, doc, text)
         scholarly_server.clear_log()
         h = Hovering(client, u, position_of(text, "lovelace23"))
@@ -349,7 +351,6 @@ async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
         # Errors are not cached: the next hover checks again. An endpoint that echoes the
         # Authorization header in its error body must not leak the key into the hover.
         llm.chat_status = 401
-        assert PENDING in await h.hover()
         final = await h.until_done()
         assert "⚠️ **Claim check failed**" in final and "HTTP 401" in final
         assert "Bearer `***" in final  # scrubbed (in a code span, not escaped)
@@ -404,7 +405,7 @@ async def test_h_hung_model_gives_up_after_the_claim_timeout_with_the_evidence(
         final = await start_check(h)
         waited = time.monotonic() - started
         # while the model was silent, the hovers already showed the evidence found so far
-        waiting = [t for t in h.texts if PENDING in t and "the evidence so far" in t]
+        waiting = [t for t in h.texts if PENDING in t and "evidence so far" in t]
         assert waiting, h.texts
         assert_evidence(waiting[-1])
         assert "⚠️ **Claim check failed**" in final
@@ -436,7 +437,6 @@ async def test_f_an_injection_in_the_abstract_does_not_decide_the_verdict(
         # A model that resists: its scripted verdict is what the hover shows.
         llm.reply({"verdict": "CONTRADICTS", "rationale": "The paper finds no improvement.",
                    "evidence": "dropout schedules do not improve the accuracy of lattice models"})
-        assert PENDING in await h.hover()
         final = await h.until_done()
         assert "**❌ CONTRADICTS**" in final and "✅ SUPPORTS" not in final
         assert "The paper finds no improvement." in final

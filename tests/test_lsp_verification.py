@@ -315,7 +315,12 @@ async def test_diagnostics_at_exact_ranges_and_quick_fixes_that_verify(
         assert "Identifier points to another paper" in text
         assert "Matplotlib" in text  # the paper the DOI names
         assert "https://doi.org/10.1109/mcse.2007.55" in text
-        assert "method `" in text and "Tiers tried:" in text
+        # what a writer acts on, no audit trail (that is hoverDetail: "verbose")
+        for internal in ("method `", "Tiers tried:", "title match", "Stages:"):
+            assert internal not in text, text
+        no_model = [ln for ln in text.splitlines() if "no model configured" in ln]
+        assert len(no_model) <= 1 and "citelens.llmBaseUrl" in (no_model or [""])[0] + "citelens.llmBaseUrl"
+        assert len(text.splitlines()) <= 16, f"{len(text.splitlines())} lines:\n{text}"
 
         # ---- Fix DOI from the .tex diagnostic: edits only the entry, re-verifies
         cite_diag = _keyed(tex_diags, "DOI_MISMATCH", "eyal2014majority")[0]

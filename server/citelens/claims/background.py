@@ -30,7 +30,13 @@ from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import CitedPaper
 from citelens.claims.pipeline import SETUP_HINT, evidence_at_once
-from citelens.claims.render import render_looking_up, render_markdown, render_no_paper, render_pending
+from citelens.claims.render import (
+    render_looking_up,
+    render_markdown,
+    render_no_paper,
+    render_pending,
+    render_unsettled,
+)
 from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import WINDOW, extract_claim
 from citelens.core.model import Citation, EntryView, Span
@@ -157,6 +163,7 @@ def claim_markdown(
     view: EntryView,
     paper: CitedPaper,
     on_done: Callable[[ClaimResult], None] | None = None,
+    verbose: bool = False,
 ) -> str:
     """Hover Markdown for the claim around ``citation`` ("" when there is no claim text);
     ``paper`` is what verification decided (:func:`citelens.claims.paper.cited_paper`):
@@ -170,12 +177,12 @@ def claim_markdown(
         return render_no_paper(paper.reason)
     hit = known_result(checker, claim, view, record, consume=True)
     if hit is not None:
-        return render_markdown(hit)
+        return render_markdown(hit, verbose)
     no_model = LLMConfig.from_settings(checker.settings) is None
     if no_model:  # nothing to wait for: the evidence at once when the record has it
         quick = evidence_at_once(claim, view, record, checker.settings)
         if quick is not None:
-            return render_markdown(quick)
+            return render_markdown(quick, verbose)
     try:
         start(checker, claim, view, record, on_done=on_done)
     except RuntimeError:  # no running event loop (called outside the server)
@@ -184,3 +191,36 @@ def claim_markdown(
         return render_looking_up(claim, SETUP_HINT)
     live = next((checker.live[k] for k in _keys(checker, claim, view, record) if k in checker.live), None)
     return render_pending(claim, live)
+
+
+async def settled_claim_markdown(
+    checker: ClaimChecker,
+    text: str,
+    citation: Citation,
+    language: str,
+    view: EntryView,
+    paper: CitedPaper,
+    on_done: Callable[[ClaimResult], None] | None = None,
+    *,
+    wait_s: float = 1.0,
+    verbose: bool = False,
+) -> str:
+    """:func:`claim_markdown`, complete when sent: a check it started or found running is
+    waited for (at most ``wait_s``); if it is still running then, the text says what is
+    missing, and promises no update (LSP cannot refresh a hover)."""
+    first = claim_markdown(checker, text, citation, language, view, paper, on_done, verbose)
+    claim = claim_at(text, citation, language, memo=checker.claim_memo, compute=False)
+    record = paper.record
+    if not claim or record is None:
+        return first
+    keyed = (record, None)
+    tasks = {t for r in keyed if (t := checker.in_flight(claim, view, r)) is not None}
+    if not tasks:
+        return first
+    await asyncio.wait(tasks, timeout=wait_s)
+    hit = known_result(checker, claim, view, record, consume=True)
+    if hit is not None:
+        return render_markdown(hit, verbose)
+    no_model = LLMConfig.from_settings(checker.settings) is None
+    live = next((checker.live[k] for k in _keys(checker, claim, view, record) if k in checker.live), None)
+    return render_unsettled(claim, live, no_model)

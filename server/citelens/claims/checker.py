@@ -73,6 +73,13 @@ class ClaimChecker:
         task = self._tasks.get(self.key(claim, view, record))
         return task is not None and not task.done()
 
+    def in_flight(
+        self, claim: str, view: EntryView | None, record: PaperRecord | None = None
+    ) -> asyncio.Task[ClaimResult] | None:
+        """The running check of this claim against this paper, if any."""
+        task = self._tasks.get(self.key(claim, view, record))
+        return task if task is not None and not task.done() else None
+
     def ensure(
         self, claim: str, view: EntryView | None, record: PaperRecord | None = None
     ) -> asyncio.Task[ClaimResult]:

@@ -15,7 +15,13 @@ MAX_LOG_LINES = 8
 PENDING = "⏳ Checking claim…"
 #: No model: the abstract is being looked up (there is no check to wait for).
 LOOKING_UP = "Looking up the abstract of the cited paper…"
-NO_MODEL = "ℹ️ **Claim check: no model configured** (no verdict)"
+NO_MODEL = (
+    "ℹ️ Claim check: no model configured (no verdict); set citelens.llmBaseUrl and "
+    "citelens.llmModel, see docs/claims.md"
+)
+#: A hover is complete when sent (LSP cannot update it): what is still missing, plainly.
+ABSTRACT_MISSING = "No abstract of the cited paper: the sources have not answered in time."
+STILL_CHECKING = "⏳ Checking claim… the model has not answered yet; hover again for its verdict."
 #: No sentence of the abstract shares a content word with the claim (instead of its start).
 NO_OVERLAP = "no sentence of it shares a content word with the claim."
 #: A quoted sentence is cut only beyond this: of the 5,878 sentences of the 780 abstracts in
@@ -64,11 +70,20 @@ def render_no_paper(reason: str) -> str:
     return _quote(reason, 300)
 
 
-def render_looking_up(claim: str, note: str) -> str:
+def render_looking_up(claim: str, note: str = "") -> str:
     """No model, no abstract known yet: say what happens, never "Checking claim"."""
-    return "\n".join(
-        [NO_MODEL, "", LOOKING_UP, "", _quote(note, 400), "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"]
-    )
+    return "\n".join([NO_MODEL, "", LOOKING_UP, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
+
+
+def render_unsettled(claim: str, live: ClaimResult | None, no_model: bool) -> str:
+    """What a hover says when the check did not finish within its wait: what is missing,
+    without promising an update (LSP has no hover refresh)."""
+    if no_model:
+        return "\n".join([NO_MODEL, "", ABSTRACT_MISSING, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
+    evidence = _evidence(live) if live is not None else []
+    if evidence:
+        evidence = ["", "The evidence so far:", *evidence]
+    return "\n".join([STILL_CHECKING, *evidence, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
 
 
 def _evidence(result: ClaimResult) -> list[str]:
@@ -95,8 +110,9 @@ def _log(result: ClaimResult) -> list[str]:
     return lines
 
 
-def render_markdown(result: ClaimResult) -> str:
-    """The hover text for a finished check."""
+def render_markdown(result: ClaimResult, verbose: bool = False) -> str:
+    """The hover text for a finished check; ``verbose`` adds how it was reached (model,
+    phase, passages and the stages with their timings and addresses)."""
     out: list[str] = []
     if result.status is Status.ERROR:
         out.append("⚠️ **Claim check failed**")
@@ -108,7 +124,6 @@ def render_markdown(result: ClaimResult) -> str:
     elif result.status is Status.NO_LLM:
         out.append(NO_MODEL)
         out += _evidence(result)
-        out += ["", _quote(result.note, 400)]
     else:
         verdict = result.verdict or Verdict.NOT_ENOUGH_INFO
         out.append(f"**{MARKERS[verdict]}**")
@@ -127,11 +142,11 @@ def render_markdown(result: ClaimResult) -> str:
             facts.append(f"model: `{result.model}`")
         if result.retrieval:
             facts.append("passages: " + (EMBEDDINGS if result.retrieval == "embeddings" else BM25_INSTEAD))
-        if facts:
+        if facts and verbose:
             out += ["", " · ".join(facts)]
         if result.note:
             out += ["", _quote(result.note, 300)]
     out += ["", f"*Claim:* {_quote(result.claim, QUOTE_MAX)}"]
-    if result.log:
+    if result.log and verbose:
         out += _log(result)
     return "\n".join(out)

@@ -77,6 +77,7 @@ class Settings:
     claim_timeout_s: float = 30.0
     embedding_cosine_min: float = 0.50
     claim_diagnostics: bool = False
+    hover_detail: str = "normal"
     allow_private_urls: bool = False
     fetch_entry_urls: bool = True
     fetch_max_bytes: int = 20_000_000
@@ -182,6 +183,9 @@ _DESCRIPTIONS: dict[str, str] = {
     "embedding_cosine_min": "Cosine similarity (0-1) a full-text passage needs to be kept as "
     "evidence; calibrate it for your embedding model with citelens eval claims.",
     "claim_diagnostics": "Run claim checks in the background and publish CLAIM_* diagnostics.",
+    "hover_detail": 'What a hover shows: "normal" (the entry, the verdict and its evidence, notices, '
+    'the claim check) or "verbose" (also the audit trail: match scores, the lookups tried, '
+    "the claim check's stages with timings and addresses).",
     "fetch_entry_urls": "Let claim checks fetch pages and full texts from addresses found in data "
     "(an entry's url field, open-access links); off: only the configured sources are asked.",
     "allow_private_urls": "Allow fetching full texts from private and loopback addresses found in "

@@ -2,8 +2,10 @@
 verification, a notice (retraction first) and the claim check of the sentence; on a
 citation command, every entry it cites (``lsp/cite_hover.py``).
 
-The hover reads only what is computed; the claim check returns its known result or starts
-in the background (``claims/background.py``), and the next hover shows it.
+The hover reads what is computed; a claim check it starts, or finds running, is waited
+for at most :data:`HOVER_WAIT_S` (``claims/background.settled_claim_markdown``): LSP has no
+hover refresh, so the hover is complete when sent and says plainly what is still missing.
+``hoverDetail: "verbose"`` adds the audit trail (scores, lookups tried, the claim stages).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 from lsprotocol import types as lsp
 
 from citelens.checks.claims import REPUBLISH_DELAY_S
-from citelens.claims.background import claim_markdown
+from citelens.claims.background import settled_claim_markdown
 from citelens.claims.paper import CitedPaper, cited_paper
 from citelens.claims.result import ClaimResult
 from citelens.core.model import BibEntry, Citation, EntryView
@@ -26,13 +28,15 @@ from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.index import Analysis
 
 log = logging.getLogger("citelens")
+#: Seconds a hover waits for a claim check (an abstract lookup, a model) already running.
+HOVER_WAIT_S = 1.0
 
 
 def register(server: CiteLensServer) -> None:
     server.feature(lsp.TEXT_DOCUMENT_HOVER)(guarded(hover))
 
 
-def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
+async def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
     ls.flush()  # answer from the latest text, not a queued one
     path = path_of(params.text_document.uri)
     offset = ls.offset(path, params.position) if path else None
@@ -50,7 +54,7 @@ def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
         defs = [e for e in bib.entries if e.key == key] if bib else []
     citation = None if is_bib else session.citation_at(path, offset)
     if defs:
-        text = _entry_hover(ls, path, citation, defs, analysis)
+        text = await _entry_hover(ls, path, citation, defs, analysis)
     else:
         text = _undefined(ls, key, analysis)
     rng = span_range(session.store, path, citation.span, ls.encoding) if citation else None
@@ -69,7 +73,7 @@ def _undefined(ls: CiteLensServer, key: str, analysis: Analysis | None) -> str:
     )
 
 
-def _entry_hover(
+async def _entry_hover(
     ls: CiteLensServer, path: str, citation: Citation | None, defs: list[BibEntry], analysis: Analysis | None
 ) -> str:
     session = ls.session
@@ -81,14 +85,15 @@ def _entry_hover(
     parts = [notice_section(verdict), entry_section(entry, view, line)]
     if len(defs) > 1:
         parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
-    parts.append(verification_section(verdict, pending=session.being_checked(entry)))
+    verbose = session.settings.hover_detail == "verbose"
+    parts.append(verification_section(verdict, pending=session.being_checked(entry), verbose=verbose))
     if citation is not None and view is not None:
         paper = cited_paper(verdict, verifying=session.being_checked(entry))
-        parts.append(claim_section(ls, path, citation, view, paper))
+        parts.append(await claim_section(ls, path, citation, view, paper))
     return "\n\n---\n\n".join(p for p in parts if p)
 
 
-def claim_section(
+async def claim_section(
     ls: CiteLensServer, path: str, citation: Citation, view: EntryView, paper: CitedPaper
 ) -> str:
     """The claim check for this citation: its result, or "checking…" after starting it."""
@@ -102,8 +107,16 @@ def claim_section(
             session.on_change(REPUBLISH_DELAY_S)
 
     try:
-        return claim_markdown(
-            session.claim_checker(), text, citation, kind_of(path) or "latex", view, paper, on_done
+        return await settled_claim_markdown(
+            session.claim_checker(),
+            text,
+            citation,
+            kind_of(path) or "latex",
+            view,
+            paper,
+            on_done,
+            wait_s=HOVER_WAIT_S,
+            verbose=session.settings.hover_detail == "verbose",
         )
     except Exception as exc:
         log.exception("claim check failed")

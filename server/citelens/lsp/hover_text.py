@@ -84,17 +84,36 @@ def _record_line(r: PaperRecord) -> str:
     return "  \n".join(parts)
 
 
-def verification_section(v: Verification | None, pending: bool = False) -> str:
+def _record_brief(r: PaperRecord) -> str:
+    """One line: the paper's title, first author, year and its link."""
+    who = ""
+    if r.authors:
+        who = _escape(r.authors[0].split()[-1] if r.authors[0].split() else r.authors[0])
+        who += " et al." if len(r.authors) > 1 else ""
+    meta = ", ".join(x for x in (who, str(r.year or "")) if x)
+    links = _links(r.doi, r.arxiv_id, r.url, None if (r.doi or r.arxiv_id) else r.s2_paper_id)
+    return f"*{_escape(r.title)}*" + (f" ({meta})" if meta else "") + (f" · {links[0]}" if links else "")
+
+
+def verification_section(v: Verification | None, pending: bool = False, verbose: bool = False) -> str:
+    """The verdict in one line with its evidence (what the identifier resolves to, the
+    closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
     if v is None:
-        return "⏳ Verification of this entry is still running" if pending else ""
+        return "⏳ Not verified yet: the sources have not answered" if pending else ""
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
         source = source_name(v.match.source)
         if status == "DOI_MISMATCH":
-            lines.append(f"The identifier resolves, in {source}, to: " + _record_line(v.match))
-        else:
+            lines.append(f"The identifier resolves, in {source}, to: " + _record_brief(v.match))
+        elif verbose:
             lines.append(f"Matched in {source}: " + _record_line(v.match))
+    for d in v.discrepancies:
+        lines.append(f"- {_escape(d.message)}")
+    if v.candidates and status == "NOT_FOUND":
+        lines.append("Closest candidate (not this paper): " + _record_brief(v.candidates[0]))
+    if not verbose:
+        return "  \n".join(lines)
     details = []
     if v.score:
         details.append(f"title match {v.score:.2f}")
@@ -104,13 +123,9 @@ def verification_section(v: Verification | None, pending: bool = False) -> str:
         details.append(f"checked {v.checked_at[:16].replace('T', ' ')} UTC")
     if details:
         lines.append(" · ".join(details))
-    for d in v.discrepancies:
-        lines.append(f"- {_escape(d.message)}")
-    if v.candidates and status == "NOT_FOUND":
-        lines.append("Closest candidate (not this paper): " + _record_line(v.candidates[0]))
-        if len(v.candidates) > 1:
-            lines.append("Other close papers:")
-            lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
+    if v.candidates and status == "NOT_FOUND" and len(v.candidates) > 1:
+        lines.append("Other close papers:")
+        lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
     if v.audit:
         # a search that answered with other papers did not find this one
         other = "other papers" if status == "NOT_FOUND" else "found"
