@@ -81,13 +81,27 @@ local function add_commands(client, bufnr)
     run('citelens.clearCache')
   end, { desc = 'CiteLens: clear the verification cache' })
   vim.api.nvim_buf_create_user_command(bufnr, 'CiteLensReport', function()
-    run('citelens.report', function(result)
-      local text = type(result) == 'string' and result or vim.json.encode(result)
-      vim.cmd.new()
-      vim.bo.buftype, vim.bo.bufhidden, vim.bo.filetype = 'nofile', 'wipe', 'json'
-      vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(text, '\n'))
-    end)
-  end, { desc = 'CiteLens: show the citation report (JSON)' })
+    -- the text report of `citelens check` (one line per finding), not the JSON
+    client:exec_cmd(
+      { title = 'citelens.report', command = 'citelens.report', arguments = { { format = 'text' } } },
+      { bufnr = bufnr },
+      function(err, result)
+        if err then
+          vim.notify(('CiteLens: citelens.report failed: %s'):format(err.message), vim.log.levels.ERROR)
+          return
+        end
+        local text = type(result) == 'string' and result or vim.inspect(result)
+        vim.cmd.new()
+        vim.bo.buftype, vim.bo.bufhidden, vim.bo.filetype = 'nofile', 'wipe', 'text'
+        vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.split(text, '\n', { trimempty = true }))
+      end
+    )
+  end, { desc = 'CiteLens: show the citation report' })
+  -- cite while writing: the completion item's command appends the chosen paper's entry
+  -- (the server also adds it when the key is inserted without it); <C-x><C-o> completes
+  if vim.lsp.completion and vim.lsp.completion.enable then
+    vim.lsp.completion.enable(true, client.id, bufnr, { autotrigger = false })
+  end
 end
 
 ---@type vim.lsp.Config

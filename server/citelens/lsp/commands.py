@@ -8,7 +8,7 @@ from typing import Any
 
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.check import run_check
-from citelens.workspace.report import to_json
+from citelens.workspace.report import render, to_json
 
 
 def register(server: CiteLensServer) -> None:
@@ -31,13 +31,18 @@ async def clear_cache(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
     return {"cleared": True}
 
 
-async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any] | str:
     """The ``citelens check --format json`` report for the workspace, read from the
-    session's store: open buffers as they are in the editor."""
+    session's store: open buffers as they are in the editor. With the argument
+    ``{"format": "text"}``, the text report of ``citelens check`` (what Neovim's
+    ``:CiteLensReport`` shows), as one string."""
+    fmt = args[0].get("format") if args and isinstance(args[0], dict) else None
     ls.flush()
     session = ls.session
     paths = session.workspace_roots or sorted({a.project.root for a in session.analyses.values()})
     if not paths:
+        if fmt == "text":
+            return "No LaTeX or Markdown project is open."
         return {"version": 1, "entries": [], "diagnostics": [], "summary": {}}
     result = await run_check(
         paths,
@@ -48,4 +53,6 @@ async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
         sources=session.sources(),  # the background run's rate limiters, not a second set
         cache=session.cache(),
     )
+    if fmt == "text":
+        return render(result, "text")
     return to_json(result)
