@@ -240,3 +240,29 @@ async def test_the_report_command_reads_unsaved_buffers(tmp_path: Path) -> None:
     assert [d["message"] for d in undefined] == [
         "Citation key 'notInTheBib' is not defined in refs.bib"]
     assert (tmp_path / "main.tex").read_text(encoding="utf-8") == saved  # nothing written
+
+
+def test_a_refused_rename_is_one_info_line_not_an_error_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    """pygls logs an error answer with its traceback at ERROR (it lands in Neovim's lsp.log);
+    a rename the server declines, with its reason, is one INFO line."""
+    import logging
+
+    from pygls.exceptions import JsonRpcException
+
+    from citelens.lsp.server import create_server
+
+    create_server()
+    rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+    with caplog.at_level(logging.DEBUG, logger="pygls.protocol.json_rpc"):
+        try:
+            raise JsonRpcException("Key 'b' already exists", code=int(lsp.LSPErrorCodes.RequestFailed))
+        except JsonRpcException:
+            rpc_log.exception('Exception occurred for message "%s"', 7)
+        try:
+            raise JsonRpcException("boom", code=-32603)
+        except JsonRpcException:
+            rpc_log.exception('Exception occurred for message "%s"', 8)
+    refused, internal = caplog.records[-2:]
+    assert refused.levelno == logging.INFO and refused.exc_info is None, refused
+    assert "already exists" in refused.getMessage()
+    assert internal.levelno == logging.ERROR and internal.exc_info is not None  # real errors stay

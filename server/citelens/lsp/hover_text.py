@@ -109,6 +109,8 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         elif verbose:
             lines.append(f"Matched in {source}: " + _record_line(v.match))
     for d in v.discrepancies:
+        if not verbose and status == "DOI_MISMATCH" and d.field in ("doi", "arxiv", "pmid"):
+            continue  # the line above says it, with the link
         lines.append(f"- {_escape(d.message)}")
     if v.candidates and status == "NOT_FOUND":
         lines.append("Closest candidate (not this paper): " + _record_brief(v.candidates[0]))

@@ -9,6 +9,8 @@ files no project includes are left alone. The edits come from
 
 from __future__ import annotations
 
+import logging
+
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
@@ -24,6 +26,22 @@ def register(server: CiteLensServer) -> None:
     # Refusals are ResponseErrors with a message for the user: not guarded.
     server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)(prepare_rename)
     server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))(rename)
+    rpc_log = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, RefusalLogFilter) for f in rpc_log.filters):
+        rpc_log.addFilter(RefusalLogFilter())
+
+
+class RefusalLogFilter(logging.Filter):
+    """pygls logs every error answer with its traceback at ERROR; a refusal (a rename the
+    user asked for and we declined, with its reason) is one INFO line, no traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, JsonRpcException) and exc.code == int(lsp.LSPErrorCodes.RequestFailed):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg, record.args = "request refused: %s", (exc.message,)
+            record.exc_info, record.exc_text = None, None
+        return True
 
 
 def _refuse(message: str) -> JsonRpcException:
