@@ -135,9 +135,16 @@ def _scenario(page: Page, run: Run, url: str) -> None:
     hover.first.wait_for(state="visible", timeout=20_000)
     page.wait_for_timeout(1500)  # a hover is complete when sent; leave time to render
     run.hover = page.locator(".monaco-hover:visible").first.inner_text()
-    # CITELENS_VSCODE_SCREENSHOT=docs/screenshot/citelens-vscode.png: README's screenshot
+    # CITELENS_VSCODE_SCREENSHOT=docs/screenshot/citelens-vscode.png: README's screenshot,
+    # the hover on the invented paper, under the wrong DOI's squiggle
     shot = os.environ.get("CITELENS_VSCODE_SCREENSHOT")
-    page.screenshot(path=shot or str(run.paper.dir / "hover.png"))
+    if shot:
+        page.mouse.move(5, 5)
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+        _editor_text(page, FABRICATED_KEY).hover()
+        page.wait_for_timeout(2500)
+        page.screenshot(path=shot)
 
     # 3. quick fix at the citation: the DOI in refs.bib is corrected, and saved
     page.mouse.move(5, 5)

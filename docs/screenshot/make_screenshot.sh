@@ -13,6 +13,8 @@
 # Usage: docs/screenshot/make_screenshot.sh [OUTPUT.png]     (PYTHON=... to choose the Python)
 #        CITELENS_SHOT=cite docs/screenshot/make_screenshot.sh   (cite while writing: types a
 #        title inside \cite{ and asks for completion; writes citelens-cite.png)
+# The VS Code screenshot (citelens-vscode.png) comes from the real VS Code test:
+#   CITELENS_VSCODE_SCREENSHOT=docs/screenshot/citelens-vscode.png .venv/bin/python -m pytest tests/test_vscode_e2e.py
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
