@@ -138,3 +138,24 @@ def test_search_falls_back_only_when_a_source_failed(
     scholarly_server.set_mode("openalex", "5xx")
     scholarly_server.set_mode("crossref", "5xx")
     assert asyncio.run(run("proteins active diffusion")) is None
+
+
+def test_new_entry_follows_the_files_spelling_and_order_of_field_names() -> None:
+    """The file writes archiveprefix (lower case) and the venue before eprint: so does the
+    entry cite while writing appends (it wrote archivePrefix, and eprint before the venue)."""
+    from citelens.documents.bibtex.parse import parse_bib
+    from citelens.sources.records import PaperRecord
+    from citelens.workspace.citesearch import entry_edit
+
+    text = (
+        "@inproceedings{a2017,\n  title = {A},\n  author = {Doe, J.},\n  booktitle = {Proc. X},\n"
+        "  year = {2017},\n  eprint = {1706.00001},\n  archiveprefix = {arXiv},\n}\n"
+    )
+    record = PaperRecord(source="s2", title="Attention is All you Need", authors=["Ashish Vaswani"],
+                         year=2017, venue="Journal of Things", arxiv_id="1706.03762",
+                         publication_types=["JournalArticle"])
+    new = entry_edit(text, parse_bib(text, "/x/refs.bib"), record, "v2017").new
+    names = [line.split("=")[0].strip() for line in new.splitlines() if "=" in line]
+    assert "archiveprefix" in names and "archivePrefix" not in names, new
+    venue = "journal" if "journal" in names else "booktitle"
+    assert names.index(venue) < names.index("eprint"), new

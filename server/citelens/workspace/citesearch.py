@@ -11,6 +11,7 @@ appends it; the rest of the file stays byte-identical.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -148,6 +149,8 @@ def entry_edit(text: str, bib: BibFile | None, record: PaperRecord, key: str) ->
     in that file's style: the last entry's layout, the field order of its entries."""
     entries: list[BibEntry] = [e for e in (bib.entries if bib else []) if e.fields]
     style = bibedit.detect_style(text, entries[-1]) if entries else None
+    if style is not None:
+        style = dataclasses.replace(style, spellings=bibedit.detect_spellings(text, entries[-200:]))
     order = bibedit.detect_field_order(entries[-200:])
     type_like = _type_as_written(text, entries[-1]) if entries else "article"
     return bibedit.append_entry(text, bibedit.render_entry(record, key, style, order, type_like))

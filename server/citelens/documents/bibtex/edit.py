@@ -32,6 +32,7 @@ __all__ = [
     "bibtex_name",
     "delete_entry",
     "detect_field_order",
+    "detect_spellings",
     "detect_style",
     "entry_type_for",
     "merge_entries",
@@ -81,6 +82,9 @@ class Style:
     trailing_comma: bool = True
     one_line: bool = False
     newline: str = "\n"
+    #: (lower-case name, as the file writes it) for names written in more than one case
+    #: convention (archiveprefix / archivePrefix): the file's spelling wins
+    spellings: tuple[tuple[str, str], ...] = ()
 
 
 _WORD_NUMBER = re.compile(r"^\d+$")
@@ -201,7 +205,10 @@ _CAMEL = {"archiveprefix": "archivePrefix", "primaryclass": "primaryClass"}
 
 
 def bibtex_name(name: str, style: Style) -> str:
-    """A field name written in ``style``'s case."""
+    """A field name written in ``style``'s case (or as the file spells it)."""
+    for low, written in style.spellings:
+        if low == name:
+            return written
     if style.name_case == "upper":
         return name.upper()
     if style.name_case == "title":
@@ -692,6 +699,17 @@ def rename_citation(
 # --------------------------------------------------------------------------- new entries
 
 
+def detect_spellings(text: str, entries: Sequence[BibEntry]) -> tuple[tuple[str, str], ...]:
+    """How the file writes the field names that have a camel-case form (``archiveprefix``
+    or ``archivePrefix``, ``primaryclass``...): the most common spelling of each."""
+    seen: dict[str, list[str]] = {}
+    for entry in entries:
+        for f in _fields_of(entry):
+            if f.name in _CAMEL:
+                seen.setdefault(f.name, []).append(_name_as_written(text, f))
+    return tuple((name, _most_common(ways, _CAMEL[name])) for name, ways in sorted(seen.items()))
+
+
 def detect_field_order(entries: Sequence[BibEntry]) -> list[str]:
     """Field names in the order the file's entries write them (mean relative position;
     ties and unseen names keep :data:`RECORD_FIELDS` order)."""
@@ -740,6 +758,11 @@ def _in_order(names: list[str], order: Sequence[str]) -> list[str]:
     """``names`` in ``order``; a name it lacks goes after the ordered names that precede
     it in :data:`RECORD_FIELDS` (volume, pages after year when the file has no volume)."""
     pos = {n: float(i) for i, n in enumerate(order)}
+    # the venue goes where the file puts its venue field, whichever one it writes
+    written = [pos[v] for v in _VENUE_FIELDS if v in pos]
+    for v in _VENUE_FIELDS:
+        if v not in pos and written:
+            pos[v] = written[0]
     rank: dict[str, float] = {}
     last = -1.0
     for k, name in enumerate([*RECORD_FIELDS, *(n for n in names if n not in RECORD_FIELDS)]):
