@@ -208,7 +208,7 @@ class Snapshot:
         ).fetchall()
         found = self._scored(title, exact, score, floor)
         if not found or found[0][0] < 0.9:
-            found = self._scored(title, self._match(" AND ".join(f'"{w}"' for w in strong), 64), score, floor)
+            found = self._scored(title, self._match(" AND ".join(f'"{w}"' for w in strong), 256), score, floor)
         if not found or found[0][0] < 0.9:
             longest = sorted(strong, key=len, reverse=True)[:6]
             if len(longest) > 1:
@@ -216,7 +216,7 @@ class Snapshot:
                 alts = " OR ".join(
                     "(" + " AND ".join(f'"{w}"' for w in longest if w != skip) + ")" for skip in longest
                 )
-                more = self._scored(title, self._match(alts, 128), score, floor)
+                more = self._scored(title, self._match(alts, 256), score, floor)
                 seen = {id(r) for _s, r in found}
                 found = sorted(found + [x for x in more if id(x[1]) not in seen], key=lambda sr: -sr[0])
         out: list[tuple[float, PaperRecord]] = []
@@ -230,7 +230,9 @@ class Snapshot:
 
     def _match(self, query: str, limit: int) -> list[tuple[str, bytes]]:
         try:
-            sql = "SELECT rowid FROM titles WHERE titles MATCH ? ORDER BY rank LIMIT ?"
+            # no ORDER BY rank: bm25 costs ten times the match, and the few works that share
+            # the title's words are re-ranked by title similarity anyway
+            sql = "SELECT rowid FROM titles WHERE titles MATCH ? LIMIT ?"
             ids = [r[0] for r in self.db.execute(sql, (query, limit))]
         except sqlite3.Error:
             return []
