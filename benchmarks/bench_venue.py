@@ -111,7 +111,7 @@ def run_venue(
     venue: Path, out: Path, env: dict[str, str], extra: list[str], fake: ScholarlyFake, refs: int, label: str
 ) -> None:
     fake.clear_log()
-    workers = PeakRss("ray::")
+    workers = PeakRss("ray::batch_task")
     t0 = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "citelens", "check", str(venue), "--venue", str(out), *extra],
@@ -133,6 +133,10 @@ def run_venue(
     for r in rows:
         for s, c in r["statuses"].items():
             statuses[s] = statuses.get(s, 0) + c
+    local = 0  # references the snapshot answered (their verdict's method is snapshot_*)
+    for f in (out / "papers").glob("*.json"):
+        entries = json.loads(f.read_text())["entries"]
+        local += sum(str(e.get("method", "")).startswith("snapshot_") for e in entries)
     counts = {k: v for k, v in fake.counts().items() if v}
     total = sum(counts.values())
     last = [ln for ln in proc.stderr.splitlines() if "venue:" in ln]
@@ -141,6 +145,7 @@ def run_venue(
         f"{counted / wall:,.0f} references/s; {total} requests {counts} = {total / max(1, counted):.4f} per "
         f"reference; peak memory: driver {driver_peak / 1024:.0f} MB"
         + (f", largest worker {worker_peak / 1024:.0f} MB" if worker_peak else "")
+        + f"; answered by the snapshot without a request: {local:,} ({100 * local / max(1, counted):.1f}%)"
         + f"; likely fabricated {flagged}; {statuses}"
     )
     if last:

@@ -208,7 +208,9 @@ class Snapshot:
         ).fetchall()
         found = self._scored(title, exact, score, floor)
         if not found or found[0][0] < 0.9:
-            found = self._scored(title, self._match(" AND ".join(f'"{w}"' for w in strong), 256), score, floor)
+            found = self._scored(
+                title, self._match(" AND ".join(f'"{w}"' for w in strong), 256), score, floor
+            )
         if not found or found[0][0] < 0.9:
             longest = sorted(strong, key=len, reverse=True)[:6]
             if len(longest) > 1:
