@@ -332,6 +332,7 @@ def test_offline_the_snapshot_still_answers(tmp_path: Path) -> None:
 
 def test_build_keeps_works_of_a_field_or_a_type(tmp_path: Path) -> None:
     oa = openalex_dump(tmp_path / "openalex")
+
     def fields(w: dict[str, Any]) -> set[str]:  # the fields of any of its topics
         topics = [w.get("primary_topic") or {}, *(w.get("topics") or [])]
         return {(t.get("field") or {}).get("display_name") for t in topics}
@@ -362,3 +363,33 @@ def test_build_keeps_works_of_a_field_or_a_type(tmp_path: Path) -> None:
         "preprint",
     )
     assert f"OpenAlex: {len(preprints)} kept of" in kind.stderr, kind.stderr
+
+
+def test_a_forged_snapshot_row_is_not_trusted(tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    import sqlite3
+    import zlib
+
+    from tests.fakes.scholarly import _complete
+
+    snap = _fake_snapshot(tmp_path, [_complete(p) for p in load_papers()])
+    forged = {
+        "source": "openalex",
+        "title": "The Structure of Ordinary Water",
+        "authors": "Henry S. Frank",
+        "year": "1970",
+        "doi": "10.1126/science.169.3946.635",
+    }
+    with sqlite3.connect(snap) as db:
+        db.execute(
+            "UPDATE works SET record = ? WHERE doi = ?",
+            (zlib.compress(json.dumps(forged).encode()), "10.1126/science.169.3946.635"),
+        )
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    env = {**os.environ, **scholarly_server.env(), "CITELENS_SNAPSHOT": str(snap)}
+    proc = citelens("check", str(bib), "--format", "json", env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    entries = {e["key"]: e for e in json.loads(proc.stdout)["entries"]}
+    water = entries["held_title"]
+    assert water["status"] == "VERIFIED" and "snapshot" not in water["summary"]  # the APIs decided
+    assert entries["held_doi"]["method"].startswith("snapshot_")  # the other rows still serve

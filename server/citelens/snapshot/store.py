@@ -22,6 +22,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi, normalize_title
 from citelens.sources.records import PaperRecord
@@ -56,11 +57,41 @@ def pack(record: PaperRecord, keep_abstract: bool = False) -> bytes:
 
 
 def unpack(blob: bytes) -> PaperRecord | None:
+    """The record of a row; None for anything that is not a well-formed record (a snapshot
+    file is data from disk: read with the same checks as the verification cache)."""
     try:
         data = json.loads(zlib.decompress(blob))
-        return PaperRecord.from_json(data) if isinstance(data, dict) and data.get("title") else None
-    except (zlib.error, ValueError, TypeError):
+        rec = PaperRecord.from_json(data) if isinstance(data, dict) and data.get("title") else None
+    except (zlib.error, ValueError, TypeError, RecursionError):
         return None
+    return rec if rec is not None and _well_formed(data) else None
+
+
+_LISTS = frozenset({"authors", "venue_alternates", "publication_types"})
+_INTS = frozenset({"year", "corpus_id", "citation_count"})
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Every field of a stored record has its type (a quick check of the few shapes a
+    PaperRecord has; the cache's generic check costs ten times the lookup)."""
+    if not isinstance(data.get("source"), str) or not isinstance(data.get("title"), str):
+        return False
+    for k, v in data.items():
+        if k in _LISTS:
+            ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
+        elif k in _INTS:
+            ok = v is None or (isinstance(v, int) and not isinstance(v, bool))
+        elif k == "is_preprint":
+            ok = isinstance(v, bool)
+        elif k == "notices":
+            ok = isinstance(v, list) and all(
+                isinstance(n, dict) and all(isinstance(x, str) for x in (*n, *n.values())) for n in v
+            )
+        else:
+            ok = v is None or isinstance(v, str)
+        if not ok:
+            return False
+    return True
 
 
 class Writer:
