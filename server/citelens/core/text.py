@@ -152,6 +152,20 @@ def _add(out: list[_Piece], piece: _Piece) -> None:
     out.append(piece)
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line breaks, as LSP counts them: only ``\\n``,
+    ``\\r\\n`` and ``\\r`` end a line (``str.splitlines`` also breaks at a form feed, ``\\v``,
+    ``\\x1c``-``\\x1e``, U+0085, U+2028 and U+2029, which would put every position below such
+    a character on the wrong line)."""
+    lines = [text[m.start() : m.end()] for m in _LINE.finditer(text)]
+    if lines and not lines[-1]:
+        lines.pop()  # the empty match at the end
+    return lines
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z|\Z")
+
+
 def as_str(text: str | EditedText) -> str:
     return text if isinstance(text, str) else str(text)
 

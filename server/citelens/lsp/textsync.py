@@ -19,7 +19,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
-from citelens.core.text import EditedText, LineIndex, index_after_edit
+from citelens.core.text import EditedText, LineIndex, index_after_edit, split_lines
 
 #: Documents longer than this (characters) are edited through their kept line index.
 BIG = 1 << 20
@@ -32,7 +32,7 @@ def apply_incremental_change(doc: Any, change: lsp.TextDocumentContentChangePart
         _apply_big(doc, raw, change)
         return
     source = doc.source
-    lines = doc.lines
+    lines = split_lines(source)  # LSP's lines, not str.splitlines's (a form feed is no break)
     rng = doc._position_codec.range_from_client_units(lines, change.range)
     start_line, start_col = rng.start.line, rng.start.character
     end_line, end_col = rng.end.line, rng.end.character
@@ -102,6 +102,13 @@ def install() -> None:
     """Use :func:`apply_incremental_change` for every document of the server."""
     TextDocument._apply_incremental_change = apply_incremental_change  # type: ignore[method-assign,assignment]
     TextDocument.source = property(_joined_source)  # type: ignore[method-assign,assignment]
+    TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
+
+
+def _lsp_lines(doc: TextDocument) -> tuple[str, ...]:
+    """pygls's ``lines`` broke at a form feed, U+2028 and the like (``str.splitlines``); LSP
+    breaks lines only at ``\\n``, ``\\r\\n`` and ``\\r``."""
+    return tuple(split_lines(doc.source))
 
 
 _PYGLS_SOURCE = TextDocument.source
