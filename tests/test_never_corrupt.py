@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 
 from citelens.core.text import LineIndex
-from tests.lsp_session import diagnostics, open_doc, session
+from tests.fakes.scholarly import ScholarlyFake
+from tests.lsp_session import diagnostics, open_doc, session, uri
 from tests.test_lsp_verification import apply_text_edits, edits_for
+from tests.test_safe_edits import SETTINGS
 
 #: Every character Python's ``str.splitlines`` breaks at but LSP does not.
 NOT_LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -54,3 +57,119 @@ async def test_a_form_feed_does_not_desynchronise_the_document(tmp_path: Path, c
         after = apply_text_edits(text, edits_for(edit, u))
         assert "See \\cite{gamma} here." in after, after
         assert after.replace("gamma", "beta") == text
+
+
+# --------------------------------------------------------------------------- merges and renames
+
+SMITH = ("@article{{{key},\n  title = {{Cats and their whiskers: a field study}},\n"
+         "  author = {{Smith, John and Doe, Jane}},\n  journal = {{Journal of Cats}},\n"
+         "  year = {{2020}},\n  doi = {{10.1234/cats.2020.1}}\n}}\n")
+
+SMITH_PAPER = {"title": "Cats and their whiskers: a field study",
+               "authors": ["John Smith", "Jane Doe"], "year": 2020, "venue": "Journal of Cats",
+               "doi": "10.1234/cats.2020.1", "type": "journal-article",
+               "publication_types": ["JournalArticle"]}
+
+
+def _tex(cites: str, bibs: str) -> str:
+    return (f"\\documentclass{{article}}\n\\begin{{document}}\n{cites}\n"
+            f"\\bibliography{{{bibs}}}\n\\end{{document}}\n")
+
+
+def _touched(edit: lsp.WorkspaceEdit) -> set[str]:
+    out = set(edit.changes or {})
+    for dc in edit.document_changes or []:
+        assert isinstance(dc, lsp.TextDocumentEdit)
+        out.add(dc.text_document.uri)
+    return out
+
+
+async def test_a_merge_across_two_bib_files_never_breaks_another_paper(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """Paper A reads shared.bib; paper B reads shared.bib and extra.bib, which holds the same
+    paper under another key. Dropping ``smith2020`` from shared.bib would leave paper A
+    citing a key its bibliography no longer defines: that merge is not offered; the other
+    direction (drop the extra.bib copy, which only paper B reads) is, and no merge is the
+    preferred action. Before, the preferred action deleted ``smith2020`` from shared.bib and
+    rewrote paper A's citation."""
+    (tmp_path / "shared.bib").write_text(SMITH.format(key="smith2020"), encoding="utf-8")
+    (tmp_path / "extra.bib").write_text(SMITH.format(key="Smith_2020_cats"), encoding="utf-8")
+    for name, cites, bibs in (("paperA", "\\cite{smith2020}", "../shared"),
+                              ("paperB", "\\cite{smith2020} \\cite{Smith_2020_cats}",
+                               "../shared,../extra")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "main.tex").write_text(_tex(cites, bibs), encoding="utf-8")
+    scholarly_server.add_paper(SMITH_PAPER)
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    async with session("visual-studio-code", tmp_path, env=env, settings=SETTINGS) as client:
+        open_doc(client, tmp_path / "paperB" / "main.tex")
+        u = open_doc(client, tmp_path / "shared.bib")
+        diags = await diagnostics(client, u, lambda ds: any(
+            d.code == "DUPLICATE_ENTRY" for d in ds))
+        dup = next(d for d in diags if d.code == "DUPLICATE_ENTRY")
+        assert "Smith_2020_cats" in dup.message
+        got = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(u), range=dup.range,
+            context=lsp.CodeActionContext(diagnostics=[dup])))
+        merges = [a for a in got or [] if isinstance(a, lsp.CodeAction)
+                  and a.title.startswith("Merge duplicate")]
+        assert [a.title for a in merges] == ["Merge duplicate into smith2020"], \
+            [a.title for a in merges]
+        assert not merges[0].is_preferred
+        assert merges[0].edit is not None
+        assert uri(tmp_path / "paperA" / "main.tex") not in _touched(merges[0].edit)
+
+
+async def test_a_rename_to_a_key_an_unopened_paper_defines_is_refused(tmp_path: Path) -> None:
+    """Only paper A is open. Paper B (not open) reads shared.bib and extra.bib, which
+    defines ``new``: renaming ``k1`` to ``new`` would switch paper B's citations to another
+    paper, so it is refused. Before, it was accepted unless paper B was open."""
+    (tmp_path / "shared.bib").write_text(BIB.replace("beta", "k1"), encoding="utf-8")
+    (tmp_path / "extra.bib").write_text(SMITH.format(key="new"), encoding="utf-8")
+    for name, cites, bibs in (("paperA", "\\cite{k1}", "../shared"),
+                              ("paperB", "\\cite{k1} \\cite{new}", "../shared,../extra")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "main.tex").write_text(_tex(cites, bibs), encoding="utf-8")
+    a_tex = tmp_path / "paperA" / "main.tex"
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, a_tex)
+        await diagnostics(client, u)
+        text = a_tex.read_text(encoding="utf-8")
+        with pytest.raises(JsonRpcException) as err:
+            await client.text_document_rename_async(lsp.RenameParams(
+                lsp.TextDocumentIdentifier(u), _pos(text, "k1}", 1), "new"))
+        assert "already exists" in str(err.value), err.value
+        # another name is accepted, and reaches paper B too
+        edit = await client.text_document_rename_async(lsp.RenameParams(
+            lsp.TextDocumentIdentifier(u), _pos(text, "k1}", 1), "k2"))
+        assert edit is not None
+        assert uri(tmp_path / "paperB" / "main.tex") in _touched(edit)
+
+
+async def test_a_rename_reaches_papers_using_the_real_path_of_a_symlinked_bib(
+        tmp_path: Path) -> None:
+    """Paper A reads ``refs.bib``, a symlink to ``lib/refs.bib``, which paper B reads by its
+    real path: renaming from paper A edits paper B's citation too. Before, paths were
+    compared with ``normpath`` and paper B's citation was left undefined."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "paperA").mkdir()
+    (tmp_path / "paperA" / "refs.bib").symlink_to(tmp_path / "lib" / "refs.bib")
+    (tmp_path / "paperA" / "main.tex").write_text(_tex("\\cite{beta}", "refs"), encoding="utf-8")
+    (tmp_path / "paperB").mkdir()
+    (tmp_path / "paperB" / "main.tex").write_text(_tex("\\cite{beta}", "../lib/refs"),
+                                                  encoding="utf-8")
+    a_tex = tmp_path / "paperA" / "main.tex"
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, a_tex)
+        await diagnostics(client, u)
+        text = a_tex.read_text(encoding="utf-8")
+        edit = await client.text_document_rename_async(lsp.RenameParams(
+            lsp.TextDocumentIdentifier(u), _pos(text, "beta}", 1), "gamma"))
+        assert edit is not None
+        touched = _touched(edit)
+        assert uri(tmp_path / "paperB" / "main.tex") in touched, touched
+        assert u in touched
+        # the .bib is edited once, whichever path names it
+        bibs = [t for t in touched if t.endswith("refs.bib")]
+        assert len(bibs) == 1, touched

@@ -27,6 +27,7 @@ from citelens.documents.bibtex.edit import TextEdit
 from citelens.lsp.convert import path_of, to_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
+from citelens.workspace.project import uses_bib
 
 if TYPE_CHECKING:
     from citelens.verify.status import Verification
@@ -278,16 +279,14 @@ def _duplicate_actions(
     other = _Ctx(ls, other_bib, other_key)
     if other.entry is None or ctx.entry is None or other.entry is ctx.entry:
         return []
-    this_first = len(ctx.entry.fields) >= len(other.entry.fields)
     out = []
     for keep, drop in ((other, ctx), (ctx, other)):
         edits = _merge_edits(ls, keep, drop)
         if edits is None:
             continue
         assert keep.entry is not None
-        a = _action(
-            ls, f"Merge duplicate into {keep.entry.key}", d, edits, preferred=(keep is ctx) == this_first
-        )
+        # a merge deletes an entry: never the preferred action (applied without a look)
+        a = _action(ls, f"Merge duplicate into {keep.entry.key}", d, edits)
         if a is not None:
             out.append(a)
     return out
@@ -297,6 +296,10 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
     assert keep.entry is not None and drop.entry is not None
     edits: dict[str, list[TextEdit]] = {}
     same_file = keep.path == drop.path
+    if not same_file and not all(
+        uses_bib(p, keep.path) for p in ls.session.projects_using_bib(drop.path)
+    ):  # a paper that reads only the dropped entry's .bib would lose the entry it cites
+        return None
     merged = bibedit.merge_entries(keep.text, keep.entry, drop.entry, None if same_file else drop.text)
     edits.setdefault(keep.path, []).append(merged)
     edits.setdefault(drop.path, []).append(bibedit.delete_entry(drop.text, drop.entry))

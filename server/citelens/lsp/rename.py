@@ -81,13 +81,20 @@ def prepare_rename(ls: CiteLensServer, params: lsp.PrepareRenameParams) -> lsp.P
 
 
 def _defined_keys(ls: CiteLensServer, bib_paths: list[str]) -> set[str]:
-    keys: set[str] = set()
+    """Every key the renamed citations could collide with: those of every bibliography of
+    every project the rename reaches, open or not (a key another paper's other .bib defines
+    would silently switch that paper's citations to another entry)."""
+    bibs: dict[str, None] = dict.fromkeys(bib_paths)
     for p in bib_paths:
+        for project in ls.session.projects_using_bib(p):
+            bibs.update(dict.fromkeys(project.bib_paths))
+    keys: set[str] = set()
+    for p in bibs:
         bib = ls.session.store.bib(p)
         if bib is not None:
             keys.update(e.key for e in bib.entries)
     for a in ls.session.analyses.values():
-        if set(a.project.bib_paths) & set(bib_paths):
+        if set(a.project.bib_paths) & set(bibs):
             keys.update(a.definitions)
             keys.update(a.bibitems)
     return keys

@@ -153,14 +153,32 @@ def build_project(
     return project
 
 
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: compared as real paths, so a .bib reached through a
+    symlink (or a symlinked folder) is the file it points to."""
+    if os.path.normpath(a) == os.path.normpath(b):
+        return True
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def uses_bib(project: Project, bib_path: str) -> bool:
+    """Whether ``bib_path`` is one of ``project``'s bibliographies (by real path)."""
+    target = os.path.realpath(bib_path)
+    return any(os.path.realpath(b) == target for b in project.bib_paths)
+
+
+def projects_using_bib(bib_path: str, projects: Iterable[Project]) -> list[Project]:
+    """The projects whose bibliography includes ``bib_path`` (by real path)."""
+    return [p for p in projects if uses_bib(p, bib_path)]
+
+
 def documents_using_bib(bib_path: str, projects: Iterable[Project]) -> list[str]:
     """The source files of the projects whose bibliography includes ``bib_path``: the only
     documents an edit of that .bib may touch when it renames a cite key (merging a
     duplicate, renaming a key). Another project citing the same key with its own .bib
-    cites another paper and is left alone."""
-    target = os.path.normpath(bib_path)
+    cites another paper and is left alone. Paths are compared as real paths: a paper
+    reaching the .bib through a symlink uses it too."""
     out: dict[str, None] = {}
-    for project in projects:
-        if any(os.path.normpath(b) == target for b in project.bib_paths):
-            out.update(dict.fromkeys(project.files))
+    for project in projects_using_bib(bib_path, projects):
+        out.update(dict.fromkeys(project.files))
     return list(out)

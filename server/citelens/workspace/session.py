@@ -44,7 +44,13 @@ from citelens.verify.status import Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.citesearch import PaperSearch
 from citelens.workspace.index import Analysis, analyze
-from citelens.workspace.project import Project, build_project, documents_using_bib, find_root
+from citelens.workspace.project import (
+    Project,
+    build_project,
+    documents_using_bib,
+    find_root,
+    projects_using_bib,
+)
 from citelens.workspace.store import DocumentStore
 
 log = logging.getLogger("citelens")
@@ -323,6 +329,15 @@ class Session:
         """Source files of every project whose bibliography is ``bib_path``: the analysed
         projects and those of the workspace's other documents (built, not analysed). The
         scope of any cite-key rename caused by editing that .bib."""
+        return documents_using_bib(bib_path, self.all_projects())
+
+    def projects_using_bib(self, bib_path: str) -> list[Project]:
+        """Every project (open or not) whose bibliography is ``bib_path`` (by real path)."""
+        return projects_using_bib(bib_path, self.all_projects())
+
+    def all_projects(self) -> list[Project]:
+        """The analysed projects and those of the workspace's other documents (built, not
+        analysed)."""
         projects = {root: a.project for root, a in self.analyses.items()}
         known = {f for p in projects.values() for f in p.files}
         for path in workspace_sources(self.workspace_roots):
@@ -334,7 +349,7 @@ class Session:
                     self.store, root, self.settings.extra_bibliographies, self.workspace_root(root)
                 )
                 known.update(projects[root].files)
-        return documents_using_bib(bib_path, projects.values())
+        return list(projects.values())
 
     def bibliographies(self) -> list[str]:
         """The .bib files of the analysed projects, then those in the workspace folders."""
