@@ -207,7 +207,6 @@ def test_extra_command_mycite_reports_each_key_once() -> None:
         ("\\citestyle{plain}\\setcitestyle{authoryear}\\citetext{see}", []),
         ("\\defcitealias{astropy}{Paper~I}\\citepalias{astropy}", ["astropy"]),
         ("\\bibcite{x}{1}", []),
-        ("\\citeurl{x}", []),
     ],
 )
 def test_material_that_is_not_a_citation(text: str, expected: list[str]) -> None:

@@ -59,7 +59,6 @@ _NOT_CITATIONS = frozenset(
         "citeindextype",
         "citebrackets",
         "defcitealias",
-        "citeurl",
     }
 )
 # biblatex hooks and definitions (\AtNextCite{...}, \DeclareCiteCommand...) are not citations.
@@ -77,6 +76,13 @@ _DOCUMENTCLASS = re.compile(r"\\documentclass(?![a-zA-Z])")
 _MAGIC_ROOT = re.compile(r"^[ \t]*%+[ \t]*!\s*TE?X\s+root\s*=\s*(.+?)\s*$", re.MULTILINE | re.I)
 _WS = re.compile(r"[ \t]*(?:\r\n|\r|\n)?[ \t]*")
 _KEY = re.compile(r"[^,\s{}]+")
+#: A group of keys: no braces, no commands. Read whole however long (a \nocite of 400 keys);
+#: a group that holds anything else is searched with a length limit (``_balanced``).
+_KEY_LIST = re.compile(r"\{[^{}\\]*\}")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_ANGLE_ARG = re.compile(r"<(?:[^<>\n]|\n(?![ \t]*\n)){0,2000}>")
+#: Citation commands whose name does not say "cite" (the bibentry package).
+_OTHER_CITE_COMMANDS = ("bibentry",)
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -155,7 +161,8 @@ def _citations(doc: SourceDocument, masked: str, extra_commands: frozenset[str])
         end = m.end()
         if m.start() in defined or (end < len(masked) and masked[end].isalpha()):
             continue
-        groups, i = _key_groups(masked, end, _is_multicite(name))
+        per_cite = 2 if name.lower().endswith(("volcite", "volcites")) else 1
+        groups, i = _key_groups(masked, end, _is_multicite(name), per_cite)
         for gs, ge in groups:
             if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
                 continue  # commands or groups inside: code, not a list of keys
@@ -170,7 +177,7 @@ def _cite_commands(masked: str, extra_commands: frozenset[str]) -> list[re.Match
     """Citation commands in document order: ``\\*cite*`` and the configured extra ones."""
     commands: list[re.Match[str]] = list(_CMD.finditer(masked))
     # Names containing "cite" are already matched by _CMD; the others need their own pattern.
-    others = [c for c in extra_commands if not re.search("cite|Cite", c)]
+    others = [c for c in (*extra_commands, *_OTHER_CITE_COMMANDS) if not re.search("cite|Cite", c)]
     if others:
         extra = re.compile(r"\\(" + "|".join(re.escape(c) for c in others) + r")(?![a-zA-Z])(\*?)")
         commands.extend(extra.finditer(masked))
@@ -178,10 +185,13 @@ def _cite_commands(masked: str, extra_commands: frozenset[str]) -> list[re.Match
     return commands
 
 
-def _key_groups(masked: str, end: int, multi: bool) -> tuple[list[tuple[int, int]], int]:
+def _key_groups(
+    masked: str, end: int, multi: bool, per_cite: int = 1
+) -> tuple[list[tuple[int, int]], int]:
     """The ``{keys}`` groups of a citation command ending at ``end`` (every group of a
-    biblatex multicite), skipping ``[pre][post]`` and ``(global)`` arguments; and the end
-    of the command's arguments."""
+    biblatex multicite), skipping ``[pre][post]``, apacite's ``<pre>`` and ``(global)``
+    arguments; and the end of the command's arguments. ``per_cite``: the brace groups of
+    one citation, the keys in the last one (2 for ``\\volcite[pre]{volume}[pages]{key}``)."""
     i = _skip_ws(masked, end)
     groups: list[tuple[int, int]] = []
     while multi and i < len(masked) and masked[i] == "(":  # biblatex multicite (pre)(post)
@@ -189,6 +199,12 @@ def _key_groups(masked: str, end: int, multi: bool) -> tuple[list[tuple[int, int
         if j < 0:
             break
         i = _skip_ws(masked, j)
+    if i < len(masked) and masked[i] == "<":  # apacite: \cite<e.g.,>[p.~3]{key}
+        a = _ANGLE_ARG.match(masked, i)
+        if a is None:
+            return groups, i
+        i = _skip_ws(masked, a.end())
+    seen = 0
     while i < len(masked) and masked[i] in "[{":
         if masked[i] == "[":
             j = _balanced(masked, i, "[", "]", 4000)
@@ -196,13 +212,19 @@ def _key_groups(masked: str, end: int, multi: bool) -> tuple[list[tuple[int, int
                 break
             i = _skip_ws(masked, j)
             continue
-        j = _balanced(masked, i, "{", "}", 4000)
+        m = _KEY_LIST.match(masked, i)
+        if m is not None and _PARAGRAPH.search(masked, i, m.end()) is None:
+            j = m.end()
+        else:
+            j = _balanced(masked, i, "{", "}", 4000)
         if j < 0:
             break
-        groups.append((i + 1, j - 1))
+        seen += 1
+        if seen % per_cite == 0:
+            groups.append((i + 1, j - 1))
         i = j
         k = _skip_ws(masked, i)
-        if not multi or k >= len(masked) or masked[k] not in "[{":
+        if (not multi and seen >= per_cite) or k >= len(masked) or masked[k] not in "[{":
             break
         i = k
     return groups, i

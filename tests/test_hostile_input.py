@@ -1,0 +1,52 @@
+"""Hostile or unlucky input through the real ``citelens check`` (issue 22): citation
+commands that were not read, special files, terminal escapes, a quadratic parse."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+BIB = "@article{beta, title = {Beta}, author = {Bee, Anna}, year = {2020}}\n"
+
+
+def check(*args: str, cwd: Path, timeout: float = 60,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "citelens", "check", *args],
+        cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True,
+        timeout=timeout, check=False, stdin=subprocess.DEVNULL,
+    )
+
+
+def check_json(*args: str, cwd: Path, timeout: float = 60) -> dict[str, Any]:
+    proc = check(*args, "--no-verify", "-q", "--format", "json", cwd=cwd, timeout=timeout)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def _undefined(report: dict[str, Any]) -> list[str]:
+    return sorted(d["key"] for d in report["diagnostics"]
+                  if d["code"] == "UNDEFINED_CITATION")
+
+
+def test_long_key_lists_and_apacite_volcite_citeurl_bibentry_are_read(tmp_path: Path) -> None:
+    """A ``\\nocite`` of 1,000 keys (over 4,000 characters), ``\\cite<e.g.,>{…}`` (apacite),
+    ``\\volcite[see]{3}[12]{…}``, ``\\citeurl{…}`` and ``\\bibentry{…}``: each key is read,
+    so the undefined ones are reported (and a rename reaches them). Before, none was."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    many = ",".join(["beta"] * 999 + ["nocite_missing"])
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        f"\\nocite{{{many}}}\n"
+        "See \\cite<e.g.,>[p.~3]{apa_missing}, \\volcite[see]{3}[12]{vol_missing},\n"
+        "\\citeurl{url_missing} and \\bibentry{entry_missing}; \\cite{beta}.\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    report = check_json("main.tex", cwd=tmp_path)
+    assert _undefined(report) == ["apa_missing", "entry_missing", "nocite_missing",
+                                  "url_missing", "vol_missing"], _undefined(report)
