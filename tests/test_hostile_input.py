@@ -50,3 +50,20 @@ def test_long_key_lists_and_apacite_volcite_citeurl_bibentry_are_read(tmp_path: 
     report = check_json("main.tex", cwd=tmp_path)
     assert _undefined(report) == ["apa_missing", "entry_missing", "nocite_missing",
                                   "url_missing", "vol_missing"], _undefined(report)
+
+
+def test_a_megabyte_line_of_stray_at_signs_parses_in_linear_time(tmp_path: Path) -> None:
+    """1.2 MB lines of stray '@', of '@comment{' and of '%@a{k,}' in a .bib: the check
+    ends (a hang guard, not a timing: figures in benchmarks/bench_hostile_parse.py) with the
+    real entry kept and BIB_SYNTAX on the line-start '@'. Before, the parse was quadratic:
+    21 s for the '@' line, hours for the '@comment{' one."""
+    size = 1_200_000
+    lines = ["@" * size, "@comment{" * (size // 9), "%@a{k,}" * (size // 7)]
+    (tmp_path / "refs.bib").write_text(BIB + "\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{beta}\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    report = check_json("main.tex", cwd=tmp_path, timeout=60)
+    assert _undefined(report) == []
+    syntax = [d for d in report["diagnostics"] if d["code"] == "BIB_SYNTAX"]
+    assert [d["range"]["start"]["line"] for d in syntax] == [1], syntax

@@ -185,9 +185,7 @@ def _cite_commands(masked: str, extra_commands: frozenset[str]) -> list[re.Match
     return commands
 
 
-def _key_groups(
-    masked: str, end: int, multi: bool, per_cite: int = 1
-) -> tuple[list[tuple[int, int]], int]:
+def _key_groups(masked: str, end: int, multi: bool, per_cite: int = 1) -> tuple[list[tuple[int, int]], int]:
     """The ``{keys}`` groups of a citation command ending at ``end`` (every group of a
     biblatex multicite), skipping ``[pre][post]``, apacite's ``<pre>`` and ``(global)``
     arguments; and the end of the command's arguments. ``per_cite``: the brace groups of

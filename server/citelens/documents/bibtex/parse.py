@@ -89,6 +89,7 @@ _BRACE_CHAR = re.compile(r"[{}]")
 _PAREN_CHAR = re.compile(r"[{})]")
 
 _HEAD = re.compile(r"@[ \t]*([A-Za-z]\w*)?\s*([{(])")
+_LINE_START_AT = re.compile(r"^[^\S\n]*@", re.MULTILINE)
 _LINE_START_HEAD = re.compile(r"\n[ \t]*@[ \t]*[A-Za-z]\w*\s*[{(]")
 _KEY_BRACE = re.compile(r"\s*([^\s,{}]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()]*)\s*")
@@ -519,20 +520,23 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
     ctx = _Context(text, macros, budget=EXPANSION_BUDGET_CHARS + 2 * len(text))
     problems = ctx.problems
     entries: list[BibEntry] = []
-    head_match = _HEAD.match
+    head_search = _HEAD.search
     find = text.find
     n = len(text)
     pos = 0
+    # Everything below is linear in the text, even on one 1 MB line of '@': the start of
+    # the current line, the last '%' and '@' before it, the next line starting an entry
+    # and an unclosed @comment are each found once, not again for every '@'.
+    lines = _LineTracker(text)
     while True:
-        at = find("@", pos)
-        if at < 0:
-            break
-        head = head_match(text, at)
+        head = head_search(text, pos)
+        at = head.start() if head is not None else n
+        if find("@", pos, at) >= 0:  # '@' that start no entry: a problem at a line's start
+            _stray_ats(text, pos, at, problems)
         if head is None:
-            _stray_at(text, at, problems)
-            pos = at + 1
-            continue
-        if "%" in text[text.rfind("\n", 0, at) + 1 : at]:
+            break
+        line_start = lines.advance(at)
+        if lines.last_percent >= line_start:
             # "%@misc{...": an entry commented out. biber (biblatex) reads % as a comment;
             # classic BibTeX would read the entry, but nobody comments one out to keep it.
             pos = at + 1
@@ -540,12 +544,8 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         etype = (head.group(1) or "").lower()
         opener = head.group(2)
         body_start = head.end()
-        # an entry must close before the next line that starts an entry
-        nxt = _LINE_START_HEAD.search(text, body_start)
-        stop = nxt.start() + 1 if nxt is not None else n
-        close = _find_close(text, body_start, opener, stop)
-        if close < 0 and etype == "comment":  # as bibtexparser: "\\{" is no brace here
-            close = _scan_close(text, body_start, stop, escapes=True, closer=opener)
+        stop = lines.entry_stop(body_start)  # the next line that starts an entry
+        close = lines.entry_close(body_start, opener, stop, etype == "comment")
         if close < 0:
             if etype != "comment":
                 delim = "}" if opener == "{" else ")"
@@ -602,18 +602,75 @@ def _read_fields(ctx: _Context, entries: list[BibEntry], eager: bool | None) -> 
         ctx.kept = deque()
 
 
-def _stray_at(text: str, at: int, problems: list[BibProblem]) -> None:
-    """An '@' with no entry after it: a problem when it starts a line (not "@comment")."""
-    if _at_line_start(text, at) and text[at + 1 : at + 8].lower() != "comment":
-        eol = text.find("\n", at)
-        problems.append(
-            BibProblem(Span(at, len(text) if eol < 0 else eol), "expected an entry type and '{' after '@'")
-        )
+class _LineTracker:
+    """The start of the line of an offset, and the last '%' before it, for offsets that only
+    grow: each character is looked at once."""
+
+    __slots__ = (
+        "_comment_open_until",
+        "_line_start",
+        "_next_head",
+        "_scanned",
+        "_searched",
+        "last_percent",
+        "text",
+    )
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._scanned = 0  # line_start and last_percent are right up to here
+        self._line_start = 0
+        self.last_percent = -1
+        self._next_head = -1  # where the next line that starts an entry begins (len: none),
+        self._searched = -1  # searched from here
+        self._comment_open_until = -1  # an unclosed @comment runs to here
+
+    def entry_stop(self, body_start: int) -> int:
+        """Where an entry whose body starts at ``body_start`` must close by: the next line
+        that starts an entry (searched again only past the last one found)."""
+        n = len(self.text)
+        if not self._searched <= body_start <= self._next_head:
+            nxt = _LINE_START_HEAD.search(self.text, body_start)
+            self._next_head, self._searched = (nxt.start() if nxt is not None else n), body_start
+        return self._next_head + 1 if self._next_head < n else n
+
+    def entry_close(self, body_start: int, opener: str, stop: int, comment: bool) -> int:
+        """The entry's closing delimiter, or -1. An @comment inside an unclosed one is not
+        closed either (scanning each to ``stop`` again would be quadratic)."""
+        if comment and body_start < self._comment_open_until:
+            return -1
+        close = _find_close(self.text, body_start, opener, stop)
+        if close < 0 and comment:  # as bibtexparser: "\\{" is no brace here
+            close = _scan_close(self.text, body_start, stop, escapes=True, closer=opener)
+            if close < 0:
+                self._comment_open_until = stop
+        return close
+
+    def advance(self, pos: int) -> int:
+        """The start of ``pos``'s line (``pos`` never smaller than the last one)."""
+        text = self.text
+        nl = text.rfind("\n", self._scanned, pos)
+        if nl >= 0:
+            self._line_start = nl + 1
+        pct = text.rfind("%", max(self._scanned, self._line_start), pos)
+        if pct >= 0:
+            self.last_percent = pct
+        self._scanned = pos
+        return self._line_start
 
 
-def _at_line_start(text: str, pos: int) -> bool:
-    line_start = text.rfind("\n", 0, pos) + 1
-    return not text[line_start:pos].strip()
+def _stray_ats(text: str, start: int, end: int, problems: list[BibProblem]) -> None:
+    """'@'s in ``text[start:end]`` that start no entry: a problem each when it starts a line
+    (not "@comment")."""
+    for m in _LINE_START_AT.finditer(text, start, end):
+        at = m.end() - 1
+        if text[at + 1 : at + 8].lower() != "comment":
+            eol = text.find("\n", at)
+            problems.append(
+                BibProblem(
+                    Span(at, len(text) if eol < 0 else eol), "expected an entry type and '{' after '@'"
+                )
+            )
 
 
 def _rstrip_pos(text: str, start: int, stop: int) -> int:
