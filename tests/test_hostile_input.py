@@ -67,3 +67,31 @@ def test_a_megabyte_line_of_stray_at_signs_parses_in_linear_time(tmp_path: Path)
     assert _undefined(report) == []
     syntax = [d for d in report["diagnostics"] if d["code"] == "BIB_SYNTAX"]
     assert [d["range"]["start"]["line"] for d in syntax] == [1], syntax
+
+
+def _special_files(folder: Path) -> None:
+    """A paper whose folder also holds .tex symlinks to /dev/zero and /dev/stdin and a FIFO
+    (git carries symlinks; a FIFO can be left by a tool)."""
+    (folder / "refs.bib").write_text(BIB, encoding="utf-8")
+    (folder / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{beta} \\cite{nokey}\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    (folder / "zero.tex").symlink_to("/dev/zero")
+    (folder / "stdin.tex").symlink_to("/dev/stdin")
+    os.mkfifo(folder / "fifo.tex")
+
+
+def test_special_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
+    """``citelens check`` on a folder with .tex links to /dev/zero and /dev/stdin and a FIFO:
+    the paper is checked, each special file is skipped and the log says why. Before, the
+    FIFO hung the check for good and /dev/zero ended in a MemoryError traceback."""
+    _special_files(tmp_path)
+    proc = check(".", "--no-verify", "--format", "json", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _undefined(json.loads(proc.stdout)) == ["nokey"]
+    for name, why in (("zero.tex", "a device"), ("fifo.tex", "a FIFO")):
+        assert f"skipped {tmp_path / name}: not a regular file ({why})" in proc.stderr, proc.stderr
+    # named on the command line: refused with the reason, at once
+    proc = check("fifo.tex", "--no-verify", cwd=tmp_path, timeout=30)
+    assert proc.returncode == 2 and "not a regular file (a FIFO)" in proc.stderr, proc.stderr

@@ -173,3 +173,28 @@ async def test_a_rename_reaches_papers_using_the_real_path_of_a_symlinked_bib(
         # the .bib is edited once, whichever path names it
         bibs = [t for t in touched if t.endswith("refs.bib")]
         assert len(bibs) == 1, touched
+
+
+# --------------------------------------------------------------------------- special files
+
+
+async def test_the_server_skips_special_files_and_says_why(tmp_path: Path) -> None:
+    """A chapter (no \\documentclass: its siblings are read to find its root) next to .tex
+    links to /dev/zero and /dev/stdin (the server's own input) and a FIFO: the server
+    answers, and its log says why each was skipped. Before, /dev/stdin and the FIFO hung
+    the server for good, and /dev/zero raised a MemoryError."""
+    from tests.test_hostile_input import _special_files
+
+    _special_files(tmp_path)
+    chapter = tmp_path / "chapter.tex"
+    chapter.write_text("Text \\cite{beta} and \\cite{nokey}.\n", encoding="utf-8")
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, chapter)
+        await diagnostics(client, u, timeout=30)
+        hover = await client.text_document_hover_async(lsp.HoverParams(
+            lsp.TextDocumentIdentifier(u), lsp.Position(0, 1)))
+        assert hover is None or hover.contents is not None
+        logs = "\n".join(m.message for m in client.log_messages)
+        for name, why in (("zero.tex", "a device"), ("stdin.tex", "a FIFO"),
+                          ("fifo.tex", "a FIFO")):
+            assert f"skipped {tmp_path / name}: not a regular file ({why})" in logs, logs

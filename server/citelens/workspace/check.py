@@ -17,7 +17,7 @@ from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import doi_of
-from citelens.documents.read import kind_of
+from citelens.documents.read import kind_of, not_regular
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.problems import one_per_problem
 from citelens.workspace.project import Project, build_project, find_root
@@ -72,6 +72,8 @@ def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Setti
             files.extend(_walk(p))
         elif p.is_file():
             files.append(os.path.normpath(str(p.resolve())) if not p.is_absolute() else str(p))
+        elif (why := not_regular(raw)) is not None:
+            raise UsageError(f"not read: {raw}: {why}")
         else:
             raise UsageError(f"no such file or folder: {raw}")
     files = [os.path.abspath(f) for f in files]
@@ -158,8 +160,16 @@ async def run_check(
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
     ``sources`` and ``cache``: a running server's own (one rate limiter per host in a process),
     else ones built for this run."""
-    store = store if store is not None else DocumentStore(settings.extra_cite_commands)
-    result = CheckResult(store)
+    result = CheckResult(store if store is not None else DocumentStore(settings.extra_cite_commands))
+    if store is None:  # (an editor's store says so in the editor's log)
+        store = result.store
+
+        def skipped(path: str, why: str) -> None:
+            result.log.append(f"skipped {path}: {why}")
+            if log is not None:
+                log(f"skipped {path}: {why}")
+
+        store.on_skip = skipped
     projects = collect_projects(store, paths, settings)
     findings: list[Finding] = []
     bibs: dict[str, BibFile] = {}

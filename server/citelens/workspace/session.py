@@ -92,6 +92,7 @@ class Session:
         self.settings: Settings = settings if settings is not None else from_sources()
         self.log = log
         self.store = DocumentStore(self.settings.extra_cite_commands)
+        self.store.on_skip = lambda path, why: self.log(f"skipped {path}: {why}")
         self.workspace_roots: list[str] = []
         self.analyses: dict[str, Analysis] = {}  # project root -> analysis
         self.roots: dict[str, str] = {}  # file -> project root

@@ -12,13 +12,15 @@ it into one string only for a reader that needs it whole.
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Callable
 
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
 from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
 from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
-from citelens.documents.read import kind_of, read_text
+from citelens.documents.read import kind_of, not_regular, read_file
 
 Stamp = tuple[object, ...]
 Text = str | EditedText
@@ -37,6 +39,9 @@ class DocumentStore:
         self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
         # the last edit an editor described: (text before, text after, shared prefix, suffix)
         self._edits: dict[str, tuple[Text, Text, int, int]] = {}
+        #: files not read, and why (a FIFO, a device, too big); ``on_skip`` hears of each once
+        self.skipped: dict[str, str] = {}
+        self.on_skip: Callable[[str, str], None] | None = None
 
     # ------------------------------------------------------------------ buffers
     def open(
@@ -87,7 +92,16 @@ class DocumentStore:
             st = os.stat(path)
         except OSError:
             return None
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or a device: never read (say why once)
+            self._skip(path, not_regular(path) or "not a regular file")
+            return None
         return ("disk", st.st_mtime_ns, st.st_size)
+
+    def _skip(self, path: str, why: str) -> None:
+        if self.skipped.get(path) != why:
+            self.skipped[path] = why
+            if self.on_skip is not None:
+                self.on_skip(path, why)
 
     def exists(self, path: str) -> bool:
         return path in self._buffers or os.path.isfile(path)
@@ -117,9 +131,10 @@ class DocumentStore:
         cached = self._texts.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
-        try:
-            text = read_text(path)
-        except OSError:
+        text, why = read_file(path)
+        if why is not None:
+            self._skip(path, why)
+        if text is None:
             return None
         self._texts[path] = (stamp, text)
         return text
