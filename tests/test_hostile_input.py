@@ -95,3 +95,21 @@ def test_special_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
     # named on the command line: refused with the reason, at once
     proc = check("fifo.tex", "--no-verify", cwd=tmp_path, timeout=30)
     assert proc.returncode == 2 and "not a regular file (a FIFO)" in proc.stderr, proc.stderr
+
+
+def test_an_existing_cache_folder_keeps_its_mode(tmp_path: Path) -> None:
+    """``cacheDir`` set to an existing folder (like /tmp, mode 1777): CiteLens uses it and
+    leaves its mode alone; a folder it creates is user-only (0700). Before, the existing
+    folder's mode was changed to 0700."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    fresh = tmp_path / "new" / "cache"
+    for cache in (shared, fresh):
+        proc = check("refs.bib", "--offline", "-q", cwd=tmp_path,
+                     env={"CITELENS_CACHE_DIR": str(cache)})
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+    assert (shared.stat().st_mode & 0o7777) == 0o1777, oct(shared.stat().st_mode)
+    assert (fresh.stat().st_mode & 0o777) == 0o700, oct(fresh.stat().st_mode)
+    assert any(shared.iterdir())  # the cache was used

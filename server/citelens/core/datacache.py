@@ -83,10 +83,27 @@ def open_cache(directory: Path, size_limit: int = 2**30) -> diskcache.Cache:
 
     Raises what diskcache or the file system raise; callers turn that into "no cache".
     """
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(directory, 0o700)
+    make_private_dirs(directory)
     pinned = {**diskcache.DEFAULT_SETTINGS, "size_limit": size_limit}
     return diskcache.Cache(str(directory), disk=DataDisk, **pinned)
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Create ``directory`` and its missing parents with mode 0700. Only the folders made
+    here get that mode: an existing folder (``cacheDir`` set to ``/tmp``, mode 1777, or a
+    shared folder) keeps its own; CiteLens never changes the mode of a folder it did not
+    create."""
+    missing: list[Path] = []
+    p = directory
+    while not p.exists() and p.parent != p:
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=0o700)
+        except FileExistsError:  # made by someone else meanwhile: not ours
+            continue
+        os.chmod(d, 0o700)  # (mkdir's mode is masked by the umask)
 
 
 def get_json(cache: diskcache.Cache, key: str) -> Any:
