@@ -10,7 +10,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from tests.fakes.scholarly import SOURCES, ScholarlyFake
+from tests.test_never_corrupt import SMITH_PAPER
+
 BIB = "@article{beta, title = {Beta}, author = {Bee, Anna}, year = {2020}}\n"
+SMITH = ("@article{smith2020,\n  title = {Cats and their whiskers: a field study},\n"
+         "  author = {Smith, John and Doe, Jane},\n  journal = {Journal of Cats},\n"
+         "  year = {2020},\n  doi = {10.1234/cats.2020.1}\n}\n")
 
 
 def check(*args: str, cwd: Path, timeout: float = 60,
@@ -113,3 +121,23 @@ def test_an_existing_cache_folder_keeps_its_mode(tmp_path: Path) -> None:
     assert (shared.stat().st_mode & 0o7777) == 0o1777, oct(shared.stat().st_mode)
     assert (fresh.stat().st_mode & 0o777) == 0o700, oct(fresh.stat().st_mode)
     assert any(shared.iterdir())  # the cache was used
+
+
+@pytest.mark.parametrize("mode", ["bomb", "huge"])
+def test_an_oversized_api_answer_is_a_failed_lookup(
+        tmp_path: Path, scholarly_server: ScholarlyFake, mode: str) -> None:
+    """Every source answers the true answer padded to 64 MB: as a gzip bomb (64 kB on the
+    wire) or as it is. Each is a failed lookup: the entry is UNVERIFIED ("answer larger
+    than …"), never NOT_FOUND and never read whole. Before, the bomb was decompressed and
+    parsed (a 1 MB gzip cost 2.2 GB of memory) and the entry VERIFIED from it."""
+    scholarly_server.add_paper(SMITH_PAPER)
+    for source in SOURCES:
+        scholarly_server.set_mode(source, mode)
+    (tmp_path / "refs.bib").write_text(SMITH, encoding="utf-8")
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = check("refs.bib", "--format", "json", "-q", cwd=tmp_path, env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    (entry,) = report["entries"]
+    assert entry["status"] == "UNVERIFIED", entry
+    assert "answer larger than" in json.dumps(entry), entry

@@ -32,6 +32,8 @@ another process (``POST /_control {"source": "s2", "mode": "down"}``):
 ``reset``      TCP reset without an answer
 ``down``       the connection is closed without an answer
 ``echo``       HTTP ``status`` (default 400) whose body echoes the request URL and headers
+``huge``       the normal answer padded with 64 MB of blanks (Content-Length says so)
+``bomb``       the same, gzip-compressed: about 64 kB on the wire
 
 ``count=N`` applies the fault to the next N requests only. ``fake.set_rate_limit``
 makes a source answer 429 when a client starts requests faster than allowed.
@@ -665,6 +667,21 @@ class _Response:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+#: What "bomb" and "huge" add to a true answer (still valid JSON: trailing blanks).
+OVERSIZE_PADDING = 64 << 20
+
+
+def _oversized(r: _Response, mode: str) -> _Response:
+    """The true answer padded to 64 MB: "huge" as it is (its Content-Length says so),
+    "bomb" gzip-compressed (about 64 kB on the wire)."""
+    body = r.body + b" " * OVERSIZE_PADDING
+    if mode == "huge":
+        return _Response(r.status, body, r.content_type, r.headers)
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)
+    packed = packer.compress(body) + packer.flush()
+    return _Response(r.status, packed, r.content_type, {**r.headers, "Content-Encoding": "gzip"})
+
+
 def _json(status: int, data: Any, ctype: str = "application/json") -> _Response:
     return _Response(status, (json.dumps(data, ensure_ascii=False) + "\n").encode(), ctype)
 
@@ -780,7 +797,7 @@ class ScholarlyFake:
             raise ValueError(f"unknown source {source!r}")
         mode = "ok" if mode in {"up", "ok", "normal"} else mode
         if mode not in {"ok", "429", "5xx", "stall", "malformed", "html", "reset", "down",
-                        "echo"}:
+                        "echo", "bomb", "huge"}:
             raise ValueError(f"unknown mode {mode!r}")
         with self._lock:
             self._faults[source] = Fault(mode, count, status, stall_s,
@@ -1288,6 +1305,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if fault.mode == "malformed":
                     r = _Response(r.status, r.body[: max(1, len(r.body) // 2)], r.content_type,
                                   r.headers)
+                elif fault.mode in ("bomb", "huge"):
+                    r = _oversized(r, fault.mode)
             entry["status"] = r.status
             with contextlib.suppress(OSError):
                 self._send(r, method)
