@@ -141,3 +141,22 @@ def test_an_oversized_api_answer_is_a_failed_lookup(
     (entry,) = report["entries"]
     assert entry["status"] == "UNVERIFIED", entry
     assert "answer larger than" in json.dumps(entry), entry
+
+
+def test_text_output_escapes_terminal_control_characters(tmp_path: Path) -> None:
+    """A cited key holding an OSC sequence (set the window title, ended by BEL), a colour
+    escape and a right-to-left override, in a file whose name holds ESC: the text report
+    shows them escaped (``\\x1b``), so nothing reaches the terminal or the CI log as a
+    control sequence. Before, they were printed raw."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    evil = "\x1b]0;pwned\x07x\x1b[31mred\u202eevil"
+    name = "ch\x1b[2Japter.tex"
+    (tmp_path / name).write_text(
+        f"\\documentclass{{article}}\n\\begin{{document}}\n\\cite{{{evil}}}\n"
+        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
+    proc = check(name, "--no-verify", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in proc.stdout and raw not in proc.stderr, proc.stdout
+    assert "\\x1b]0;pwned\\x07x\\x1b[31mred\\u202eevil" in proc.stdout, proc.stdout
+    assert "ch\\x1b[2Japter.tex:3:" in proc.stdout, proc.stdout

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from citelens import __version__
 from citelens.core.settings import Settings, from_sources
+from citelens.core.text import printable
 
 
 def _progress_bar() -> Callable[[int, int], None] | None:
@@ -108,7 +109,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
     def log(msg: str) -> None:
         if not args.quiet:
-            print(f"citelens: {msg}", file=sys.stderr, flush=True)
+            print(f"citelens: {printable(msg)}", file=sys.stderr, flush=True)
 
     if args.venue:
         return _venue(args, settings, log)
@@ -135,7 +136,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     try:
         status = asyncio.run(check())
     except UsageError as exc:
-        print(f"citelens: {exc}", file=sys.stderr)
+        print(f"citelens: {printable(str(exc))}", file=sys.stderr)
         return 2
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:

@@ -166,6 +166,23 @@ def split_lines(text: str) -> list[str]:
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z|\Z")
 
 
+#: Characters a terminal or CI log would act on rather than show: C0 and C1 controls (ESC,
+#: BEL, the one-character CSI U+009B), DEL, and the bidirectional overrides and isolates.
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\u202e``):
+    a file or an API answer can never write terminal escapes (OSC, colours, a cleared
+    screen, a hidden line) into a terminal or a CI log."""
+    return _CONTROLS.sub(_escape_control, text)
+
+
+def _escape_control(m: re.Match[str]) -> str:
+    cp = ord(m.group(0))
+    return f"\\x{cp:02x}" if cp <= 0xFF else f"\\u{cp:04x}"
+
+
 def as_str(text: str | EditedText) -> str:
     return text if isinstance(text, str) else str(text)
 

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 
 from citelens import __version__
 from citelens.core.findings import Finding, Related, Severity, code_name, code_url
-from citelens.core.text import LineIndex
+from citelens.core.text import LineIndex, printable
 from citelens.verify.run import offline_summary
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
@@ -253,6 +253,12 @@ def _place(index_of: _IndexOf, rel: Callable[[str], str], path: str, offset: int
 
 
 def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
+    """The text report's lines, control characters escaped (``\\x1b``): a key, a file name
+    or an API string never writes terminal escapes into a terminal or a CI log."""
+    return map(printable, _lines(result, verbose))
+
+
+def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     index_of = _indexes(result.store)
     rel = _rels()
     hidden: Counter[tuple[str, str]] = Counter()
