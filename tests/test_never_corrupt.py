@@ -4,6 +4,7 @@ commands. Through the real server (pytest-lsp)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,70 @@ async def test_the_server_skips_special_files_and_says_why(tmp_path: Path) -> No
         for name, why in (("zero.tex", "a device"), ("stdin.tex", "a FIFO"),
                           ("fifo.tex", "a FIFO")):
             assert f"skipped {tmp_path / name}: not a regular file ({why})" in logs, logs
+
+
+# --------------------------------------------------------------------------- Markdown injection
+
+EVIL_BIB = r"""@article{track,
+  title = {Cats [Open the retraction notice](https://evil.example/notice) ![pixel](https://track.example/p.png)},
+  author = {Smith, John},
+  year = {2020},
+  url = {https://example.org/a)![x](https://track.example/q.png}
+}
+@article{cmd,
+  title = {[✅ Verified](command:workbench.action.terminal.new)},
+  author = {Doe, Jane},
+  year = {2021},
+  url = {javascript:alert(1)}
+}
+@article{fine,
+  title = {A fine paper},
+  author = {Roe, Richard},
+  year = {2019},
+  url = {https://example.org/paper(1)}
+}
+"""
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]*)\)")
+_OUR_TARGETS = ("https://doi.org/", "https://arxiv.org/abs/", "https://www.semanticscholar.org/paper/")
+
+
+def _links_outside_code(markdown: str) -> list[tuple[str, str, str]]:
+    return _MD_LINK.findall(_CODE_SPAN.sub("", markdown))
+
+
+async def test_hover_and_completion_never_render_markdown_from_a_bib(tmp_path: Path) -> None:
+    """Titles and urls written to plant an image, a fake "Open the retraction notice" and a
+    fake "✅ Verified" link: the hover and the completion show them as text; a url becomes a
+    link only when it is an http(s) address, percent-encoded whole (``javascript:`` never).
+    Before, the url went raw into the link target (``[link](https://example.org/a)![x](…)``
+    planted a tracking image) and completion showed titles as Markdown."""
+    (tmp_path / "refs.bib").write_text(EVIL_BIB, encoding="utf-8")
+    text = _tex("\\cite{track} \\cite{cmd} \\cite{fine} \\cite{}", "refs")
+    tex = tmp_path / "main.tex"
+    tex.write_text(text, encoding="utf-8")
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, tex)
+        await diagnostics(client, u)
+        shown: dict[str, str] = {}
+        for key in ("track", "cmd", "fine"):
+            hover = await client.text_document_hover_async(lsp.HoverParams(
+                lsp.TextDocumentIdentifier(u), _pos(text, key + "}", 1)))
+            assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+            shown[key] = hover.contents.value
+        items = await client.text_document_completion_async(lsp.CompletionParams(
+            lsp.TextDocumentIdentifier(u), _pos(text, "\\cite{}", 6)))
+        listed = items.items if isinstance(items, lsp.CompletionList) else items or []
+        for item in listed:
+            doc = item.documentation
+            if isinstance(doc, lsp.MarkupContent):
+                shown["completion " + item.label] = doc.value
+    assert {"completion track", "completion cmd"} <= set(shown), list(shown)
+    for where, markdown in shown.items():
+        for bang, _label, target in _links_outside_code(markdown):
+            assert not bang, (where, markdown)
+            assert target.startswith(_OUR_TARGETS) or (  # or one whole, encoded http(s) URL
+                target.startswith("https://example.org/") and not set("()[]<>!") & set(target)
+            ), (where, target, markdown)
+    assert "[link](https://example.org/paper%281%29)" in shown["fine"], shown["fine"]
+    assert "javascript:" not in "".join(t for _b, _l, t in _links_outside_code(shown["cmd"]))

@@ -10,6 +10,7 @@ inside a word as emphasis) and puts a word that Markdown would read as markup
 from __future__ import annotations
 
 import re
+from urllib.parse import quote, urlsplit
 
 _RISKY = re.compile(r"[*\\]|(?<![^\W_])_|_(?![^\W_])|<[A-Za-z/!?]|~~|\]\(|&#?[0-9A-Za-z]+;")
 # A line that starts like a heading, quote or list item.
@@ -20,6 +21,35 @@ _WORD = re.compile(r"\S+")
 def _code(word: str) -> str:
     word = word.replace("`", "'")
     return f"`{word}`"
+
+
+def code(text: str) -> str:
+    """``text`` as a code span (a key, a method): a backtick in it cannot end the span."""
+    return _code(text.replace("\n", " ").replace("\r", " "))
+
+
+#: Characters kept as they are in a link target; every other one is percent-encoded, so
+#: ``)``, ``]``, ``<``, ``>``, quotes, blanks and line breaks cannot end the link or start
+#: another one.
+_URL_SAFE = "/:?#@$&*+,;=%-._~"
+
+
+def link_target(url: str | None) -> str | None:
+    """A link target built from ``url`` (a .bib ``url`` field, an API's link) if it is a
+    plain http(s) address with a host; else None (``javascript:``, ``command:``, data:,
+    relative or garbled values are never made into links)."""
+    if not url:
+        return None
+    url = url.strip()
+    if len(url) > 2048 or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return quote(url, safe=_URL_SAFE)
 
 
 def plain(text: str) -> str:

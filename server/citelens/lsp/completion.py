@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of
@@ -126,7 +127,8 @@ def key_item(
     if view is not None:
         first = view.authors[0].last if view.authors else ""
         detail = " ".join(str(x) for x in (first, view.year) if x)
-        doc = view.title
+        # the .bib's title as text, never Markdown of its own (a link, an image)
+        doc = plain(view.title) if doc_format == lsp.MarkupKind.Markdown else view.title
     return lsp.CompletionItem(
         label=entry.key,
         kind=lsp.CompletionItemKind.Reference,

@@ -8,9 +8,9 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from citelens.core.mdplain import plain
+from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import source_name
+from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, source_name
 
 if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord
@@ -38,15 +38,21 @@ def _people(names: list[str], limit: int = 6) -> str:
 
 
 def _links(doi: str | None, arxiv: str | None, url: str | None = None, s2: str | None = None) -> list[str]:
+    """Links built only from validated identifiers (a DOI, an arXiv id, a Semantic Scholar
+    paperId) and from an http(s) URL, percent-encoded: a .bib or an API answer cannot plant
+    an image, a ``command:`` link or a fake status line in the hover."""
     out = []
+    doi = normalize_doi(doi)
     if doi:
         out.append(f"DOI [{_escape(doi)}](https://doi.org/{quote(doi, safe='/:;')})")
+    arxiv = normalize_arxiv(arxiv)
     if arxiv:
         out.append(f"arXiv [{_escape(arxiv)}](https://arxiv.org/abs/{quote(arxiv, safe='/:')})")
-    if s2:
-        out.append(f"[Semantic Scholar](https://www.semanticscholar.org/paper/{s2})")
-    if url and not out:
-        out.append(f"[link]({url})")
+    if s2 and is_s2_paper_id(s2):
+        out.append(f"[Semantic Scholar](https://www.semanticscholar.org/paper/{s2.strip().lower()})")
+    target = link_target(url)
+    if target and not out:
+        out.append(f"[link]({target})")
     return out
 
 
@@ -67,7 +73,7 @@ def entry_section(entry: BibEntry, view: EntryView | None, line: int | None) -> 
         if links:
             lines.append(" · ".join(links))
     where = os.path.basename(entry.path) + (f":{line + 1}" if line is not None else "")
-    lines.append(f"`@{entry.entry_type}{{{entry.key}}}` in {_escape(where)}")
+    lines.append(f"{code(f'@{entry.entry_type}{{{entry.key}}}')} in {_escape(where)}")
     return "  \n".join(lines)
 
 
@@ -195,7 +201,7 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
     lines = [f"**Cites {n} {'entry' if n == 1 else 'entries'}**", ""]
     for key, view, v, pending in rows:
         if view is None:
-            lines.append(f"- `{key}` — ❌ not defined in any bibliography of this document")
+            lines.append(f"- {code(key)} — ❌ not defined in any bibliography of this document")
             continue
         who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
         parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
@@ -208,5 +214,5 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
         )
         if status:
             parts.append(status)
-        lines.append(f"- `{key}` — " + " · ".join(parts))
+        lines.append(f"- {code(key)} — " + " · ".join(parts))
     return "\n".join(lines)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
 from citelens.core.settings import Settings
@@ -189,28 +190,29 @@ def documentation(record: PaperRecord, existing: str | None, bib_name: str, key:
     """Authors, venue and year, DOI / arXiv id, the abstract's first sentences, and what
     accepting does (the key it inserts; whether the paper is already there). Plain lines
     with no emphasis, code spans or escapes: it reads the same as Markdown and as plain text
-    (Neovim shows completion documentation as written)."""
-    lines = [record.title]
+    (Neovim shows completion documentation as written). Every string from the API or a
+    .bib goes through ``plain``: it is never Markdown of its own (a link, an image)."""
+    lines = [plain(record.title)]
     if record.authors:
         shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
-        lines.append(shown)
+        lines.append(plain(shown))
     where = ", ".join(x for x in (record.venue or "", str(record.year or "")) if x)
     if where:
-        lines.append(where)
+        lines.append(plain(where))
     ids = []
     if record.doi:
-        ids.append(f"DOI {record.doi}")
+        ids.append(f"DOI {plain(record.doi)}")
     if record.arxiv_id:
-        ids.append(f"arXiv:{record.arxiv_id}")
+        ids.append(f"arXiv:{plain(record.arxiv_id)}")
     if ids:
         lines.append(" · ".join(ids))
     if record.abstract:
-        lines.append(first_sentences(record.abstract))
+        lines.append(plain(first_sentences(record.abstract)))
     if existing:
-        lines.append(f"✓ already in {bib_name} as {existing}")
+        lines.append(f"✓ already in {plain(bib_name)} as {plain(existing)}")
     else:
-        inserts = f"inserts {key} and " if key else ""
-        lines.append(f"Accepting {inserts}adds this entry to {bib_name}.")
+        inserts = f"inserts {plain(key)} and " if key else ""
+        lines.append(f"Accepting {inserts}adds this entry to {plain(bib_name)}.")
     return "\n\n".join(lines)
 
 
