@@ -160,3 +160,59 @@ def test_text_output_escapes_terminal_control_characters(tmp_path: Path) -> None
         assert raw not in proc.stdout and raw not in proc.stderr, proc.stdout
     assert "\\x1b]0;pwned\\x07x\\x1b[31mred\\u202eevil" in proc.stdout, proc.stdout
     assert "ch\\x1b[2Japter.tex:3:" in proc.stdout, proc.stdout
+
+
+FABRICATED = ("@article{fabricated,\n  title = {Dogs and their tails: a fabricated study},\n"
+              "  author = {Nobody, Ann},\n  journal = {Journal of Dogs},\n  year = {2021},\n"
+              "  doi = {10.9999/fabricated.1}\n}\n")
+
+
+def _statuses(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return {e["key"]: e["status"] for e in json.loads(proc.stdout)["entries"]}
+
+
+@pytest.mark.parametrize("forgery", ["copied", "future"])
+def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
+        tmp_path: Path, scholarly_server: ScholarlyFake, forgery: str) -> None:
+    """A well-formed row written into the cache for the fabricated entry's DOI lookup: the
+    true answer of another lookup copied there with the fabricated title, authors and DOI
+    ("copied"), or the entry's own NOT_FOUND row stored 'in the future' ("future"). Each is
+    a miss: offline the entry is not VERIFIED, online it is NOT_FOUND again. Before, the
+    copied row made it VERIFIED, online and offline, and a future row never expired."""
+    import sqlite3
+
+    scholarly_server.add_paper(SMITH_PAPER)
+    (tmp_path / "refs.bib").write_text(SMITH + FABRICATED, encoding="utf-8")
+    cache = tmp_path / "cache"
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(cache)}
+    args = ("refs.bib", "--format", "json", "-q")
+    first = _statuses(check(*args, cwd=tmp_path, env=env))
+    assert first["fabricated"] == "NOT_FOUND" and first["smith2020"] in ("VERIFIED", "PARTIAL")
+    db = sqlite3.connect(cache / "cache.db")
+    try:
+        rows = dict(db.execute("SELECT key, value FROM Cache").fetchall())
+        real = next(k for k in rows if k.endswith(":s2:id:doi:10.1234/cats.2020.1"))
+        fake_key = next(k for k in rows if k.endswith(":s2:id:doi:10.9999/fabricated.1"))
+        if forgery == "copied":
+            row = json.loads(rows[real])
+            for r in row["records"]:
+                r.update(title="Dogs and their tails: a fabricated study",
+                         authors=["Ann Nobody"], year=2021, doi="10.9999/fabricated.1",
+                         venue="Journal of Dogs")
+        else:
+            row = json.loads(rows[fake_key])
+            row["stored_at"] = row["stored_at"] + 10 * 365 * 86400
+        db.execute("UPDATE Cache SET value = ?, expire_time = NULL WHERE key = ?",
+                   (json.dumps(row), fake_key))
+        db.commit()
+    finally:
+        db.close()
+    offline = _statuses(check(*args, "--offline", cwd=tmp_path, env=env))
+    assert offline["smith2020"] == first["smith2020"]
+    assert offline["fabricated"] not in ("VERIFIED", "PARTIAL"), offline
+    scholarly_server.clear_log()
+    online = _statuses(check(*args, cwd=tmp_path, env=env))
+    assert online == first, online
+    asked = json.dumps(scholarly_server.requests("s2"))
+    assert "10.9999/fabricated.1" in asked  # the forged row was a miss: asked again

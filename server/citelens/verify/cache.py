@@ -14,11 +14,16 @@ directory) turns into no cache, with one log line; verification carries on.
 Values are JSON text (:mod:`citelens.core.datacache`): nothing read from the cache is
 ever unpickled, and a row that is unreadable, not JSON, or not a well-formed
 FOUND/NOT_FOUND answer is a miss, so the lookup is made again and the row
-overwritten.
+overwritten. Each row holds a hash binding it to its lookup key and its content, and the
+time it was stored: a row moved to another key, edited, or stored "in the future" is a
+miss. Rows hold the sources' answers, never verdicts: a verdict is always derived again
+from them (``verify/run.decide``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 import time
 from collections.abc import Callable
@@ -35,6 +40,8 @@ from citelens.sources.records import Lookup, Outcome
 
 FOUND_TTL_S = 30 * 24 * 3600.0
 NOT_FOUND_TTL_S = 24 * 3600.0
+#: A row stored later than now plus this (clocks of synced machines differ) is a miss.
+CLOCK_SKEW_S = 600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
 #: v1 rows were pickles; v2 rows are JSON text, and records carry retraction/correction
 #: notices (v1 answers lack them).
@@ -155,13 +162,17 @@ class VerificationCache:
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
+        if not isinstance(raw, dict) or raw.get("bind") != _binding(full, raw):
+            return None  # not this lookup's answer as it was stored (moved, edited, old)
         answer = _valid_lookup(raw)
         if answer is None:
             return None
-        stored = raw.get("stored_at") if isinstance(raw, dict) else None
-        if answer.outcome is Outcome.FOUND and (
-            not isinstance(stored, int | float) or self._clock() - stored > self.found_max_age_s
-        ):
+        stored = raw.get("stored_at")
+        now = self._clock()
+        if not isinstance(stored, int | float) or stored > now + CLOCK_SKEW_S:
+            return None  # a time in the future would never expire
+        max_age = self.found_max_age_s if answer.outcome is Outcome.FOUND else NOT_FOUND_TTL_S
+        if now - stored > max_age:
             return None  # too old: ask again (the paper may have been retracted since)
         return answer
 
@@ -178,7 +189,8 @@ class VerificationCache:
         if self._known is not None:
             self._known.add(full)
         try:
-            datacache.set_json(self._cache, full, {**lookup.to_json(), "stored_at": self._clock()}, ttl)
+            row = {**lookup.to_json(), "stored_at": self._clock()}
+            datacache.set_json(self._cache, full, {**row, "bind": _binding(full, row)}, ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
 
@@ -208,6 +220,16 @@ class VerificationCache:
                 self._cache.close()
             except Exception:
                 pass
+
+
+def _binding(full_key: str, row: dict[str, Any]) -> str:
+    """The row's binding to its request: a hash of the lookup key and of the row's content
+    (all but the binding itself). A row copied under another key, or edited by hand, no
+    longer matches and is a miss. It is not a secret: it cannot stop someone who can write
+    the cache and recomputes it (see docs/reliability.md)."""
+    content = {k: v for k, v in row.items() if k != "bind"}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(f"{full_key}\n{text}".encode()).hexdigest()
 
 
 def _valid_lookup(raw: Any) -> Lookup | None:
