@@ -216,3 +216,50 @@ def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
     assert online == first, online
     asked = json.dumps(scholarly_server.requests("s2"))
     assert "10.9999/fabricated.1" in asked  # the forged row was a miss: asked again
+
+
+DIFFERENT_WORKS = r"""
+@article{cats, title = {Cats and their whiskers: a field study}, author = {Smith, John},
+  journal = {Journal of Cats}, year = {2020}, doi = {10.1234/cats.2020.1}}
+@article{dogs_wrong_doi, title = {Migration of arctic terns over the Atlantic},
+  author = {Larsen, Kari}, journal = {Ornithology}, year = {2015}, doi = {10.1234/cats.2020.1}}
+@article{cats_erratum, title = {Erratum: Cats and their whiskers: a field study},
+  author = {Smith, John}, journal = {Journal of Cats}, year = {2020}}
+@article{cats_retraction, title = {Retraction notice: Cats and their whiskers: a field study},
+  author = {Smith, John}, journal = {Journal of Cats}, year = {2020}}
+@misc{cats_supp, title = {Supplementary material for: Cats and their whiskers: a field study},
+  author = {Smith, John}, year = {2020}}
+@article{gnn, title = {Graph neural networks}, author = {Zhou, Jie}, year = {2020}}
+@article{gnn_survey, title = {Graph neural networks: A survey}, author = {Zhou, Jie}, year = {2020}}
+@article{intro_a, title = {Introduction}, author = {Adams, Anne}, journal = {Special Issue A}, year = {2019}}
+@article{intro_b, title = {Introduction}, author = {Brown, Bob}, journal = {Special Issue B}, year = {2019}}
+@article{editorial19, title = {Editorial}, author = {Clark, Carl}, journal = {Nature Physics}, year = {2019}}
+@article{editorial20, title = {Editorial}, author = {Clark, Carl}, journal = {Nature Physics}, year = {2020}}
+@article{ising2d, title = {Critical exponents of the 2D Ising model on random graphs},
+  author = {Novak, Petr}, journal = {Phys. Rev. E}, year = {2018}}
+@article{ising3d, title = {Critical exponents of the 3D Ising model on random graphs},
+  author = {Novak, Petr}, journal = {Phys. Rev. E}, year = {2018}}
+@article{square, title = {Percolation thresholds of the square lattice with long bonds},
+  author = {Ortiz, Luis}, journal = {Phys. Rev. E}, year = {2017}}
+@article{triangular, title = {Percolation thresholds of the triangular lattice with long bonds},
+  author = {Ortiz, Luis}, journal = {Phys. Rev. E}, year = {2017}}
+@article{same_a, title = {Learning to rank with partially labelled lists},
+  author = {Park, Jin}, year = {2016}}
+@article{same_b, title = {Learning to Rank with Partially Labeled Lists}, author = {Park, Jin}, year = {2016}}
+"""
+
+
+def test_different_works_are_not_called_duplicates(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """A DOI pasted into the wrong entry (other title, author and year), an erratum, a
+    retraction notice and a supplement of a paper, "X" and "X: A survey", "Introduction"
+    by two authors, "Editorial" 2019 and 2020, the 2D and the 3D Ising model, the square
+    and the triangular lattice: none is DUPLICATE_ENTRY. The control (one paper, two
+    spellings) still is. Before, every one of them was paired."""
+    (tmp_path / "refs.bib").write_text(DIFFERENT_WORKS, encoding="utf-8")
+    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = check("refs.bib", "--format", "json", "-q", cwd=tmp_path, env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    paired = sorted({d["key"] for d in json.loads(proc.stdout)["diagnostics"]
+                     if d["code"] == "DUPLICATE_ENTRY"})
+    assert paired == ["same_a", "same_b"], paired

@@ -16,6 +16,7 @@ computed only for the entries a stage compares.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -142,7 +143,117 @@ def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -
         va, vb = (a.venue or "").strip(), (b.venue or "").strip()
         if va and vb and not is_preprint_venue(va) and not is_preprint_venue(vb) and not same_venue(va, vb):
             return True  # e.g. a workshop paper and the later journal version
-    return sequel_conflict(a.title or "", b.title or "")
+    return sequel_conflict(a.title or "", b.title or "") or different_works(a, b)
+
+
+# --------------------------------------------------------------------------- different works
+
+#: A title that names a notice about a paper, or material beside it: never that paper.
+_NOTICE = re.compile(
+    r"^\W*(?:erratum|errata|corrigendum|corrigenda|correction|retraction|retracted|"
+    r"withdrawn|withdrawal|expression of concern|addendum|notice of retraction|"
+    r"supplementary (?:material|information|data)|supplemental (?:material|information)|"
+    r"supplement to|author correction|publisher correction|editorial expression)\b",
+    re.IGNORECASE,
+)
+#: A subtitle that makes another work of the title ("X" and "X: A survey").
+_GENRE_SUBTITLE = re.compile(
+    r"^\W*(?:an? )?(?:survey|review|systematic review|tutorial|overview|primer|reply|"
+    r"response|rejoinder|comment|commentary|discussion|erratum|correction|corrigendum|"
+    r"retraction|supplementary material|supplement|book review|extended abstract|abstract|"
+    r"poster|demo|demonstration)\W*$",
+    re.IGNORECASE,
+)
+#: Titles many different pieces share: the same work only with the same first author and year.
+_GENERIC_TITLES = frozenset(
+    {
+        "introduction",
+        "editorial",
+        "preface",
+        "foreword",
+        "conclusion",
+        "conclusions",
+        "discussion",
+        "reply",
+        "response",
+        "commentary",
+        "comment",
+        "letter",
+        "letter to the editor",
+        "book review",
+        "obituary",
+        "in memoriam",
+        "index",
+        "erratum",
+        "corrigendum",
+        "correction",
+        "abstracts",
+        "contents",
+        "editorial board",
+        "editors note",
+        "guest editorial",
+        "acknowledgments",
+        "acknowledgements",
+        "announcement",
+        "news",
+        "overview",
+        "summary",
+        "perspective",
+        "viewpoint",
+        "introduction to the special issue",
+    }
+)
+_NUMBER = re.compile(r"\w*\d\w*")
+
+
+def different_works(a: EntryView, b: EntryView) -> bool:
+    """Two entries whose titles say they are different works, however similar: a notice,
+    an erratum or a supplement and anything else; "X" and "X: A survey"; a generic title
+    ("Introduction", "Editorial") by different first authors or in different years; titles
+    whose numbers differ ("2D" and "3D"); one content word swapped for an unrelated one
+    ("square" and "triangular lattice")."""
+    ta, tb = a.title or "", b.title or ""
+    if bool(_NOTICE.search(ta)) != bool(_NOTICE.search(tb)):
+        return True
+    for one, other in ((ta, tb), (tb, ta)):
+        parts = split_subtitle(one)
+        if parts is not None and _GENRE_SUBTITLE.match(parts[1]) and split_subtitle(other) is None:
+            return True
+    na, nb = normalize_title(ta), normalize_title(tb)
+    if na in _GENERIC_TITLES or nb in _GENERIC_TITLES:
+        first_a = family_key(a.authors[0].last) if a.authors else ""
+        first_b = family_key(b.authors[0].last) if b.authors else ""
+        if not first_a or first_a != first_b or a.year is None or a.year != b.year:
+            return True
+    if set(_NUMBER.findall(na)) != set(_NUMBER.findall(nb)):
+        return True
+    return _word_swapped(na.split(), nb.split())
+
+
+def _word_swapped(wa: list[str], wb: list[str]) -> bool:
+    """Titles of the same words but one or two, each swapped for a word that is no
+    misspelling or inflection of it."""
+    if len(wa) != len(wb) or len(wa) < 3:
+        return False
+    changed = [(x, y) for x, y in zip(wa, wb, strict=True) if x != y]
+    if not changed or len(changed) > 2:
+        return False
+    return all(
+        stem(x) != stem(y) and stem(x) not in STOPWORDS and stem(y) not in STOPWORDS and not is_typo(x, y)
+        for x, y in changed
+    )
+
+
+def doi_error(a: EntryView, b: EntryView) -> bool:
+    """Two entries sharing a DOI whose titles and authors or years contradict: a DOI pasted
+    into the wrong entry (the verification says whose it is), not one paper twice."""
+    if not a.title or not b.title or title_similarity(a.title, b.title) >= 0.6:
+        return False
+    first_a = family_key(a.authors[0].last) if a.authors else ""
+    first_b = family_key(b.authors[0].last) if b.authors else ""
+    authors_differ = bool(first_a and first_b and first_a != first_b)
+    years_differ = a.year is not None and b.year is not None and a.year != b.year
+    return authors_differ or years_differ
 
 
 def _no_publication(v: EntryView, doi: str) -> bool:
@@ -330,6 +441,8 @@ def _same_doi(f: _Found) -> None:
     dois = f.prepared.dois
     for group in _groups(enumerate(dois)):
         for j in group[1:]:
+            if doi_error(views[group[0]], views[j]):
+                continue  # one DOI in the wrong entry: DOI_MISMATCH says which
             f.add(group[0], j, "doi", 1.0, f"same DOI as '{views[group[0]].key}' ({dois[j]})")
 
 
