@@ -66,6 +66,21 @@ vim.lsp.config('citelens', {{
 API keys (`S2_API_KEY`, `CITELENS_OPENALEX_API_KEY`, `CITELENS_LLM_API_KEY`) are sent only in
 request headers or parameters to their own service; they never appear in logs, diagnostics,
 hovers, cache keys or error messages.
+
+## Cautious defaults
+
+A `.bib` or a repository from a collaborator is not trusted input. So:
+
+* `citelens.fetchEntryUrls` is **off** by default: a claim check (a hover) never makes the
+  machine contact an address a `.bib` chose (its `url` field, an open-access link); only
+  the configured sources are asked. Turn it on for full texts from entry URLs; private and
+  loopback addresses still need `citelens.allowPrivateUrls`.
+* `citelens.server.command` and `citelens.server.pythonPath` (the program VS Code starts)
+  have the scope `machine`: they are read from user (or remote machine) settings only, never
+  from a workspace's `.vscode/settings.json`, which a repository carries.
+* `cacheDir`: CiteLens creates the folders it needs with mode 0700 and never changes the mode
+  of a folder it did not create (`/tmp` stays 1777). A cache in a shared or synced folder is
+  readable by whoever shares it; each row is bound to its lookup (see `docs/reliability.md`).
 """
 
 

@@ -156,7 +156,7 @@ async def test_entry_pdf_and_pmc_full_texts(fake: FakeLLM) -> None:
     pdf_view = view(arxiv_id=None, url=fake.root + "/paper.pdf")
     fake.page("/paper.pdf", tiny_pdf(lines), content_type="application/pdf")
     result = await check_claim(CLAIM_P2, pdf_view, record(arxiv_id=None),
-                               settings=settings_for(fake))
+                               settings=settings_for(fake, fetch_entry_urls=True))
     assert (result.verdict, result.fulltext_source) == (Verdict.SUPPORTS, "entry_url")
 
     article = FIXTURES / "apis" / "pmc" / "efetch_pmc_3299399.xml"
@@ -176,7 +176,7 @@ async def test_entry_pdf_and_pmc_full_texts(fake: FakeLLM) -> None:
 
 async def test_private_full_text_url_is_refused_without_permission(fake: FakeLLM) -> None:
     fake.page("/secret.html", html_page(full_text()))
-    s = replace(settings_for(fake), allow_private_urls=False)
+    s = replace(settings_for(fake, fetch_entry_urls=True), allow_private_urls=False)
     result = await check_claim(CLAIM_P2, view(arxiv_id=None, url=fake.root + "/secret.html"),
                                record(arxiv_id=None), settings=s)
     assert result.verdict is Verdict.NOT_ENOUGH_INFO

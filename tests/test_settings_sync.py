@@ -126,3 +126,14 @@ def test_one_precedence_user_setting_then_environment_then_default() -> None:
     assert from_sources(env=env, editor={"offline": False}).offline is False
     assert from_sources(env=env, editor={}).offline is True
     assert from_sources(env={}, editor={}).s2_api_url == Settings().s2_api_url
+
+
+def test_cautious_defaults(properties: dict[str, dict[str, Any]]) -> None:
+    """A repository's .vscode/settings.json cannot choose the program VS Code starts
+    (scope ``machine``: user or remote settings only; it was ``machine-overridable``, which
+    a trusted workspace may set), and a hover never contacts an address a .bib chose
+    (``fetchEntryUrls`` off by default; it was on)."""
+    for key in ("citelens.server.command", "citelens.server.pythonPath"):
+        assert properties[key]["scope"] == "machine", key
+    assert properties["citelens.fetchEntryUrls"]["default"] is False
+    assert Settings().fetch_entry_urls is False

@@ -37,15 +37,18 @@ CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
         "items": {"type": "string"},
         "default": ["citelens", "serve"],
         "description": "Command (program and arguments) that starts the CiteLens language "
-        "server over stdio. Ignored when citelens.server.pythonPath is set.",
-        "scope": "machine-overridable",
+        "server over stdio. Ignored when citelens.server.pythonPath is set. User or remote "
+        "settings only: a workspace's .vscode/settings.json cannot set it (it would run a "
+        "program the repository chose).",
+        "scope": "machine",
     },
     "citelens.server.pythonPath": {
         "type": ["string", "null"],
         "default": None,
         "description": "Python interpreter with CiteLens installed; when set, the server is "
-        "started as `<pythonPath> -m citelens serve`.",
-        "scope": "machine-overridable",
+        "started as `<pythonPath> -m citelens serve`. User or remote settings only, like "
+        "citelens.server.command.",
+        "scope": "machine",
     },
 }
 

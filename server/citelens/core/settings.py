@@ -79,7 +79,7 @@ class Settings:
     claim_diagnostics: bool = False
     hover_detail: str = "normal"
     allow_private_urls: bool = False
-    fetch_entry_urls: bool = True
+    fetch_entry_urls: bool = False  # a .bib from a collaborator is not trusted input
     fetch_max_bytes: int = 20_000_000
     # --- cite while writing
     paper_search: bool = True
@@ -187,7 +187,8 @@ _DESCRIPTIONS: dict[str, str] = {
     'the claim check) or "verbose" (also the audit trail: match scores, the lookups tried, '
     "the claim check's stages with timings and addresses).",
     "fetch_entry_urls": "Let claim checks fetch pages and full texts from addresses found in data "
-    "(an entry's url field, open-access links); off: only the configured sources are asked.",
+    "(an entry's url field, open-access links); off (the default): only the configured sources "
+    "are asked, so a hover never makes the machine contact an address a .bib chose.",
     "allow_private_urls": "Allow fetching full texts from private and loopback addresses found in "
     "data (entry URLs, open-access links); configured base URLs are always trusted.",
     "fetch_max_bytes": "Maximum bytes downloaded for one full text.",
