@@ -326,9 +326,15 @@ class HostClient:
                             headers={**self._headers, **(headers or {})},
                             timeout=self.timeout_s,
                         )
-                        response = await self._client.send(
-                            request, stream=True, follow_redirects=follow_redirects
-                        )
+                        # redirects one by one: httpx reads a redirect's body whole
+                        response = await self._client.send(request, stream=True, follow_redirects=False)
+                        hops = 0
+                        while follow_redirects and response.next_request is not None and hops < 10:
+                            await response.aclose()
+                            response = await self._client.send(
+                                response.next_request, stream=True, follow_redirects=False
+                            )
+                            hops += 1
                         try:
                             oversized = await read_capped(response, self.max_body_bytes)
                         finally:
