@@ -105,7 +105,7 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
     """The verdict in one line with its evidence (what the identifier resolves to, the
     closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
     if v is None:
-        return "⏳ Not verified yet: the sources have not answered" if pending else ""
+        return "⏳ Verification of this entry is still running" if pending else ""
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
     if v.match is not None:
