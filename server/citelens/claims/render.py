@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citelens.claims.result import ClaimResult, Status, Verdict
-from citelens.core.mdplain import plain
+from citelens.core.mdplain import link_target, plain
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",
@@ -44,8 +44,8 @@ def _quote(text: str, limit: int = 400) -> str:
 def _link(label: str, url: str) -> str:
     if not url:
         return label
-    safe = url.replace(")", "%29").replace(" ", "%20")
-    return f"[{label}]({safe})"
+    safe = link_target(url)  # an http(s) URL, percent-encoded whole; else no link
+    return f"[{label}]({safe})" if safe else label
 
 
 def render_pending(claim: str = "", live: ClaimResult | None = None) -> str:
