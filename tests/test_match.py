@@ -259,7 +259,7 @@ FLAGGED: list[tuple[str, EntryView, list[PaperRecord], str]] = [
     ("nonexistent venue", view(venue="International Journal of Deep Vision Systems"), [s2()],
      "venue"),
     ("published venue but the paper is an arXiv preprint only",
-     view(venue="NeurIPS"), [arxiv()], "preprint_status"),
+     view(venue="NeurIPS"), [arxiv()], "venue_unpublished"),
     ("preprint cited with another paper's arXiv id",
      view(venue="arXiv preprint arXiv:1706.03762", year=2015), [s2(), arxiv()],
      "preprint_status"),

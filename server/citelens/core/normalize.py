@@ -18,6 +18,7 @@ cached. None of these functions ever raises.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
@@ -367,7 +368,10 @@ def is_s2_paper_id(value: str) -> bool:
 
 # --------------------------------------------------------------------------- titles
 
-_HTML_TAG = re.compile(r"<[^>]{1,40}>")
+#: A markup tag as sources put them in titles: JATS (``<jats:italic>``), MathML
+#: (``<mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML" display="inline">``, far
+#: longer than a short tag), HTML (``<i>``, ``<sub>``). Only tag-shaped text: "a < b" stays.
+MARKUP_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*)?/?>")
 _WORD_SPLIT = re.compile(r"[\W_]+")
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b"), "-")
 _SPELLING = {
@@ -473,7 +477,11 @@ def normalize_title(text: str) -> str:
     """
     if not text:
         return ""
-    text = _HTML_TAG.sub(" ", text).translate(_DASHES)
+    if "<" in text:
+        text = MARKUP_TAG.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)  # "&amp;" is "&", not the word "amp"
+    text = text.translate(_DASHES)
     return " ".join(_spelling(w) for w in words(text))
 
 

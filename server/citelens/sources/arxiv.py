@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, status_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -51,10 +51,14 @@ def _entry(entry: ET.Element) -> PaperRecord | None:
             pdf = link.get("href")
         elif link.get("rel") == "alternate":
             abs_url = link.get("href")
+    authors, authors_cut = author_list(
+        [n for a in entry.findall(f"{ATOM}author") if (n := _text(a.find(f"{ATOM}name")))]
+    )
     return PaperRecord(
         source="arxiv",
-        title=title,
-        authors=[n for a in entry.findall(f"{ATOM}author") if (n := _text(a.find(f"{ATOM}name")))],
+        title=plain_title(title)[0],
+        authors=authors,
+        authors_truncated=authors_cut,
         year=int(published[:4]) if published[:4].isdigit() else None,
         venue=_text(entry.find(f"{ARXIV}journal_ref")),
         doi=normalize_doi(_text(entry.find(f"{ARXIV}doi"))),

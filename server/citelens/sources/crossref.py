@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_doi
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title
 from citelens.sources.transport import (
     HostClient,
     as_dict,
@@ -105,16 +105,21 @@ def to_record(work: Any, source: str = "crossref") -> PaperRecord | None:
     """A :class:`PaperRecord` from a Crossref work (``message`` of ``/works/{doi}``)."""
     if not isinstance(work, dict):
         return None
-    title = _first(work.get("title"))
+    title, title_cut = plain_title(
+        full_title(plain_title(_first(work.get("title")))[0], plain_title(_first(work.get("subtitle")))[0])
+    )
     doi = normalize_doi(_first(work.get("DOI")))
     if not title and not doi:
         return None
     typ = str(work.get("type") or "")
     count = work.get("is-referenced-by-count")
+    authors, authors_cut = author_list(author_names(work.get("author")))
     return PaperRecord(
         source=source,
-        title=" ".join((title or "").split()),
-        authors=author_names(work.get("author")),
+        title=title,
+        authors=authors,
+        authors_truncated=authors_cut,
+        title_truncated=title_cut,
         year=year_of(work),
         venue=_first(work.get("container-title")),
         venue_alternates=[v for v in [_first(work.get("short-container-title"))] if v],

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title
 from citelens.sources.transport import HostClient, decode_json, status_of
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
@@ -36,10 +36,16 @@ def to_record(csl: Any) -> PaperRecord | None:
     typ = str(csl.get("type") or "")
     arxiv = normalize_arxiv(doi) if doi and doi.startswith("10.48550/") else None
     preprint = bool(arxiv) or typ in {"posted-content"} or (publisher or "").lower() == "arxiv"
+    title, title_cut = plain_title(
+        full_title(plain_title(_text(csl.get("title")))[0], plain_title(_text(csl.get("subtitle")))[0])
+    )
+    authors, authors_cut = author_list(author_names(csl.get("author")))
     return PaperRecord(
         source="doi",
-        title=_text(csl.get("title")) or "",
-        authors=author_names(csl.get("author")),
+        title=title,
+        authors=authors,
+        authors_truncated=authors_cut,
+        title_truncated=title_cut,
         year=year_of(csl),
         venue=_text(csl.get("container-title")),
         venue_alternates=[v for v in [_text(csl.get("container-title-short"))] if v],

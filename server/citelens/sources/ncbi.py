@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from citelens.core.normalize import normalize_doi, normalize_pmid
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, status_of
 
 BATCH_SIZE = 200
@@ -92,10 +92,14 @@ def to_record(item: ET.Element) -> PaperRecord | None:
         if name:
             authors.append(name)
     types = [t for el in article.findall("PublicationTypeList/PublicationType") if (t := _text(el))]
+    title, title_cut = plain_title(title)
+    authors, authors_cut = author_list(authors)
     return PaperRecord(
         source="pubmed",
         title=title,
         authors=authors,
+        authors_truncated=authors_cut,
+        title_truncated=title_cut,
         year=_year(article),
         venue=_text(article.find("Journal/Title")),
         venue_alternates=[v for v in [_text(article.find("Journal/ISOAbbreviation"))] if v],

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import (
     HostClient,
     HostResult,
@@ -71,10 +71,14 @@ def to_record(work: Any) -> PaperRecord | None:
     pdf = best.get("pdf_url") or primary.get("pdf_url")
     year = work.get("publication_year")
     count = work.get("cited_by_count")
+    authors, authors_cut = author_list(authors)
+    title, title_cut = plain_title(str(work.get("title") or work.get("display_name")))
     return PaperRecord(
         source="openalex",
-        title=" ".join(str(work.get("title") or work.get("display_name")).split()),
+        title=title,
         authors=authors,
+        authors_truncated=authors_cut,
+        title_truncated=title_cut,
         year=year if isinstance(year, int) else None,
         venue=str(venue) if venue else None,
         doi=doi,

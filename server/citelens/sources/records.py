@@ -8,8 +8,12 @@ only the second may ever lead to a ``NOT_FOUND`` verdict.
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass, field
 from enum import Enum
+
+from citelens.core.normalize import MARKUP_TAG
 
 
 class Outcome(str, Enum):
@@ -50,6 +54,10 @@ class PaperRecord:
     #: ``kind`` ("retraction", "correction", ...), ``source`` and optional ``doi``, ``date``
     #: (YYYY-MM-DD), ``label``, ``record_id``, ``pmid``. See :mod:`citelens.verify.retraction`.
     notices: list[dict[str, str]] = field(default_factory=list)
+    #: The source's author list is cut short ("et al.", "others", removed from ``authors``).
+    authors_truncated: bool = False
+    #: The source's title is cut short (it ended in "..." or "…", removed from ``title``).
+    title_truncated: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -97,3 +105,47 @@ class Lookup:
             detail=str(data.get("detail", "")),
             elapsed_ms=float(data.get("elapsed_ms", 0.0)),  # type: ignore[arg-type]
         )
+
+
+# ---------------------------------------------------------------------- what sources write
+
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026)\s*$")
+#: Author names that say the list goes on ("et al.", "others", "and others").
+_MORE_AUTHORS = frozenset({"et al", "et al.", "others", "and others", "et. al.", "et al.."})
+
+
+def plain_title(raw: str | None) -> tuple[str, bool]:
+    """(the title as plain text, whether the source cut it short): markup tags removed,
+    HTML entities decoded (``&amp;`` is "&", not the word "amp"), spaces collapsed, a
+    trailing ellipsis removed and reported."""
+    text = raw or ""
+    if "<" in text:
+        text = MARKUP_TAG.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
+    text = " ".join(text.split())
+    cut = _ELLIPSIS.search(text)
+    if cut is not None and cut.start() > 0:
+        return text[: cut.start()].rstrip(" ,;:-"), True
+    return text, False
+
+
+def full_title(title: str | None, subtitle: str | None) -> str:
+    """A title whose subtitle the source keeps apart (Crossref's ``subtitle``) as one title.
+    A generic title ("ERRATUM", "Correction") with the real title in the subtitle is the
+    subtitle's title."""
+    head, tail = (title or "").strip(), (subtitle or "").strip()
+    if not tail or tail.casefold() in head.casefold():
+        return head
+    if not head or head.strip(" .:").casefold() in _GENERIC_TITLES:
+        return tail
+    return f"{head}: {tail}"
+
+
+_GENERIC_TITLES = frozenset({"erratum", "errata", "corrigendum", "correction", "addendum"})
+
+
+def author_list(names: list[str]) -> tuple[list[str], bool]:
+    """(the names, whether the list is cut short): "et al." / "others" removed and reported."""
+    out = [n for n in names if n.strip().casefold() not in _MORE_AUTHORS]
+    return out, len(out) < len(names)

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, as_dict, as_list, decode_json
 
 FIELDS = (
@@ -69,11 +69,16 @@ def to_record(data: Any) -> PaperRecord | None:
     pdf = data.get("openAccessPdf")
     pmc = _str(ext.get("PubMedCentral"))
     corpus = data.get("corpusId", ext.get("CorpusId"))
-    authors = [str(a["name"]) for a in as_list(data.get("authors")) if isinstance(a, dict) and a.get("name")]
+    authors, authors_cut = author_list(
+        [str(a["name"]) for a in as_list(data.get("authors")) if isinstance(a, dict) and a.get("name")]
+    )
+    title, title_cut = plain_title(str(data.get("title") or ""))
     return PaperRecord(
         source="s2",
-        title=str(data.get("title") or ""),
+        title=title,
         authors=authors,
+        authors_truncated=authors_cut,
+        title_truncated=title_cut,
         year=data["year"] if isinstance(data.get("year"), int) else None,
         venue=venue,
         venue_alternates=alternates,

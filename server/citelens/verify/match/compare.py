@@ -15,7 +15,9 @@
 from __future__ import annotations
 
 import datetime
+import difflib
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -213,6 +215,133 @@ def sequel_conflict(a: str, b: str) -> bool:
     return bool(changed) and all(SEQUEL_TOKEN.match(t) for t in changed)
 
 
+# --------------------------------------------------------------------------- title words
+
+#: Words whose presence or absence never makes another title ("and" is often "&").
+_IGNORED_WORDS = frozenset({"a", "an", "the", "and"})
+#: Spellings of one word: numerals written out, "towards"/"toward".
+_SAME_WORD = {
+    "towards": "toward",
+    "amongst": "among",
+    "whilst": "while",
+    "versus": "vs",
+    **{
+        w: str(i)
+        for i, w in enumerate(
+            "zero one two three four five six seven eight nine ten eleven twelve".split()
+        )
+    },
+    "first": "1st",
+    "second": "2nd",
+    "third": "3rd",
+    "fourth": "4th",
+    "fifth": "5th",
+}
+
+
+def _word_key(token: str) -> str:
+    if len(token) == 1 and not token.isascii():
+        name = unicodedata.name(token, "")
+        if name.startswith("GREEK"):  # "α" in one source, "alpha" in another
+            return name.split()[-1].lower()
+    return _SAME_WORD.get(token, token)
+
+
+@lru_cache(maxsize=16384)
+def _title_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(comparison keys, words as written) of a title, without articles and "and"."""
+    shown = [t for t in normalize_title(text).split() if t not in _IGNORED_WORDS]
+    return tuple(_word_key(t) for t in shown), tuple(shown)
+
+
+def title_word_diff(cited: str, paper: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words of ``cited`` substituted, inserted or dropped against ``paper``: (cited's
+    words, the paper's words), both empty when the titles say the same. Not differences:
+    case, punctuation, accents, LaTeX and markup, British/American spelling, hyphenation
+    ("pre-trained" = "pretrained"), numerals written out, articles, "and"/"&", a
+    misspelling, and a preposition inserted or dropped (a substituted one is a difference:
+    "towards" for "for"). A singular for a plural is a difference."""
+    ka, wa = _title_words(cited)
+    kb, wb = _title_words(paper)
+    if ka == kb:
+        return (), ()
+    only_a: list[str] = []
+    only_b: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ka, b=kb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        sa, sb = ka[i1:i2], kb[j1:j2]
+        if "".join(sa) == "".join(sb):
+            continue  # hyphenation, spacing
+        if len(sa) == 1 and len(sb) == 1 and is_typo(sa[0], sb[0]):
+            continue
+        if not sa and all(t in STOPWORDS for t in sb) or not sb and all(t in STOPWORDS for t in sa):
+            continue
+        only_a += wa[i1:i2]
+        only_b += wb[j1:j2]
+    return tuple(only_a), tuple(only_b)
+
+
+def _cut_short(cited: str, paper: str, truncated: bool) -> bool:
+    """``paper`` is ``cited`` cut off by an index: its words are the start of the cited
+    title (the last one possibly cut mid-word), two words or more short of it, or marked
+    as cut by its source."""
+    a, b = _title_words(cited)[0], _title_words(paper)[0]
+    if len(b) < 3 or len(b) >= len(a):
+        return False
+    if list(a[: len(b) - 1]) != list(b[:-1]) or not a[len(b) - 1].startswith(b[-1]):
+        return False
+    return truncated or len(a) - len(b) >= 2
+
+
+def _title_pairs(cited: str, paper: str) -> list[tuple[str, str]]:
+    """The readings of (cited, paper) that may agree: as they are; the cited title without
+    the paper's subtitle (a dropped subtitle); the paper's title without the cited one's
+    (a subtitle the source keeps apart)."""
+    pairs = [(cited, paper)]
+    parts = split_subtitle(paper)
+    if parts is not None:
+        # "BERT: Pre-training of ..." cited without the acronym, or without the subtitle
+        pairs += [(cited, p) for p in parts if _content_count(title_tokens(p)) >= 2]
+    parts = split_subtitle(cited)
+    if parts is not None:
+        pairs += [(p, paper) for p in parts if _content_count(title_tokens(p)) >= 2]
+    return pairs
+
+
+def title_words_changed(
+    cited: str, versions: Sequence[PaperRecord]
+) -> tuple[PaperRecord, tuple[str, ...], tuple[str, ...]] | None:
+    """The version of the paper whose title ``cited`` differs from by the fewest words, and
+    those words; None when the cited title agrees with some version (every version counts:
+    the arXiv title, the published one, a conference and a journal version)."""
+    best: tuple[int, PaperRecord, tuple[str, ...], tuple[str, ...]] | None = None
+    for v in versions:
+        if not (v.title or "").strip():
+            continue
+        if _cut_short(cited, v.title, v.title_truncated):
+            return None
+        for a, b in _title_pairs(cited, v.title):
+            only_a, only_b = title_word_diff(a, b)
+            if not only_a and not only_b:
+                return None
+        only_a, only_b = title_word_diff(cited, v.title)
+        n = len(only_a) + len(only_b)
+        if best is None or n < best[0]:
+            best = (n, v, only_a, only_b)
+    return (best[1], best[2], best[3]) if best else None
+
+
+def describe_word_changes(only_cited: Sequence[str], only_paper: Sequence[str]) -> str:
+    """"cited: 'towards'; the paper: 'for'" and the like."""
+    a, b = " ".join(only_cited), " ".join(only_paper)
+    if a and b:
+        return f"cited: '{a}'; the paper: '{b}'"
+    if a:
+        return f"cited: '{a}', which the paper's title does not have"
+    return f"the paper's title has '{b}', which the cited title leaves out"
+
+
 # --------------------------------------------------------------------------- names
 
 
@@ -329,6 +458,16 @@ class Discrepancy:
     entry_value: str = ""
     source_value: str = ""
     source: str = ""  # "s2", "crossref", ... ("" when no record was needed)
+    #: FABRICATED or WRONG_METADATA ("" = WRONG_METADATA): see :attr:`klass`.
+    category: str = ""
+
+    @property
+    def klass(self) -> str:
+        """``fabricated`` (the reference looks invented: authors badly wrong, a placeholder
+        author, an identifier no source knows, a title no record resembles) or
+        ``wrong-metadata`` (a real paper cited with a wrong title word, venue, year, pages
+        or identifier)."""
+        return self.category or WRONG_METADATA
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -339,6 +478,7 @@ class Discrepancy:
             "entry_value": self.entry_value,
             "source_value": self.source_value,
             "source": self.source,
+            "class": self.klass,
         }
 
     @classmethod
@@ -351,12 +491,19 @@ class Discrepancy:
             entry_value=str(data.get("entry_value", "")),
             source_value=str(data.get("source_value", "")),
             source=str(data.get("source", "")),
+            category=FABRICATED if data.get("class") == FABRICATED else "",
         )
 
+
+#: The two classes of a finding (the NeurIPS 2026 programme-chair criteria): a reference
+#: that looks invented, and a real paper cited with wrong details.
+FABRICATED = "fabricated"
+WRONG_METADATA = "wrong-metadata"
 
 #: Discrepancy kinds.
 KINDS = (
     "title",
+    "title_words",
     "authors",
     "authors_missing",
     "authors_incomplete",
@@ -365,6 +512,7 @@ KINDS = (
     "year_future",
     "venue",
     "preprint_status",
+    "venue_unpublished",
     "identifier",
 )
 
@@ -558,14 +706,27 @@ def _record_family_display(display: str) -> str:
     return words[-1] if words else display
 
 
+#: Lengths at which sources cut author lists without saying so ("stops at ten names").
+_LIST_CAPS = frozenset({10, 20, 25, 50, 100})
+
+
+def record_authors_cut(rec: PaperRecord, cited: int) -> bool:
+    """The source's author list is not the whole list: it ended in "et al."/"others", or it
+    stops at a round cap while the entry names more authors."""
+    return rec.authors_truncated or (len(rec.authors) in _LIST_CAPS and cited > len(rec.authors))
+
+
 def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> list[Discrepancy]:
     parsed = [_record_name_tokens(a) for a in rec.authors]
+    cut = record_authors_cut(rec, len(entry))
     used: set[int] = set()
     unmatched_entry: list[Name] = []
     for i, name in enumerate(entry):
         order = ([i] if i < len(parsed) else []) + list(range(len(parsed)))
         hit = next((j for j in order if j not in used and _name_matches(name, parsed[j])), None)
         if hit is None:
+            if cut and i >= len(parsed):
+                continue  # past the end of a list the source cut short
             unmatched_entry.append(name)
         else:
             used.add(hit)
@@ -577,9 +738,11 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
         f"{src} has {_list_names(rec_names)}"
     )
     out: list[Discrepancy] = []
+    category = ""
     if unmatched_entry:
         if len(unmatched_entry) * 2 > len(entry) or not used:
             msg = f"authors: {lists}"
+            category = FABRICATED  # most of the authors are not this paper's
         else:
             who = ", ".join(display_name(n) for n in unmatched_entry)
             verb = "is not an author" if len(unmatched_entry) == 1 else "are not authors"
@@ -593,6 +756,7 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
                 "; ".join(entry_names),
                 "; ".join(rec_names),
                 rec.source,
+                category,
             )
         )
     missing = [j for j in range(len(parsed)) if j not in used]
@@ -612,7 +776,7 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
                     rec.source,
                 )
             )
-        elif not truncated and not middle:
+        elif not truncated and not middle and not cut:
             out.append(
                 Discrepancy(
                     "authors",
@@ -639,6 +803,7 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
             f"authors: “{' '.join(p for p in (n.first, n.von, n.last) if p)}” "
             "looks like a placeholder, not a real author",
             " ".join(p for p in (n.first, n.von, n.last) if p),
+            category=FABRICATED,
         )
         for n in entry
         if is_placeholder_author(n)
@@ -651,6 +816,7 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
                 Severity.WARNING,
                 "authors: only “et al.”, no author is named",
                 "et al.",
+                category=FABRICATED,
             )
         )
     real = [n for n in entry if not is_placeholder_author(n)]
@@ -705,6 +871,21 @@ def _version_is_preprint(v: PaperRecord) -> bool:
     return v.is_preprint or (bool(v.venue) and is_preprint_venue(v.venue or ""))
 
 
+#: Venue fields that say the paper is not (yet) published anywhere.
+_NOT_YET_PUBLISHED = re.compile(
+    r"\b(preprint|submitted|under review|in review|in press|to appear|forthcoming|accepted"
+    r"|in preparation|manuscript|working paper|unpublished)\b",
+    re.IGNORECASE,
+)
+
+
+def _publisher_doi(doi: str | None) -> bool:
+    """A DOI that is not a preprint server's (arXiv 10.48550, Zenodo, bioRxiv/medRxiv's
+    10.1101 are preprints or data)."""
+    d = _doi_of(doi)
+    return bool(d) and not d.startswith(("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/"))
+
+
 def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
     venue = (view.venue or "").strip()
     if not venue:
@@ -727,23 +908,27 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
                 "venue", "preprint_status", sev, msg + f" ({_src(v)})", venue, v.venue or "", v.source
             )
         ]
-    if any(same_venue(venue, v.venue or "", v.venue_alternates) for v in versions if v.venue):
+    if any(
+        same_venue(venue, v.venue or "", v.venue_alternates) for v in versions if v.venue or v.venue_alternates
+    ):
         return []
     if not published:
         pre = [v for v in versions if _version_is_preprint(v)]
-        if not pre:
+        if not (pre or paper_arxiv) or _NOT_YET_PUBLISHED.search(venue):
             return []
-        matched = bool(cited_arxiv and cited_arxiv in paper_arxiv)
-        sev = Severity.INFORMATION if matched else Severity.WARNING
+        if any(_publisher_doi(v.doi) for v in versions):
+            return []  # a DOI of a publisher: a published version exists, venue unknown
+        known = f"arXiv:{sorted(paper_arxiv)[0]}" if paper_arxiv else f"a preprint ({pre[0].venue})"
         return [
             Discrepancy(
                 "venue",
-                "preprint_status",
-                sev,
-                f"venue: the entry says {venue}, but {_src(pre[0])} knows the paper only as a preprint",
+                "venue_unpublished",
+                Severity.WARNING,
+                f"venue: no source shows this paper published in {venue}; the sources know it as "
+                f"{known} (a paper accepted recently may not be indexed yet)",
                 venue,
-                pre[0].venue or "arXiv",
-                pre[0].source,
+                known,
+                (pre or versions)[0].source,
             )
         ]
     names = list(dict.fromkeys(f"{v.venue} in {_src(v)}" for v in published))
@@ -819,7 +1004,17 @@ def _compare_title(
         return 0.0, "", []
     score, best = max(scored, key=lambda t: t[0])
     if score >= verified:
-        return score, best.source, []
+        changed = title_words_changed(view.title, versions)
+        if changed is None:
+            return score, best.source, []
+        rec, only_entry, only_rec = changed
+        msg = (
+            f"title: {describe_word_changes(only_entry, only_rec)} "
+            f"(the paper is “{rec.title}” in {_src(rec)})"
+        )
+        return score, best.source, [
+            Discrepancy("title", "title_words", Severity.WARNING, msg, view.title, rec.title, rec.source)
+        ]
     only_entry, only_rec = title_word_changes(view.title, best.title)
     detail = ""
     if only_entry or only_rec:
@@ -831,7 +1026,10 @@ def _compare_title(
         detail = " (" + "; ".join(parts) + ")"
     sev = Severity.WARNING if score >= candidate else Severity.ERROR
     msg = f"title: “{view.title}” in the entry; {_src(best)} has “{best.title}”{detail}"
-    return score, best.source, [Discrepancy("title", "title", sev, msg, view.title, best.title, best.source)]
+    category = FABRICATED if sev is Severity.ERROR else ""
+    return score, best.source, [
+        Discrepancy("title", "title", sev, msg, view.title, best.title, best.source, category)
+    ]
 
 
 def compare(
