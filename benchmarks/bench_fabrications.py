@@ -28,7 +28,9 @@ An entry is flagged when it gets a warning- or error-severity finding
 A fabricated entry is detected when it is flagged; a real entry flagged is a
 false positive. ``-v`` lists every miss and false alarm with its verdict, and
 (e2e) the causes grouped. Targets: detection >= 95 % overall and >= 80 % per
-type, false positives <= 2 %; the exit status is 1 when one is missed.
+type, false positives <= 1 % (with the sources' disagreements on, the default), paraphrased titles
+>= 90 %, preprints cited as published >= 95 %; the exit status is 1 when one is missed.
+``--no-disagreements`` serves every source the same record (the v4 conditions).
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ from citelens.verify.match.compare import (  # noqa: E402
 )
 
 CURRENT_YEAR = 2025  # the set was generated for this year ("future" years are after it)
+#: Detection targets per type (others: 80 %); overall 95 %, false positives 1 %.
+TYPE_TARGETS = {"paraphrased_title": 0.90, "preprint_as_published": 0.95}
 SEARCH_LIMIT = 10
 
 
@@ -147,11 +151,11 @@ def evaluate_compare(rows: list[dict[str, Any]], truth: list[dict[str, Any]]
     return out, f"{len(rows)} entries in {time.perf_counter() - start:.1f} s (no HTTP)"
 
 
-def evaluate_e2e(rows: list[dict[str, Any]], truth: list[dict[str, Any]]
-                 ) -> tuple[list[tuple[bool, str, str]], str]:
+def evaluate_e2e(rows: list[dict[str, Any]], truth: list[dict[str, Any]],
+                 disagreements: bool = True) -> tuple[list[tuple[bool, str, str]], str]:
     """(flagged, verdict, cause) per row end to end, and a summary of the run."""
     with tempfile.TemporaryDirectory(prefix="citelens-fab-cache-") as tmp:
-        res = run(rows, truth, Path(tmp))
+        res = run(rows, truth, Path(tmp), disagreements=disagreements)
     out = [(e.flagged, e.why(), e.cause()) for e in res.entries]
     statuses = Counter(e.verification.status.value if e.verification else "LOST"
                        for e in res.entries)
@@ -204,24 +208,33 @@ def main() -> int:
     ap.add_argument("--layer", choices=("e2e", "compare"), default="e2e",
                     help="end to end through parser, verifier and fake APIs (default), or the "
                          "comparison layer only")
+    ap.add_argument("--no-disagreements", action="store_true",
+                    help="the fake APIs agree with each other (e2e; v4's conditions)")
     args = ap.parse_args()
     data = ensure_generated()
     rows = load_set(data)
     truth = load_truth(data)
     if args.type:
         rows = [r for r in rows if r["type"] == args.type]
+    if args.no_disagreements:  # these cite the preprint's own title, which only they serve
+        rows = [r for r in rows if r["subtype"] != "preprint_title"]
     if args.snapshot_agreement:
         return snapshot_agreement(rows, truth, args.verbose)
     t0 = time.perf_counter()
-    evaluated = (evaluate_e2e if args.layer == "e2e" else evaluate_compare)(rows, truth)
+    evaluated = (evaluate_e2e(rows, truth, not args.no_disagreements) if args.layer == "e2e"
+                 else evaluate_compare(rows, truth))
     outcomes, summary = evaluated
     elapsed = time.perf_counter() - t0
     results: dict[str, list[bool]] = defaultdict(list)
+    fp_by_disagreement: dict[str, list[bool]] = defaultdict(list)
     by_sub: dict[tuple[str, str], list[bool]] = defaultdict(list)
     reasons: Counter[str] = Counter()
     wrong_causes: dict[str, Counter[str]] = {"MISSED": Counter(), "FALSE ALARM": Counter()}
     for row, (flagged, why, cause) in zip(rows, outcomes, strict=True):
         results[row["type"]].append(flagged)
+        if row["label"] == "real" and args.layer == "e2e" and not args.no_disagreements:
+            for kind in row.get("disagreements") or ["(none)"]:
+                fp_by_disagreement[kind].append(flagged)
         by_sub[(row["type"], row["subtype"])].append(flagged)
         wrong = flagged if row["label"] == "real" else not flagged
         if flagged:
@@ -240,7 +253,7 @@ def main() -> int:
         if t == "real":
             continue
         n_hit, n = rate(hs)
-        ok &= n_hit / n >= 0.80
+        ok &= n_hit / n >= TYPE_TARGETS.get(t, 0.80)
         print(f"{t:<24}{n_hit:>5}/{n:<4}{100 * n_hit / n:>7.1f}%")
         for (tt, sub), shs in sorted(by_sub.items()):
             if tt == t and sub != t:
@@ -252,12 +265,17 @@ def main() -> int:
         print(f"{'ALL FABRICATED':<24}{n_hit:>5}/{n:<4}{100 * n_hit / n:>7.1f}%")
     if results.get("real"):
         n_fp, n = rate(results["real"])
-        ok &= n_fp / n <= 0.02
+        ok &= n_fp / n <= 0.01
         print(f"\n{'false positives (real)':<24}{n_fp:>5}/{n:<4}{100 * n_fp / n:>7.1f}%")
         for (tt, sub), shs in sorted(by_sub.items()):
             if tt == "real":
                 a, b = rate(shs)
-                print(f"  {sub:<22}{a:>5}/{b:<4}")
+                print(f"  {sub:<28}{a:>5}/{b:<4}")
+        if fp_by_disagreement:
+            print("false positives by the sources' disagreement (real entries whose paper has it):")
+            for kind, shs in sorted(fp_by_disagreement.items()):
+                a, b = rate(shs)
+                print(f"  {kind:<28}{a:>5}/{b:<4}")
     print(f"\nhow entries were flagged: {dict(reasons.most_common(8))}")
     for label, causes in wrong_causes.items():
         if causes:

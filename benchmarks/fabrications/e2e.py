@@ -49,13 +49,17 @@ FLAG_SEVERITIES = (Severity.WARNING, Severity.ERROR)
 COUNTED_CODES = ("DOI_MISMATCH", "NOT_FOUND", "METADATA_MISMATCH")
 
 
-def fake_papers(truth: Sequence[Row]) -> list[dict[str, Any]]:
-    """``truth.jsonl`` records as papers for :class:`ScholarlyFake` (one per ``_paper``)."""
+def fake_papers(truth: Sequence[Row], disagreements: bool = True) -> list[dict[str, Any]]:
+    """``truth.jsonl`` records as papers for :class:`ScholarlyFake` (one per ``_paper``),
+    with how each source describes the paper differently (``_render``, the keys
+    :func:`tests.fakes.scholarly.title_as` documents) unless ``disagreements`` is off."""
     by: dict[str, dict[str, Row]] = defaultdict(dict)
+    render: dict[str, dict[str, Any]] = defaultdict(dict)
     for r in truth:
         by[r["_paper"]][r["source"]] = r
+        render[r["_paper"]].update(r.get("_render") or {})
     out = []
-    for recs in by.values():
+    for pid, recs in by.items():
         cr, s2, ax = recs.get("crossref"), recs.get("s2"), recs.get("arxiv")
         main = cr or s2 or ax
         assert main is not None
@@ -77,6 +81,8 @@ def fake_papers(truth: Sequence[Row]) -> list[dict[str, Any]]:
             p["s2_paper_id"] = s2["s2_paper_id"]
             alternates = [s2.get("venue"), *(s2.get("venue_alternates") or [])]
             p["venue_alternates"] = list(dict.fromkeys(v for v in alternates if v and v != venue))
+        if disagreements:
+            p.update(render[pid])
         out.append(p)
     return out
 
@@ -140,14 +146,16 @@ def _parse_diffs(rows: Sequence[Row], views: dict[str, Any]) -> list[str]:
 
 
 async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
-                   log: Callable[[str], None] | None = None, snapshot: str | None = None) -> RunResult:
+                   log: Callable[[str], None] | None = None, snapshot: str | None = None,
+                   disagreements: bool = True) -> RunResult:
     """Verify ``rows`` (one .bib file of their BibTeX) against a fake serving ``truth``;
-    with ``snapshot`` (a snapshot file) the snapshot tier answers first."""
+    with ``snapshot`` (a snapshot file) the snapshot tier answers first; ``disagreements``
+    off serves every source the same record."""
     text = "\n\n".join(r["bibtex"] for r in rows) + "\n"
     bib = parse_bib(text, "fabrications.bib")
     views = {e.key: entry_view(e) for e in bib.entries}
     logger = log or (lambda _m: None)
-    with running(fake_papers(truth)) as fake:
+    with running(fake_papers(truth, disagreements)) as fake:
         settings = fake.settings(cache_dir=str(cache_dir), request_timeout_s=10.0, snapshot=snapshot)
         sources = Sources.from_settings(settings, logger, rates=fast_rates())
         cache = VerificationCache(cache_dir, logger)
@@ -174,8 +182,9 @@ async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
 
 
 def run(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
-        log: Callable[[str], None] | None = None, snapshot: str | None = None) -> RunResult:
-    return asyncio.run(run_rows(rows, truth, cache_dir, log, snapshot))
+        log: Callable[[str], None] | None = None, snapshot: str | None = None,
+        disagreements: bool = True) -> RunResult:
+    return asyncio.run(run_rows(rows, truth, cache_dir, log, snapshot, disagreements))
 
 
 def build_snapshot(truth: Sequence[Row], folder: Path) -> Path:

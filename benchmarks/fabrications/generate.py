@@ -52,7 +52,7 @@ from benchmarks.fabrications.bibload import plain_entry, read_entries  # noqa: E
 from citelens.verify.match.venues import venue_display_name  # noqa: E402
 
 #: Bump when the output changes for a reason the key does not see (e.g. a library upgrade).
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 CACHE_DIR = HERE / ".cache"
 DEFAULT_CORPUS = Path(os.environ.get("CITELENS_CORPUS", HERE.parent.parent.parent / "shared" / "corpus"))
 SMALL_BIBS = ("astropy-v5.0/refs.bib", "thammegowda-dissertation/anthology.bib",
@@ -65,6 +65,17 @@ N_PER_TYPE = 40
 N_DISTRACTORS = 700
 TYPES = ("invented_title", "chimeric", "near_miss_title", "wrong_authors", "wrong_venue",
          "wrong_year", "fabricated_identifier", "doi_other_paper", "hybrid")
+#: v5: the two shapes that passed as verified (issue 27), appended after the v4 rows
+#: (whose keys and contents do not change), and the sources' disagreements.
+NEW_TYPES = ("paraphrased_title", "preprint_as_published")
+N_PREPRINT_ONLY_REAL = 30  # real entries of papers only known as arXiv preprints
+N_PREPRINT_TITLE_REAL = 20  # real entries citing the preprint's title (it differs)
+#: How sources disagree with each other and with the entry, each switched on for half the
+#: papers (where it applies: a subtitle needs a colon, "et al." four authors...).
+DISAGREEMENTS = ("crossref_subtitle", "erratum_title", "jats_markup", "mathml_title",
+                 "html_entities", "all_caps_title", "truncated_title", "preprint_title",
+                 "authors_et_al", "authors_cut_at_ten", "initials_in_source",
+                 "diacritics_stripped", "print_online_year", "s2_venue_empty")
 CURRENT_YEAR = 2025
 
 Entry = dict[str, Any]
@@ -242,6 +253,220 @@ def initials(first: str) -> str:
 def fake_name(rng: random.Random, names: list[dict[str, str]]) -> dict[str, str]:
     a, b = rng.sample(names, 2)
     return {"first": a["first"], "von": "", "last": b["last"], "jr": ""}
+
+
+# --------------------------------------------------------------------------- v5: paraphrases
+
+#: Function words a paraphrase swaps ("towards" for "for": the commonest invented variant).
+FUNCTION_SWAPS = {"for": ("towards", "toward", "in", "with"), "of": ("for", "in", "on"),
+                  "in": ("for", "on", "of"), "on": ("in", "for"), "with": ("via", "for"),
+                  "via": ("with", "through"), "from": ("of", "for"), "to": ("towards", "for"),
+                  "towards": ("for",), "toward": ("for",), "through": ("via",),
+                  "using": ("with", "via"), "under": ("in", "with"), "by": ("via", "with")}
+SYNONYMS = {"learning": "training", "method": "approach", "methods": "approaches",
+            "approach": "method", "model": "framework", "models": "frameworks",
+            "analysis": "study", "study": "analysis", "efficient": "fast", "large": "big",
+            "networks": "nets", "network": "net", "dynamics": "behavior", "theory": "model",
+            "systems": "models", "system": "model", "estimation": "inference",
+            "representation": "embedding", "generation": "synthesis",
+            "detection": "recognition", "recognition": "detection", "prediction": "forecasting",
+            "evidence": "support", "properties": "features", "effects": "impacts",
+            "effect": "impact", "structure": "organization", "transition": "change",
+            "transitions": "changes", "random": "stochastic", "algorithm": "procedure",
+            "algorithms": "procedures", "neural": "deep", "data": "datasets"}
+PARAPHRASE_KINDS = ("function_word", "number", "synonym", "inserted", "dropped")
+
+
+def _plural(w: str) -> str | None:
+    """The other number of a content word ("networks" <-> "network"), or None."""
+    lw = w.lower()
+    if len(lw) < 4 or not (lw.isascii() and lw.isalpha()) or lw in STOP or lw.endswith("ly"):
+        return None
+    if lw.endswith("ies") and len(lw) > 5:
+        return w[:-3] + "y"
+    if lw.endswith("s") and not lw.endswith(("ss", "us", "is", "sis")):
+        return w[:-1]
+    if lw.endswith("y") and lw[-2] not in "aeiou":
+        return w[:-1] + "ies"
+    if lw.endswith(("ing", "ed", "al", "ic", "ous", "ive", "ble", "ar")):
+        return None  # not a noun
+    return w + "s"
+
+
+def paraphrase(title: str, kind: str, rng: random.Random) -> tuple[str, str] | None:
+    """``title`` with one word substituted, inserted or dropped, as a model paraphrasing
+    a real title writes it; (title, kind) or None when ``kind`` does not apply."""
+    ws = title.split()
+    core = [i for i, w in enumerate(ws) if i > 0 and w.strip(",.:;?").lower() not in STOP
+            and w.strip(",.:;?").isalpha() and len(w) > 3]
+    if kind == "function_word":
+        at = [i for i, w in enumerate(ws) if w.lower() in FUNCTION_SWAPS and 0 < i < len(ws) - 1]
+        if not at:
+            return None
+        i = rng.choice(at)
+        ws[i] = rng.choice(FUNCTION_SWAPS[ws[i].lower()])
+    elif kind == "number":
+        at = [i for i in core if _plural(ws[i].strip(",.:;?"))]
+        if not at:
+            return None
+        i = rng.choice(at)
+        w = ws[i].strip(",.:;?")
+        ws[i] = ws[i].replace(w, _plural(w) or w)
+    elif kind == "synonym":
+        at = [i for i in range(len(ws)) if ws[i].strip(",.:;?").lower() in SYNONYMS]
+        if not at:
+            return None
+        i = rng.choice(at)
+        w = ws[i].strip(",.:;?")
+        new = SYNONYMS[w.lower()].rstrip("_")
+        ws[i] = ws[i].replace(w, new.capitalize() if w[0].isupper() else new)
+    elif kind == "inserted":
+        at = [i for i in core if ws[i - 1].lower() in STOP or i == 1]
+        if not at:
+            return None
+        i = rng.choice(at)
+        adj = rng.choice(ADJECTIVES)
+        ws.insert(i, adj if ws[i][0].isupper() else adj.lower())
+    else:  # dropped
+        at = [i for i in core if ":" not in ws[i] and len(ws) > 4]
+        if not at:
+            return None
+        del ws[rng.choice(at)]
+    new_title = " ".join(ws)
+    return (new_title, kind) if new_title != title else None
+
+
+# --------------------------------------------------------------------------- v5: preprints
+
+INVENTED_VENUES = ("Symposium on Regularization Techniques", "Journal of Deep Representation "
+                   "Learning", "International Conference on Scalable Inference Systems",
+                   "Transactions on Machine Perception", "Workshop on Neural Reasoning "
+                   "Benchmarks", "Journal of Foundation Model Research",
+                   "Conference on Generative Modeling and Alignment",
+                   "International Journal of Learning Dynamics")
+REAL_VENUES = ("CVPR", "ICCV", "ECCV", "ICML", "NeurIPS", "ICLR", "AAAI", "IJCAI", "ACL",
+               "EMNLP", "Journal of Machine Learning Research",
+               "IEEE Transactions on Pattern Analysis and Machine Intelligence",
+               "Proceedings of the IEEE/CVF Conference on Computer Vision and Pattern Recognition")
+
+
+def arxiv_doi(arxiv: str) -> str:
+    return f"10.48550/arXiv.{arxiv}"
+
+
+def make_preprint_only(pid: str, truth: list[Entry], d: Entry) -> None:
+    """Turn a paper into one every source knows only as an arXiv preprint: no Crossref
+    record, S2 without a venue, its DOI arXiv's."""
+    truth[:] = [r for r in truth if not (r["_paper"] == pid and r["source"] == "crossref")]
+    for r in truth:
+        if r["_paper"] == pid and r["source"] == "s2":
+            r.update(venue=None, venue_alternates=[], doi=arxiv_doi(d["truth_arxiv"]))
+    d["doi"] = arxiv_doi(d["truth_arxiv"])
+    d["venue"] = ""
+
+
+# --------------------------------------------------------------------------- v5: disagreements
+
+
+def _wrap_word(title: str, rng: random.Random, left: str, right: str) -> str:
+    ws = title.split(" ")
+    at = [i for i, w in enumerate(ws) if w.isalpha() and len(w) > 3]
+    if not at:
+        return title
+    i = rng.choice(at)
+    ws[i] = f"{left}{ws[i]}{right}"
+    return " ".join(ws)
+
+
+MATHML_OPEN = ('<mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML" display="inline">'
+               "<mml:mi>")
+MATHML_CLOSE = "</mml:mi></mml:math>"
+
+
+def _entities(title: str) -> str | None:
+    if " and " in title:
+        return title.replace(" and ", " &amp; ", 1)
+    if "'" in title:
+        return title.replace("'", "&#39;", 1)
+    if "-" in title:
+        return title.replace("-", "&#8208;", 1)
+    return title.replace(" ", "&#160;", 1) if " " in title else None
+
+
+def disagreement_render(d: Entry, recs: list[Entry], on: set[str], rng: random.Random,
+                        avoid: frozenset[str] = frozenset()) -> tuple[dict[str, Any], list[str]]:
+    """The fake's per-source overrides for a paper (keys of tests.fakes.scholarly.title_as)
+    and the disagreement kinds that applied. The preprint's title is never one in
+    ``avoid`` (a paraphrase the set cites as fabricated must not be a real version)."""
+    render: dict[str, Any] = {}
+    applied: list[str] = []
+    src = {r["source"]: r for r in recs}
+    title = (src.get("crossref") or src.get("s2") or recs[0])["title"]
+    authors = list((src.get("s2") or recs[0])["authors"])
+    if "crossref" in src:
+        t, subtitle = title, ""
+        if "crossref_subtitle" in on and ":" in t:
+            t, subtitle = (x.strip() for x in t.split(":", 1))
+            applied.append("crossref_subtitle")
+        if "all_caps_title" in on:
+            t, subtitle = t.upper(), subtitle.upper()
+            applied.append("all_caps_title")
+        if "html_entities" in on and (e := _entities(t)) is not None:
+            t = e
+            applied.append("html_entities")
+        if "jats_markup" in on:
+            t = _wrap_word(t, rng, *rng.choice((("<i>", "</i>"), ("<jats:italic>", "</jats:italic>"),
+                                                ("<scp>", "</scp>"))))
+            applied.append("jats_markup")
+        if "mathml_title" in on:
+            t = _wrap_word(t, rng, MATHML_OPEN, MATHML_CLOSE)
+            applied.append("mathml_title")
+        if "erratum_title" in on:
+            t, subtitle = "ERRATUM", f"{t}: {subtitle}" if subtitle else t
+            applied.append("erratum_title")
+        if t != title:
+            render["crossref_title"] = t
+        if subtitle:
+            render["crossref_subtitle"] = subtitle
+        cr_authors = list(src["crossref"]["authors"])
+        if "initials_in_source" in on:
+            cr_authors = [" ".join([*(p[0] + "." for p in a.split()[:-1] if p[0].isalpha()),
+                                    a.split()[-1]]) if len(a.split()) > 1 else a
+                          for a in cr_authors]
+            applied.append("initials_in_source")
+        if "authors_et_al" in on and len(cr_authors) >= 4:
+            cr_authors = [*cr_authors[:3], "et al."]
+            applied.append("authors_et_al")
+        if cr_authors != src["crossref"]["authors"]:
+            render["authors_crossref"] = cr_authors
+        if "print_online_year" in on and d["year"]:
+            render["crossref_online_year"] = d["year"] - 1
+            applied.append("print_online_year")
+    s2_authors = authors
+    if "diacritics_stripped" in on and any(not a.isascii() for a in authors):
+        s2_authors = [ascii_fold(a) for a in s2_authors]
+        applied.append("diacritics_stripped")
+    if "authors_cut_at_ten" in on and len(authors) > 10:
+        s2_authors = s2_authors[:10]
+        applied.append("authors_cut_at_ten")
+    if s2_authors != authors:
+        render["s2_authors"] = s2_authors
+    ws = title.split()
+    if "truncated_title" in on and len(ws) >= 7:
+        keep = max(4, int(len(ws) * 0.6))
+        render["s2_title"] = " ".join(ws[:keep]) + (" ..." if rng.random() < 0.5 else "")
+        applied.append("truncated_title")
+    if "preprint_title" in on and "arxiv" in src:
+        for kind in ("synonym", "function_word", "inserted"):
+            pre = paraphrase(title, kind, rng)
+            if pre is not None and pre[0] not in avoid:
+                render["arxiv_title"] = pre[0]
+                applied.append("preprint_title")
+                break
+    if "s2_venue_empty" in on and "crossref" not in src and "arxiv" in src:
+        render["s2_venue_empty"] = True
+        applied.append("s2_venue_empty")
+    return render, applied
 
 
 # --------------------------------------------------------------------------- build
@@ -475,7 +700,125 @@ def build(corpus: Path) -> tuple[list[Entry], list[Entry]]:
     distractors = [p["pid"] for p in papers if p["pid"] not in used_pids][:N_DISTRACTORS]
     keep = used_pids | set(distractors)
     truth = [r for r in truth if r["_paper"] in keep]
+    extend_v5(rows, truth, [by_pid[pid] for pid in distractors], emit)
     return rows, truth
+
+
+def extend_v5(rows: list[Entry], truth: list[Entry], spare: list[Entry],
+              emit: Any) -> None:
+    """v5 (issue 27): paraphrased titles and preprints cited as published (fabricated), real
+    entries of preprint-only papers and of preprint titles, and the sources' disagreements
+    on every paper. Uses its own random stream, so the v4 rows stay as they were."""
+    rng = random.Random(SEED + 27)
+    ml = [d for d in spare if d["origin"] == "ml" and d["truth_arxiv"]]
+    preprint_only = ml[:60]  # 30 cited as published, 30 cited as what they are
+    elsewhere = ml[60:70]  # published papers cited with their arXiv id and another venue
+    preprint_title = ml[70:70 + N_PREPRINT_TITLE_REAL]
+    taken = {d["pid"] for d in preprint_only + elsewhere + preprint_title}
+    for d in preprint_only:
+        make_preprint_only(d["pid"], truth, d)
+
+    def entry_of(d: Entry) -> Entry:
+        e = json.loads(json.dumps(d))
+        e["arxiv_id"] = None
+        return e
+
+    # ---- paraphrased titles: everything right (authors, year, venue, DOI) but one word
+    n_kind = N_PER_TYPE // len(PARAPHRASE_KINDS)
+    counts = dict.fromkeys(PARAPHRASE_KINDS, 0)
+    for d in (d for d in spare if d["pid"] not in taken):
+        if sum(counts.values()) >= N_PER_TYPE:
+            break
+        for kind in sorted(PARAPHRASE_KINDS, key=lambda k: counts[k]):
+            if counts[kind] >= n_kind:
+                continue
+            got = paraphrase(d["title"], kind, rng)
+            if got is None:
+                continue
+            e = entry_of(d)
+            e["title"] = got[0]
+            emit("fabricated", "paraphrased_title", kind, d["pid"], e)
+            counts[kind] += 1
+            taken.add(d["pid"])
+            break
+
+    # ---- preprints cited as published in a venue where they never appeared
+    for k, d in enumerate(preprint_only[:30] + elsewhere):
+        e = entry_of(d)
+        e["doi"] = None
+        if k % 2 == 0:
+            e["doi"] = arxiv_doi(d["truth_arxiv"])
+        else:
+            e["arxiv_id"] = d["truth_arxiv"]
+        if k >= 30:
+            sub = "published_elsewhere"
+            e["venue"] = rng.choice([v for v in REAL_VENUES if v != d["venue"] and
+                                     venue_display_name(v) != venue_display_name(d["venue"])])
+            e["entry_type"] = "inproceedings"
+        elif k % 5 < 2 or (k % 5 == 4 and k % 2):
+            sub = "invented_venue"
+            e["venue"] = rng.choice(INVENTED_VENUES)
+            e["entry_type"] = "article"
+        else:
+            sub = "real_venue"
+            e["venue"] = rng.choice(REAL_VENUES)
+            e["entry_type"] = "inproceedings"
+        emit("fabricated", "preprint_as_published", sub, d["pid"], e)
+
+    # ---- real entries: preprint-only papers cited as preprints
+    styles = ("arxiv_journal", "eprint_misc", "arxiv_doi", "corr")
+    for k, d in enumerate(preprint_only[30:]):
+        e = entry_of(d)
+        style = styles[k % len(styles)]
+        e["doi"] = None
+        if style == "arxiv_journal":
+            e.update(entry_type="article", venue=f"arXiv preprint arXiv:{d['truth_arxiv']}")
+        elif style == "eprint_misc":
+            e.update(entry_type="misc", venue="", arxiv_id=d["truth_arxiv"])
+        elif style == "arxiv_doi":
+            e.update(entry_type="article", venue="arXiv", doi=arxiv_doi(d["truth_arxiv"]))
+        else:
+            e.update(entry_type="article", venue="CoRR", arxiv_id=d["truth_arxiv"])
+        emit("real", "real", f"preprint_only_{style}", d["pid"], e)
+
+    # ---- the sources' disagreements, each on for half the papers (where it applies)
+    by_paper: dict[str, list[Entry]] = {}
+    for r in truth:
+        by_paper.setdefault(r["_paper"], []).append(r)
+    spare_pids = {d["pid"] for d in preprint_title}
+    papers = {d["pid"]: d for d in spare}
+    for row in rows:
+        if row["paper"] and row["paper"] not in papers:
+            papers[row["paper"]] = {"year": row["entry"]["year"]}
+    for pid in sorted(by_paper):
+        recs = by_paper[pid]
+        on = {kind for kind in DISAGREEMENTS if rng.random() < 0.5}
+        if pid in spare_pids:
+            on.add("preprint_title")
+        d = papers.get(pid) or {"year": recs[0].get("year")}
+        avoid = frozenset(r["entry"]["title"] for r in rows
+                          if r["paper"] == pid and r["label"] == "fabricated")
+        render, applied = disagreement_render({"year": recs[0].get("year") or d.get("year")},
+                                              recs, on, rng, avoid)
+        recs[0]["_render"] = render
+        recs[0]["_disagreements"] = applied
+
+    # ---- real entries citing the preprint's own title (it differs from the published one)
+    for k, d in enumerate(preprint_title):
+        arxiv_title = (by_paper[d["pid"]][0]["_render"] or {}).get("arxiv_title")
+        if not arxiv_title:
+            continue
+        e = entry_of(d)
+        e["title"] = arxiv_title
+        if k % 2:
+            e.update(venue=f"arXiv preprint arXiv:{d['truth_arxiv']}", doi=None,
+                     entry_type="article", arxiv_id=d["truth_arxiv"])
+        else:
+            e["arxiv_id"] = d["truth_arxiv"]  # the published venue, the preprint's title
+        emit("real", "real", "preprint_title", d["pid"], e)
+    disagreements = {pid: recs[0]["_disagreements"] for pid, recs in by_paper.items()}
+    for row in rows:
+        row["disagreements"] = disagreements.get(row["paper"] or "", [])
 
 
 def write(out: Path, rows: list[Entry], truth: list[Entry]) -> None:

@@ -229,7 +229,7 @@ class PaperDB:
         for p in self.papers:
             if source not in p["sources"]:
                 continue
-            t = _norm(p["title"])
+            t = _norm(" ".join(title_as(p, source)))
             score = max(fuzz.ratio(q, t), fuzz.token_set_ratio(q, t) - 5)
             if score >= cutoff:
                 scored.append((score, p))
@@ -255,6 +255,34 @@ def _split_name(name: str) -> tuple[str, str]:
 
 def _venue(p: dict[str, Any]) -> str:
     return str(p.get("venue") or "")
+
+
+#: How each source may describe a paper differently from the others, as real sources do
+#: (keys a paper may carry; the benchmark set of ``benchmarks/fabrications`` sets them):
+#: ``crossref_title`` / ``crossref_subtitle`` (Crossref's ``title`` and ``subtitle``: a
+#: subtitle kept apart, "ERRATUM" with the title in the subtitle, JATS or MathML markup,
+#: HTML entities, ALL CAPS), ``crossref_online_year`` (``issued`` = the online year,
+#: ``published-print`` the paper's year), ``s2_title`` (an index's cut-off title),
+#: ``arxiv_title`` (the preprint's own title), ``s2_authors`` (S2's and OpenAlex's author
+#: list: cut at ten names, accents stripped), ``authors_crossref`` (names ending in
+#: "et al.", initials), ``s2_venue_empty`` (S2 knows an arXiv paper with ``venue`` "").
+def title_as(p: dict[str, Any], source: str) -> tuple[str, str]:
+    """(title, subtitle) as ``source`` gives them."""
+    if source in ("crossref", "doi"):
+        return str(p.get("crossref_title") or p["title"]), str(p.get("crossref_subtitle") or "")
+    if source == "arxiv":
+        return str(p.get("arxiv_title") or p["title"]), ""
+    if source in ("s2", "openalex"):
+        return str(p.get("s2_title") or p["title"]), ""
+    return str(p["title"]), ""
+
+
+def _authors_as(p: dict[str, Any], source: str) -> list[str]:
+    if source == "crossref":
+        return list(p.get("authors_crossref") or p["authors"])
+    if source in ("s2", "openalex"):
+        return list(p.get("s2_authors") or p["authors"])
+    return list(p["authors"])
 
 
 def _is_arxiv_only(p: dict[str, Any]) -> bool:
@@ -285,6 +313,8 @@ def s2_json(p: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
     ext["CorpusId"] = p["corpus_id"]
     arxiv_only = _is_arxiv_only(p)
     venue = "arXiv.org" if arxiv_only else _venue(p)
+    if arxiv_only and p.get("s2_venue_empty"):
+        venue = ""  # S2 often leaves an arXiv paper's venue empty (its journal says "ArXiv")
     journal: dict[str, Any] = {}
     if arxiv_only:
         journal = {"name": "ArXiv", "volume": f"abs/{p['arxiv']}"}
@@ -309,14 +339,14 @@ def s2_json(p: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
         "corpusId": p["corpus_id"],
         "externalIds": ext,
         "url": f"https://www.semanticscholar.org/paper/{p['s2_paper_id']}",
-        "title": p["title"],
+        "title": title_as(p, "s2")[0],
         "abstract": p.get("abstract"),
         "venue": venue,
         "publicationVenue": pub_venue,
         "year": p.get("year"),
         "publicationDate": f"{p['year']}-01-01" if p.get("year") else None,
         "journal": journal or None,
-        "authors": [{"authorId": str(1000 + i), "name": a} for i, a in enumerate(p["authors"])],
+        "authors": [{"authorId": str(1000 + i), "name": a} for i, a in enumerate(_authors_as(p, "s2"))],
         "citationCount": p.get("citation_count", 0),
         "influentialCitationCount": 0,
         "isOpenAccess": bool(pdf),
@@ -327,31 +357,41 @@ def s2_json(p: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
     return {k: v for k, v in full.items() if k == "paperId" or k in wanted}
 
 
-def _date_parts(p: dict[str, Any]) -> dict[str, Any]:
-    return {"date-parts": [[p["year"]]]} if p.get("year") else {"date-parts": [[None]]}
+def _date_parts(p: dict[str, Any], year: Any = None) -> dict[str, Any]:
+    year = year or p.get("year")
+    return {"date-parts": [[year]]} if year else {"date-parts": [[None]]}
 
 
 def crossref_work(p: dict[str, Any]) -> dict[str, Any]:
-    authors = []
-    for i, a in enumerate(p.get("authors_crossref") or p["authors"]):
+    authors: list[dict[str, Any]] = []
+    for i, a in enumerate(_authors_as(p, "crossref")):
+        seq = "first" if i == 0 else "additional"
+        if a.strip().lower() in ("et al.", "et al", "others"):
+            authors.append({"name": a, "sequence": seq, "affiliation": []})
+            continue
         given, family = _split_name(a)
-        authors.append({"given": given, "family": family,
-                        "sequence": "first" if i == 0 else "additional", "affiliation": []})
+        authors.append({"given": given, "family": family, "sequence": seq, "affiliation": []})
     doi = str(p.get("doi"))
+    title, subtitle = title_as(p, "crossref")
+    online = p.get("crossref_online_year")
     w: dict[str, Any] = {
         "indexed": {"date-parts": [[2025, 1, 1]]},
         "publisher": p.get("publisher") or "Fake Publisher",
         "DOI": doi,
         "type": p.get("type") or "journal-article",
-        "title": [p["title"]],
+        "title": [title],
+        "subtitle": [subtitle] if subtitle else [],
         "author": authors,
         "container-title": [p["venue"]] if p.get("venue") else [],
-        "issued": _date_parts(p),
-        "published": _date_parts(p),
+        "issued": _date_parts(p, online),
+        "published": _date_parts(p, online),
         "is-referenced-by-count": p.get("citation_count", 0),
         "URL": f"https://doi.org/{doi}",
         "score": 1,
     }
+    if online:
+        w["published-online"] = _date_parts(p, online)
+        w["published-print"] = _date_parts(p)
     for k, ck in (("volume", "volume"), ("issue", "issue"), ("pages", "page")):
         if p.get(k):
             w[ck] = str(p[k])
@@ -381,7 +421,7 @@ def csl_json(p: dict[str, Any]) -> dict[str, Any]:
         "type": "article" if datacite else "article-journal",
         "id": f"https://doi.org/{doi.lower()}" if datacite else doi,
         "DOI": doi,
-        "title": p["title"],
+        "title": title_as(p, "doi")[0] if not datacite else p["title"],
         "author": authors,
         "issued": _date_parts(p),
         "publisher": "arXiv" if doi.lower().startswith("10.48550/") else (
@@ -389,6 +429,8 @@ def csl_json(p: dict[str, Any]) -> dict[str, Any]:
         "URL": f"https://arxiv.org/abs/{p['arxiv']}" if datacite and p.get("arxiv")
         else f"https://doi.org/{doi}",
     }
+    if p.get("crossref_subtitle") and not datacite:
+        out["subtitle"] = [p["crossref_subtitle"]]
     if p.get("venue") and not datacite:
         out["container-title"] = p["venue"]
     if p.get("abstract"):
@@ -419,8 +461,8 @@ def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": wid,
         "doi": f"https://doi.org/{doi.lower()}" if doi else None,
-        "title": p["title"],
-        "display_name": p["title"],
+        "title": title_as(p, "openalex")[0],
+        "display_name": title_as(p, "openalex")[0],
         "publication_year": p.get("year"),
         "publication_date": f"{p['year']}-01-01" if p.get("year") else None,
         "ids": ids,
@@ -431,7 +473,7 @@ def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
              "author": {"id": f"https://openalex.org/A{5000 + i}", "display_name": a,
                         "orcid": None},
              "institutions": [], "raw_author_name": a, "raw_affiliation_strings": []}
-            for i, a in enumerate(p["authors"])
+            for i, a in enumerate(_authors_as(p, "openalex"))
         ],
         "primary_location": {
             "is_oa": bool(p.get("open_access_pdf")),
@@ -472,7 +514,7 @@ def arxiv_entry(p: dict[str, Any], legacy: bool) -> str:
     if p.get("venue") and not _is_arxiv_only(p):
         ref = f"{p['venue']} {p.get('volume') or ''} ({year})".replace("  ", " ")
         extra += f"\n    <arxiv:journal_ref{ns}>{xml_escape(ref)}</arxiv:journal_ref>"
-    title = xml_escape(p["title"])
+    title = xml_escape(title_as(p, "arxiv")[0])
     if legacy and len(title) > 60:  # legacy feeds wrapped long titles
         cut = title.rfind(" ", 0, 60)
         title = title[:cut] + "\n  " + title[cut + 1:] if cut > 0 else title

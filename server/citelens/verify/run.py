@@ -50,7 +50,10 @@ from citelens.verify.match.compare import (
     compare,
     identifier_conflict,
     is_confident_match,
+    record_authors_cut,
+    title_cut_off,
     title_similarity,
+    title_words_changed,
 )
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
 
@@ -776,6 +779,7 @@ class _Run:
                         e.asked.append(Asked(lk, f, bid, cached))
             self.s2_batch_sent.set()
             await asyncio.gather(self._doi_chain(todo), self._arxiv(todo), self._pubmed(todo))
+            await self._other_versions(todo)
             for i, e in enumerate(todo):
                 if i % 16 == 15:
                     # Verdicts are CPU work: let other hosts' requests go out on time
@@ -836,6 +840,50 @@ class _Run:
 
     async def _arxiv(self, todo: Sequence[_Entry]) -> None:
         await self._by_id(todo, "arxiv", "arxiv", "arxiv_id", "id", plan.arxiv_ids, plan.ARXIV_BATCH)
+
+    async def _other_versions(self, todo: Sequence[_Entry]) -> None:
+        """More versions of papers found by an identifier whose title the entry cites with
+        other words, or whose title the source cut off: the arXiv record (the preprint's
+        title may be the one cited: a title that matches any real version is right) and
+        Crossref's (the publisher's full title). Batched: one request per source."""
+        if self.settings.offline:
+            return
+        want_arxiv: dict[int, tuple[_Entry, str]] = {}
+        want_crossref: dict[int, tuple[_Entry, str]] = {}
+        for e in todo:
+            found, _same, conflict = self._state(e)
+            if not found or conflict:
+                continue
+            records = [
+                r
+                for a in e.asked
+                if a.field is not None and a.lookup.outcome is Outcome.FOUND
+                for r in a.lookup.records[:1]
+            ]
+            cut = any(
+                title_cut_off(e.view.title, r) or record_authors_cut(r, len(e.view.authors)) for r in records
+            )
+            if not cut and title_words_changed(e.view.title, records) is None:
+                continue
+            asked = {a.lookup.source for a in e.asked}
+            ax = next((r.arxiv_id for r in records if r.arxiv_id), None)
+            if ax and "arxiv" not in asked:
+                want_arxiv[id(e)] = (e, ax)
+            doi = next((r.doi for r in records if r.doi and not plan.is_datacite(r.doi)), None)
+            if doi and "crossref" not in asked:
+                want_crossref[id(e)] = (e, doi)
+        for source, method, wanted, ask, batch in (
+            ("arxiv", "arxiv_id", want_arxiv, plan.arxiv_ids, plan.ARXIV_BATCH),
+            ("crossref", "crossref_dois", want_crossref, plan.crossref_dois, plan.CROSSREF_BATCH),
+        ):
+            if not wanted:
+                continue
+            kind = "id" if source == "arxiv" else "doi"
+            ids = list(dict.fromkeys(v for _e, v in wanted.values()))
+            got = await self.many(source, method, kind, ids, functools.partial(ask, self.sources), batch)
+            for e, value in wanted.values():
+                lk, cached = got[value]
+                e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
 
     async def _pubmed(self, todo: Sequence[_Entry]) -> None:
         await self._by_id(todo, "pmid", "pubmed", "pubmed_id", "pmid", plan.pubmed_ids, plan.PUBMED_BATCH)
@@ -1008,6 +1056,24 @@ class _Run:
             # back in S2's queue (a pick drops an entry with no S2 tier left from it)
             heapq.heappush(self.queues.setdefault(plan.S2_SEARCH.host, []), (e.index, e))
 
+    async def _full_version(self, e: _Entry, answer: Lookup) -> Asked | None:
+        """When a title search found the paper only under a title its index cut off: the
+        arXiv record (by the paper's arXiv id), whose full title can confirm or contradict
+        the cited title's last words."""
+        if self.settings.offline or answer.outcome is not Outcome.FOUND or e.candidates_only:
+            return None
+        same = [r for r in answer.records if _same_paper(e.view, r, self.settings)]
+        if not same or not all(title_cut_off(e.view.title, r) for r in same):
+            return None
+        ax = next((r.arxiv_id for r in same if r.arxiv_id), None)
+        if ax is None or any(a.lookup.source == "arxiv" and a.value == ax for a in e.asked):
+            return None
+        got = await self.many(
+            "arxiv", "arxiv_id", "id", [ax], lambda vs: plan.arxiv_ids(self.sources, vs), plan.ARXIV_BATCH
+        )
+        lk, cached = got[ax]
+        return Asked(lk, None, ax, cached)
+
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
             return True
@@ -1015,7 +1081,11 @@ class _Run:
             return False
         if e.candidates_only:
             return True
-        return any(_same_paper(e.view, r, self.settings) for r in answer.records)
+        # a title an index cut off cannot tell whether the cited title's last words are right
+        return any(
+            _same_paper(e.view, r, self.settings) and not title_cut_off(e.view.title, r)
+            for r in answer.records
+        )
 
     async def title_worker(self, host: str) -> None:
         if host == "s2":
@@ -1040,6 +1110,7 @@ class _Run:
                     tier.name,
                     functools.partial(plan.run_title_tier, self.sources, tier, view),
                 )
+                extra = await self._full_version(e, lk)
             except BaseException:
                 async with self.changed:
                     e.busy = False
@@ -1048,8 +1119,10 @@ class _Run:
             async with self.changed:
                 e.busy = False
                 e.asked.append(Asked(lk, None, view.title, cached))
+                if extra is not None:
+                    e.asked.append(extra)
                 self._plan_s2_search(e)
-                if self._title_done(e, lk):
+                if self._title_done(e, lk) or (extra is not None and self._title_done(e, extra.lookup)):
                     e.tiers.clear()
                     self.finish(e)
                 self.changed.notify_all()

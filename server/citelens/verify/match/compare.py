@@ -183,12 +183,32 @@ def _content_count(tokens: Sequence[str]) -> int:
     return sum(1 for t in tokens if t not in STOPWORDS)
 
 
+def _cut_off(short: Sequence[str], long: Sequence[str]) -> bool:
+    """``short`` is ``long`` cut off by an index: its first words (the last one possibly
+    cut mid-word), enough of them to name a paper."""
+    n = len(short)
+    if n < 3 or n >= len(long) or _content_count(short) < 2 or len(" ".join(short)) < 12:
+        return False
+    return list(short[:-1]) == list(long[: n - 1]) and long[n - 1].startswith(short[-1])
+
+
+def title_cut_off(cited: str, record: PaperRecord) -> bool:
+    """The record's title is the cited title cut off by its index (it says so, or it is
+    the cited title's first words): it can neither confirm nor contradict the words after."""
+    if record.title_truncated:
+        return True
+    return _cut_off(title_tokens(record.title or ""), title_tokens(cited))
+
+
 def title_similarity(a: str, b: str) -> float:
-    """Similarity 0..1 of two titles, tolerant of subtitles present on one side only."""
+    """Similarity 0..1 of two titles, tolerant of subtitles present on one side only and
+    of ``b`` (a record's title) cut off by its index."""
     ta, tb = title_tokens(a), title_tokens(b)
     best = _token_similarity(ta, tb)
     if best >= 0.95:
         return best
+    if _cut_off(tb, ta):
+        return 0.93
     for one, other_tokens in ((a, tb), (b, ta)):
         parts = split_subtitle(one)
         if parts is None:
@@ -227,9 +247,7 @@ _SAME_WORD = {
     "versus": "vs",
     **{
         w: str(i)
-        for i, w in enumerate(
-            "zero one two three four five six seven eight nine ten eleven twelve".split()
-        )
+        for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
     },
     "first": "1st",
     "second": "2nd",
@@ -261,25 +279,35 @@ def title_word_diff(cited: str, paper: str) -> tuple[tuple[str, ...], tuple[str,
     ("pre-trained" = "pretrained"), numerals written out, articles, "and"/"&", a
     misspelling, and a preposition inserted or dropped (a substituted one is a difference:
     "towards" for "for"). A singular for a plural is a difference."""
-    ka, wa = _title_words(cited)
-    kb, wb = _title_words(paper)
-    if ka == kb:
-        return (), ()
+    _ka, wa = _title_words(cited)
+    _kb, wb = _title_words(paper)
     only_a: list[str] = []
     only_b: list[str] = []
+    for i1, i2, j1, j2 in _word_changes(cited, paper):
+        only_a += wa[i1:i2]
+        only_b += wb[j1:j2]
+    return tuple(only_a), tuple(only_b)
+
+
+def _word_changes(cited: str, paper: str) -> list[tuple[int, int, int, int]]:
+    """The word ranges (cited start, end, paper start, end) that differ, in the words of
+    :func:`_title_words`; see :func:`title_word_diff`."""
+    ka, kb = _title_words(cited)[0], _title_words(paper)[0]
+    if ka == kb:
+        return []
+    out = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=ka, b=kb, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
         sa, sb = ka[i1:i2], kb[j1:j2]
         if "".join(sa) == "".join(sb):
             continue  # hyphenation, spacing
-        if len(sa) == 1 and len(sb) == 1 and is_typo(sa[0], sb[0]):
+        if len(sa) == 1 and len(sb) == 1 and is_typo(sa[0], sb[0]) and stem(sa[0]) != stem(sb[0]):
+            continue  # a misspelling; a singular for a plural is not one
+        if (not sa and all(t in STOPWORDS for t in sb)) or (not sb and all(t in STOPWORDS for t in sa)):
             continue
-        if not sa and all(t in STOPWORDS for t in sb) or not sb and all(t in STOPWORDS for t in sa):
-            continue
-        only_a += wa[i1:i2]
-        only_b += wb[j1:j2]
-    return tuple(only_a), tuple(only_b)
+        out.append((i1, i2, j1, j2))
+    return out
 
 
 def _cut_short(cited: str, paper: str, truncated: bool) -> bool:
@@ -314,17 +342,42 @@ def title_words_changed(
 ) -> tuple[PaperRecord, tuple[str, ...], tuple[str, ...]] | None:
     """The version of the paper whose title ``cited`` differs from by the fewest words, and
     those words; None when the cited title agrees with some version (every version counts:
-    the arXiv title, the published one, a conference and a journal version)."""
+    the arXiv title, the published one, a conference and a journal version).
+
+    A title an index cut off says nothing about the words it lacks: it confirms the cited
+    words it has (then a preprint's other wording there is no difference), and while the
+    published title is known only cut off, a preprint's other words are no evidence."""
     best: tuple[int, PaperRecord, tuple[str, ...], tuple[str, ...]] | None = None
+    confirmed = 0  # cited words a cut-off title confirms (it starts with them)
+    published_cut = False
+    full: list[PaperRecord] = []
     for v in versions:
         if not (v.title or "").strip():
             continue
-        if _cut_short(cited, v.title, v.title_truncated):
-            return None
+        if _cut_short(cited, v.title, True):
+            confirmed = max(confirmed, len(_title_words(v.title)[0]))
+            published_cut = published_cut or not _version_is_preprint(v)
+        elif title_cut_off(cited, v):
+            # cut off, and not the cited title's first words: the words it has may differ
+            covered = len(_title_words(v.title)[0]) - 1  # the last may be cut mid-word
+            changes = [c for c in _word_changes(cited, v.title) if c[0] < covered]
+            if changes:
+                only_a = tuple(w for i1, i2, _j1, _j2 in changes for w in _title_words(cited)[1][i1:i2])
+                only_b = tuple(w for _i1, _i2, j1, j2 in changes for w in _title_words(v.title)[1][j1:j2])
+                if best is None or len(only_a) + len(only_b) < best[0]:
+                    best = (len(only_a) + len(only_b), v, only_a, only_b)
+        else:
+            full.append(v)
+    for v in full:
         for a, b in _title_pairs(cited, v.title):
-            only_a, only_b = title_word_diff(a, b)
-            if not only_a and not only_b:
+            if not _word_changes(a, b):
                 return None
+    for v in full:
+        if published_cut and _version_is_preprint(v):
+            continue
+        changes = _word_changes(cited, v.title)
+        if confirmed and all(i1 < confirmed and i2 <= confirmed for i1, i2, _j1, _j2 in changes):
+            continue  # where this version differs, a cut-off title has the cited words
         only_a, only_b = title_word_diff(cited, v.title)
         n = len(only_a) + len(only_b)
         if best is None or n < best[0]:
@@ -333,7 +386,7 @@ def title_words_changed(
 
 
 def describe_word_changes(only_cited: Sequence[str], only_paper: Sequence[str]) -> str:
-    """"cited: 'towards'; the paper: 'for'" and the like."""
+    """ "cited: 'towards'; the paper: 'for'" and the like."""
     a, b = " ".join(only_cited), " ".join(only_paper)
     if a and b:
         return f"cited: '{a}'; the paper: '{b}'"
@@ -823,6 +876,9 @@ def _compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[D
     with_authors = [v for v in versions if v.authors]
     if not real or not with_authors:
         return out
+    # a whole author list is the evidence; lists cut short only when no source has one
+    whole = [v for v in with_authors if not record_authors_cut(v, len(real))]
+    with_authors = whole or with_authors
     results = [_author_problems(real, truncated, v) for v in with_authors]
 
     def cost(ds: list[Discrepancy]) -> int:
@@ -909,7 +965,9 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
             )
         ]
     if any(
-        same_venue(venue, v.venue or "", v.venue_alternates) for v in versions if v.venue or v.venue_alternates
+        same_venue(venue, v.venue or "", v.venue_alternates)
+        for v in versions
+        if v.venue or v.venue_alternates
     ):
         return []
     if not published:
@@ -1012,9 +1070,11 @@ def _compare_title(
             f"title: {describe_word_changes(only_entry, only_rec)} "
             f"(the paper is “{rec.title}” in {_src(rec)})"
         )
-        return score, best.source, [
-            Discrepancy("title", "title_words", Severity.WARNING, msg, view.title, rec.title, rec.source)
-        ]
+        return (
+            score,
+            best.source,
+            [Discrepancy("title", "title_words", Severity.WARNING, msg, view.title, rec.title, rec.source)],
+        )
     only_entry, only_rec = title_word_changes(view.title, best.title)
     detail = ""
     if only_entry or only_rec:
@@ -1027,9 +1087,11 @@ def _compare_title(
     sev = Severity.WARNING if score >= candidate else Severity.ERROR
     msg = f"title: “{view.title}” in the entry; {_src(best)} has “{best.title}”{detail}"
     category = FABRICATED if sev is Severity.ERROR else ""
-    return score, best.source, [
-        Discrepancy("title", "title", sev, msg, view.title, best.title, best.source, category)
-    ]
+    return (
+        score,
+        best.source,
+        [Discrepancy("title", "title", sev, msg, view.title, best.title, best.source, category)],
+    )
 
 
 def compare(
