@@ -120,6 +120,7 @@ def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object
     )
     data: dict[str, object] = {
         **fix.to_json(),
+        "class": v.klass,
         "summary": v.summary,
         "match": _brief(v.match) if v.match else None,
         "candidates": list(fix.candidates),
@@ -186,7 +187,7 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
                     d.message,
                     sev,
                     entry.key,
-                    data=_data(entry, v, discrepancy=d.to_json(), **where),
+                    data=_data(entry, v, discrepancy=d.to_json(), **{"class": d.klass}, **where),
                 )
             )
         return out
@@ -231,6 +232,7 @@ def _at_citation(
         "key": entry.key,
         "bib": entry.path,
         "status": v.status.value,
+        "class": v.klass,
         "field": None,
         **extra,
     }
@@ -391,7 +393,7 @@ def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
             retraction.message(v.notices),
             sev,
             entry.key,
-            data=_data(entry, v, field=None, **notice_data(v, top)),
+            data=_data(entry, v, field=None, **{"class": None}, **notice_data(v, top)),
         )
     ]
 
@@ -413,7 +415,7 @@ def notice_citation_findings(
         if code not in _NOTICE_AT_CITATIONS or sev is None:
             continue
         message = retraction.message(v.notices)
-        notice = {"notice": dict(top), "notice_url": retraction.notice_url(top)}
+        notice = {"notice": dict(top), "notice_url": retraction.notice_url(top), "class": None}
         out.append(_at_citation(path, c, entry, v, code, message, sev, **notice))
     return out
 

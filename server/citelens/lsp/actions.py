@@ -168,11 +168,13 @@ def _metadata_actions(
     ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, v: Verification
 ) -> list[lsp.CodeAction]:
     assert ctx.entry is not None
-    out = []
+    out = _field_fixes(ls, d, ctx)
     published = _published_version(ls, ctx, v)
     if published is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, published, same_paper=True)
-        out.append(_action(ls, "Update preprint to published version", d, {ctx.path: [edit]}, preferred=True))
+        out.append(
+            _action(ls, "Update preprint to published version", d, {ctx.path: [edit]}, preferred=not out)
+        )
     if v.match is not None:
         edit = bibedit.replace_entry(ctx.text, ctx.entry, v.match, same_paper=True)
         out.append(
@@ -181,10 +183,36 @@ def _metadata_actions(
                 f"Replace entry with {source_name(v.match.source)} metadata",
                 d,
                 {ctx.path: [edit]},
-                preferred=published is None,
+                preferred=published is None and not out,
             )
         )
     return [a for a in out if a is not None]
+
+
+#: Discrepancy kinds a one-field fix mends: the field and the action's wording.
+_FIELD_FIXES = {"title_words": "title", "title": "title", "venue": "venue"}
+
+
+def _field_fixes(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx) -> list[lsp.CodeAction | None]:
+    """The paper's title for a title with wrong words, the venue a source shows the paper
+    published in for a wrong venue: an edit of that one field, nothing else."""
+    assert ctx.entry is not None
+    data = d.data if isinstance(d.data, dict) else {}
+    disc = data.get("discrepancy")
+    if not isinstance(disc, dict) or disc.get("kind") not in _FIELD_FIXES:
+        return []
+    value = str(disc.get("source_value") or "").strip()
+    if not value:
+        return []
+    if _FIELD_FIXES[str(disc["kind"])] == "title":
+        name, label = "title", f"Use the paper's title: “{value}”"
+    else:
+        field = data.get("field")
+        if not isinstance(field, str) or field not in ("journal", "booktitle", "journaltitle"):
+            return []
+        name, label = field, f"Change {field} to {value}"
+    edit = bibedit.replace_field(ctx.text, ctx.entry, name, bibedit.latex_escape(value))
+    return [_action(ls, label, d, {ctx.path: [edit]}, preferred=True)]
 
 
 def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperRecord | None:

@@ -101,6 +101,12 @@ def _record_brief(r: PaperRecord) -> str:
     return f"*{_escape(r.title)}*" + (f" ({meta})" if meta else "") + (f" · {links[0]}" if links else "")
 
 
+_CLASS_TEXT = {
+    "fabricated": "fabricated (this reference looks invented)",
+    "wrong-metadata": "wrong-metadata (a real paper, cited with wrong details)",
+}
+
+
 def verification_section(v: Verification | None, pending: bool = False, verbose: bool = False) -> str:
     """The verdict in one line with its evidence (what the identifier resolves to, the
     closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
@@ -108,6 +114,8 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         return "⏳ Verification of this entry is still running" if pending else ""
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
+    if v.klass:
+        lines.append(f"Class: {_CLASS_TEXT.get(v.klass, v.klass)}")
     if v.match is not None:
         source = source_name(v.match.source)
         if status == "DOI_MISMATCH":

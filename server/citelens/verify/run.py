@@ -51,8 +51,8 @@ from citelens.verify.match.compare import (
     identifier_conflict,
     is_confident_match,
     record_authors_cut,
+    record_title_similarity,
     title_cut_off,
-    title_similarity,
     title_words_changed,
 )
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
@@ -329,7 +329,7 @@ class _Answers:
     def candidates(self, exclude: Sequence[PaperRecord] = ()) -> list[PaperRecord]:
         skip = {_record_id(r) for r in exclude}
         scored = [
-            (title_similarity(self.view.title, r.title or ""), r)
+            (record_title_similarity(self.view.title, r.title or ""), r)
             for r in self.all_records
             if _record_id(r) not in skip and not any(r in v for v in self.conflicts.values())
         ]
@@ -406,7 +406,7 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
         msg,
         dict(
             match=rec,
-            score=title_similarity(view.title, rec.title or ""),
+            score=record_title_similarity(view.title, rec.title or ""),
             method=first.lookup.method if first else "",
             discrepancies=discrepancies,
             candidates=right + ans.candidates(right),
@@ -420,7 +420,7 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
 
     def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
         a, r = item
-        return (a.field is not None, title_similarity(view.title, r.title or ""), r.source == "s2")
+        return (a.field is not None, record_title_similarity(view.title, r.title or ""), r.source == "s2")
 
     best_asked, match = max(same, key=rank)
     versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
@@ -457,7 +457,7 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
         dict(
             match=match,
             versions=versions,
-            score=title_similarity(view.title, match.title or ""),
+            score=record_title_similarity(view.title, match.title or ""),
             method=best_asked.lookup.method,
             discrepancies=found,
         ),

@@ -11,10 +11,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from citelens.core.findings import Severity
 from citelens.sources.records import Outcome, PaperRecord
-from citelens.verify.match.compare import Discrepancy
+from citelens.verify.match.compare import FABRICATED, WRONG_METADATA, Discrepancy
 
-__all__ = ["S2_NOT_FOUND", "AuditStep", "Discrepancy", "Status", "Verification"]
+__all__ = [
+    "FABRICATED",
+    "S2_NOT_FOUND",
+    "WRONG_METADATA",
+    "AuditStep",
+    "Discrepancy",
+    "Status",
+    "Verification",
+]
 
 
 class Status(StrEnum):
@@ -83,11 +92,28 @@ class Verification:
     #: serious first (see :mod:`citelens.verify.retraction`).
     notices: list[dict[str, str]] = field(default_factory=list)
 
+    @property
+    def klass(self) -> str | None:
+        """``fabricated`` (not found; an identifier of another paper; authors badly wrong, a
+        placeholder author, an identifier no source knows), ``wrong-metadata`` (a real paper
+        cited with a wrong title word, venue, year, pages or identifier), or None (verified,
+        unverified, or a book or thesis the indexes may just not have)."""
+        if self.status is Status.DOI_MISMATCH:
+            return FABRICATED
+        if self.status is Status.NOT_FOUND:
+            return None if self.informational else FABRICATED
+        if self.status is Status.PARTIAL and self.discrepancies:
+            serious = [d for d in self.discrepancies if d.severity in (Severity.WARNING, Severity.ERROR)]
+            worst = serious or self.discrepancies
+            return FABRICATED if any(d.klass == FABRICATED for d in worst) else WRONG_METADATA
+        return None
+
     def to_json(self, *, audit: bool = True) -> dict[str, Any]:
         """Every field; ``audit=False``: without the audit trail (a report writes it apart)."""
         return {
             "key": self.key,
             "status": self.status.value,
+            "class": self.klass,
             "summary": self.summary,
             "match": self.match.to_json() if self.match else None,
             "versions": [r.to_json() for r in self.versions],

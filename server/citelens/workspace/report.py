@@ -179,16 +179,25 @@ def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
         }
         if f.key is not None:
             item["key"] = f.key
+        item.update(_class(f))
         if f.related:
             item["related"] = [_related_json(index_of, rel, r) for r in f.related]
         item.update(_notice(f))
         yield item
 
 
+def _class(f: Finding) -> dict[str, Any]:
+    """``{"class": "fabricated" | "wrong-metadata"}`` of a verification finding, else {}."""
+    klass = f.data.get("class")
+    return {"class": klass} if isinstance(klass, str) and klass else {}
+
+
 def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | None = None) -> dict[str, Any]:
     """Counts of problems (each once, whatever its number of places)."""
     by_sev = Counter(f.severity.value for f in result.findings)
     by_code = Counter(f.code for f in result.findings)
+    # entries, not findings: one fabricated entry may have three wrong fields
+    by_class = Counter(k for v in result.verifications.values() if (k := getattr(v, "klass", None)))
     out: dict[str, Any] = {
         "entries": len(result.entries),
         "citations": result.citations,
@@ -198,6 +207,7 @@ def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | No
         "information": by_sev.get("information", 0),
         "hints": by_sev.get("hint", 0),
         "by_code": dict(sorted(by_code.items())),
+        "by_class": dict(sorted(by_class.items())),
         "by_status": dict(sorted(statuses.items())),
     }
     if offline is not None and offline.lookups:
@@ -292,6 +302,8 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
         f"{data['information']} information, {data['hints']} hints; "
         f"{data['citations']} citations"
     )
+    if data["by_class"]:
+        yield "entries by class: " + ", ".join(f"{n} {klass}" for klass, n in data["by_class"].items())
 
 
 def to_text(result: CheckResult, verbose: bool = False) -> str:
@@ -371,7 +383,7 @@ def _sarif_results(result: CheckResult, codes: list[str]) -> Iterator[dict[str, 
                 {"id": i, **_location(index_of, rel, r.path, r.span), "message": {"text": r.message}}
                 for i, r in enumerate(f.related, 1)
             ]
-        extra = _notice(f)
+        extra = {**_notice(f), **_class(f)}
         if extra:
             item["properties"] = extra
         yield item

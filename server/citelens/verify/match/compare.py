@@ -200,15 +200,27 @@ def title_cut_off(cited: str, record: PaperRecord) -> bool:
     return _cut_off(title_tokens(record.title or ""), title_tokens(cited))
 
 
+def record_title_similarity(cited: str, record: str) -> float:
+    """:func:`title_similarity` of an entry's title and a source's: also tolerant of the
+    record's title cut off by its index, and of words spaced differently ("pre-trained",
+    MathML's "H 2" for "H$_2$")."""
+    score = title_similarity(cited, record)
+    if score >= 0.97:
+        return score
+    ta, tb = title_tokens(cited), title_tokens(record)
+    if ta and tb and "".join(ta) == "".join(tb):
+        return 0.97
+    if _cut_off(tb, ta):
+        return max(score, 0.93)
+    return score
+
+
 def title_similarity(a: str, b: str) -> float:
-    """Similarity 0..1 of two titles, tolerant of subtitles present on one side only and
-    of ``b`` (a record's title) cut off by its index."""
+    """Similarity 0..1 of two titles, tolerant of subtitles present on one side only."""
     ta, tb = title_tokens(a), title_tokens(b)
     best = _token_similarity(ta, tb)
     if best >= 0.95:
         return best
-    if _cut_off(tb, ta):
-        return 0.93
     for one, other_tokens in ((a, tb), (b, ta)):
         parts = split_subtitle(one)
         if parts is None:
@@ -379,7 +391,7 @@ def title_words_changed(
         if confirmed and all(i1 < confirmed and i2 <= confirmed for i1, i2, _j1, _j2 in changes):
             continue  # where this version differs, a cut-off title has the cited words
         only_a, only_b = title_word_diff(cited, v.title)
-        n = len(only_a) + len(only_b)
+        n = 2 * (len(only_a) + len(only_b)) + v.title.isupper()  # the fix offers this title
         if best is None or n < best[0]:
             best = (n, v, only_a, only_b)
     return (best[1], best[2], best[3]) if best else None
@@ -633,7 +645,7 @@ def best_candidate(
     best: tuple[tuple[bool, bool, float], PaperRecord, float] | None = None
     for rec in records:
         try:
-            score = title_similarity(view.title, rec.title or "")
+            score = record_title_similarity(view.title, rec.title or "")
         except Exception:  # a bad record never breaks a search
             continue
         if score < threshold:
@@ -652,7 +664,7 @@ def is_same_paper(
 ) -> bool:
     """The record describes the entry's paper: a verified-level title, or a candidate-level
     title together with a shared identifier (DOI, arXiv id, PMID or S2 id)."""
-    score = title_similarity(view.title, record.title or "")
+    score = record_title_similarity(view.title, record.title or "")
     if score >= verified:
         return True
     return score >= candidate and _shares_identifier(view, record)
@@ -676,7 +688,7 @@ def is_confident_match(
     """``record`` is the entry's paper, safe to copy metadata from: a verified-level title;
     or a candidate-level title with a shared identifier, or with authors and year present
     on both sides and neither contradicting the entry."""
-    score = title_similarity(view.title, record.title or "")
+    score = record_title_similarity(view.title, record.title or "")
     if score >= verified:
         return True
     if score < candidate:
@@ -692,7 +704,7 @@ def identifier_conflict(view: EntryView, record: PaperRecord, threshold: float =
     """The entry's identifier resolved to ``record`` but its title is another paper's."""
     if not view.title.strip() or not (record.title or "").strip():
         return False
-    return title_similarity(view.title, record.title) < threshold
+    return record_title_similarity(view.title, record.title) < threshold
 
 
 _ARXIV_ID = re.compile(
@@ -1057,7 +1069,7 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
 def _compare_title(
     view: EntryView, versions: Sequence[PaperRecord], verified: float, candidate: float
 ) -> tuple[float, str, list[Discrepancy]]:
-    scored = [(title_similarity(view.title, v.title or ""), v) for v in versions if v.title]
+    scored = [(record_title_similarity(view.title, v.title or ""), v) for v in versions if v.title]
     if not scored or not view.title.strip():
         return 0.0, "", []
     score, best = max(scored, key=lambda t: t[0])
