@@ -1081,9 +1081,13 @@ class _Run:
             return False
         if e.candidates_only:
             return True
-        # a title an index cut off cannot tell whether the cited title's last words are right
+        # a title an index cut off cannot tell whether the cited title's last words are
+        # right, nor an author list cut short whether the cited further authors are
+        cited = len(e.view.authors)
         return any(
-            _same_paper(e.view, r, self.settings) and not title_cut_off(e.view.title, r)
+            _same_paper(e.view, r, self.settings)
+            and not title_cut_off(e.view.title, r)
+            and not record_authors_cut(r, cited)
             for r in answer.records
         )
 
