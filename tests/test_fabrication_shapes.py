@@ -3,8 +3,8 @@
 The real ``citelens check`` (JSON, SARIF and text) against the fake APIs, whose records
 disagree the way real sources do (``tests/fakes/scholarly.title_as``: Crossref's ERRATUM
 title with the real one in ``subtitle``, MathML, ``&amp;``, a title an index cut off, author
-lists ending in "et al." or cut at ten names, the preprint's own title); and the title quick
-fix through the language server.
+lists ending in "et al." or cut at ten names, the preprint's own title, a journal only
+OpenAlex's ``locations`` list); and the title quick fix through the language server.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ PAPERS: list[dict[str, Any]] = [
      "authors": ["Finn Moreau", "Cleo Tanaka"], "year": 2022,
      "venue": "Information Processing & Management", "doi": "10.1016/j.ipm.2022.102987",
      "arxiv": "2109.05551", "arxiv_title": "Neural Ranking Networks for Citation Screening"},
+    {"title": "Calibrated Uncertainty for Citation Intent Classifiers",
+     "authors": ["Ivo Haddad", "Jan Rossi"], "year": 2025, "arxiv": "2502.07777",
+     "doi": "10.48550/arXiv.2502.07777",
+     "openalex_published_in": ["Journal of Machine Learning Research"]},
 ]
 
 BIB = r"""@inproceedings{xu2023prompts,
@@ -183,6 +187,14 @@ BIB = r"""@inproceedings{xu2023prompts,
   doi = {10.1162/qss_a_00120},
 }
 
+@article{openalexvenue,
+  title = {Calibrated Uncertainty for Citation Intent Classifiers},
+  author = {Haddad, Ivo and Rossi, Jan},
+  journal = {Journal of Machine Learning Research},
+  year = {2025},
+  doi = {10.48550/arXiv.2502.07777},
+}
+
 @article{preprinttitle,
   title = {Neural Ranking Networks for Citation Screening},
   author = {Moreau, Finn and Tanaka, Cleo},
@@ -192,7 +204,8 @@ BIB = r"""@inproceedings{xu2023prompts,
 }
 """
 #: Real entries the sources describe differently; none may get a warning or an error.
-NO_FALSE_ALARM = ("erratum", "mathml", "entities", "cutoff", "twelve", "etal", "preprinttitle")
+NO_FALSE_ALARM = ("erratum", "mathml", "entities", "cutoff", "twelve", "etal", "preprinttitle",
+                  "openalexvenue")
 
 
 @pytest.fixture(scope="module")

@@ -265,7 +265,8 @@ def _venue(p: dict[str, Any]) -> str:
 #: ``published-print`` the paper's year), ``s2_title`` (an index's cut-off title),
 #: ``arxiv_title`` (the preprint's own title), ``s2_authors`` (S2's and OpenAlex's author
 #: list: cut at ten names, accents stripped), ``authors_crossref`` (names ending in
-#: "et al.", initials), ``s2_venue_empty`` (S2 knows an arXiv paper with ``venue`` "").
+#: "et al.", initials), ``s2_venue_empty`` (S2 knows an arXiv paper with ``venue`` ""),
+#: ``openalex_published_in`` (journals among OpenAlex's ``locations``).
 def title_as(p: dict[str, Any], source: str) -> tuple[str, str]:
     """(title, subtitle) as ``source`` gives them."""
     if source in ("crossref", "doi"):
@@ -451,6 +452,14 @@ def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
     source_name = "arXiv (Cornell University)" if arxiv_only else p.get("venue")
     pages = str(p.get("pages") or "")
     first, _, last = pages.partition("-")
+    primary = {
+        "is_oa": bool(p.get("open_access_pdf")),
+        "landing_page_url": f"https://doi.org/{doi}" if doi else None,
+        "pdf_url": p.get("open_access_pdf"),
+        "source": {"id": "https://openalex.org/S1", "display_name": source_name,
+                   "type": "repository" if arxiv_only else "journal"}
+        if source_name else None,
+    }
     ids: dict[str, Any] = {"openalex": wid}
     if doi:
         ids["doi"] = f"https://doi.org/{doi.lower()}"
@@ -475,14 +484,14 @@ def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
              "institutions": [], "raw_author_name": a, "raw_affiliation_strings": []}
             for i, a in enumerate(_authors_as(p, "openalex"))
         ],
-        "primary_location": {
-            "is_oa": bool(p.get("open_access_pdf")),
-            "landing_page_url": f"https://doi.org/{doi}" if doi else None,
-            "pdf_url": p.get("open_access_pdf"),
-            "source": {"id": "https://openalex.org/S1", "display_name": source_name,
-                       "type": "repository" if arxiv_only else "journal"}
-            if source_name else None,
-        },
+        "primary_location": primary,
+        # the other places the work appeared (``openalex_published_in``: journals OpenAlex
+        # lists for a paper every other source knows only as a preprint)
+        "locations": [primary, *(
+            {"is_oa": False, "landing_page_url": None, "pdf_url": None,
+             "source": {"id": f"https://openalex.org/S{2 + i}", "display_name": name,
+                        "type": "journal"}}
+            for i, name in enumerate(p.get("openalex_published_in") or []))],
         "open_access": {"is_oa": bool(p.get("open_access_pdf")),
                         "oa_url": p.get("open_access_pdf")},
         "biblio": {"volume": p.get("volume"), "issue": p.get("issue"),

@@ -57,6 +57,17 @@ def to_record(work: Any) -> PaperRecord | None:
     if arxiv is None and "arxiv.org/abs/" in landing:
         arxiv = normalize_arxiv(landing)
     venue = source.get("display_name")
+    # the other locations: a preprint's work may list the journal it appeared in
+    published = [
+        str(s["display_name"])
+        for loc in as_list(work.get("locations"))
+        if (s := as_dict(as_dict(loc).get("source"))).get("display_name")
+        and s.get("type") not in (None, "repository")
+        and s.get("display_name") != venue
+    ]
+    moved = bool(published) and (not venue or source.get("type") == "repository")
+    if moved:  # the record is the paper as published there
+        venue, published = published[0], published[1:]
     first, last = biblio.get("first_page"), biblio.get("last_page")
     pages = f"{first}-{last}" if first and last and first != last else (first or None)
     pmcid = _tail(ids.get("pmcid"))
@@ -67,6 +78,8 @@ def to_record(work: Any) -> PaperRecord | None:
         if name:
             authors.append(str(name))
     types = [str(t) for t in (work.get("type"), work.get("type_crossref")) if t]
+    if moved:
+        types = [t for t in types if t not in ("preprint", "posted-content")]
     best = as_dict(work.get("best_oa_location"))
     pdf = best.get("pdf_url") or primary.get("pdf_url")
     year = work.get("publication_year")
@@ -81,6 +94,7 @@ def to_record(work: Any) -> PaperRecord | None:
         title_truncated=title_cut,
         year=year if isinstance(year, int) else None,
         venue=str(venue) if venue else None,
+        venue_alternates=list(dict.fromkeys(published)),
         doi=doi,
         arxiv_id=arxiv,
         pmid=_tail(ids.get("pmid")),

@@ -55,6 +55,7 @@ from citelens.verify.match.compare import (
     title_cut_off,
     title_words_changed,
 )
+from citelens.verify.match.venues import is_preprint_venue
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
 
 Log = Callable[[str], None]
@@ -850,6 +851,7 @@ class _Run:
             return
         want_arxiv: dict[int, tuple[_Entry, str]] = {}
         want_crossref: dict[int, tuple[_Entry, str]] = {}
+        want_openalex: dict[int, tuple[_Entry, str]] = {}
         for e in todo:
             found, _same, conflict = self._state(e)
             if not found or conflict:
@@ -860,12 +862,23 @@ class _Run:
                 if a.field is not None and a.lookup.outcome is Outcome.FOUND
                 for r in a.lookup.records[:1]
             ]
+            asked = {a.lookup.source for a in e.asked}
+            venue = (e.view.venue or "").strip()
+            if (
+                venue
+                and not is_preprint_venue(venue)
+                and not any(r.venue and not r.is_preprint for r in records)
+                and "openalex" not in asked
+            ):
+                # cited in a venue, known as a preprint: do OpenAlex's locations show it?
+                doi = next((r.doi for r in records if r.doi), None) or e.ids.doi
+                if doi:
+                    want_openalex[id(e)] = (e, doi)
             cut = any(
                 title_cut_off(e.view.title, r) or record_authors_cut(r, len(e.view.authors)) for r in records
             )
             if not cut and title_words_changed(e.view.title, records) is None:
                 continue
-            asked = {a.lookup.source for a in e.asked}
             ax = next((r.arxiv_id for r in records if r.arxiv_id), None)
             if ax and "arxiv" not in asked:
                 want_arxiv[id(e)] = (e, ax)
@@ -875,6 +888,7 @@ class _Run:
         for source, method, wanted, ask, batch in (
             ("arxiv", "arxiv_id", want_arxiv, plan.arxiv_ids, plan.ARXIV_BATCH),
             ("crossref", "crossref_dois", want_crossref, plan.crossref_dois, plan.CROSSREF_BATCH),
+            ("openalex", "openalex_dois", want_openalex, plan.openalex_dois, plan.OPENALEX_BATCH),
         ):
             if not wanted:
                 continue
