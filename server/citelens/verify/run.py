@@ -846,9 +846,8 @@ class _Run:
         """More versions of papers found by an identifier whose title the entry cites with
         other words, or whose title the source cut off: the arXiv record (the preprint's
         title may be the one cited: a title that matches any real version is right) and
-        Crossref's (the publisher's full title). Batched: one request per source."""
-        if self.settings.offline:
-            return
+        Crossref's (the publisher's full title). Batched: one request per source; offline,
+        what the cache holds."""
         want_arxiv: dict[int, tuple[_Entry, str]] = {}
         want_crossref: dict[int, tuple[_Entry, str]] = {}
         want_openalex: dict[int, tuple[_Entry, str]] = {}
@@ -897,7 +896,8 @@ class _Run:
             got = await self.many(source, method, kind, ids, functools.partial(ask, self.sources), batch)
             for e, value in wanted.values():
                 lk, cached = got[value]
-                e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
+                if cached or not self.settings.offline:
+                    e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
 
     async def _pubmed(self, todo: Sequence[_Entry]) -> None:
         await self._by_id(todo, "pmid", "pubmed", "pubmed_id", "pmid", plan.pubmed_ids, plan.PUBMED_BATCH)
@@ -1074,7 +1074,7 @@ class _Run:
         """When a title search found the paper only under a title its index cut off: the
         arXiv record (by the paper's arXiv id), whose full title can confirm or contradict
         the cited title's last words."""
-        if self.settings.offline or answer.outcome is not Outcome.FOUND or e.candidates_only:
+        if answer.outcome is not Outcome.FOUND or e.candidates_only:
             return None
         same = [r for r in answer.records if _same_paper(e.view, r, self.settings)]
         if not same or not all(title_cut_off(e.view.title, r) for r in same):
@@ -1086,7 +1086,7 @@ class _Run:
             "arxiv", "arxiv_id", "id", [ax], lambda vs: plan.arxiv_ids(self.sources, vs), plan.ARXIV_BATCH
         )
         lk, cached = got[ax]
-        return Asked(lk, None, ax, cached)
+        return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None
 
     def _title_done(self, e: _Entry, answer: Lookup) -> bool:
         if not e.tiers:
