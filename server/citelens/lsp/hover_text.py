@@ -107,15 +107,18 @@ _CLASS_TEXT = {
 }
 
 
+def _class_line(v: Verification) -> list[str]:
+    """``Class: …`` of a verdict that has one (see ``Verification.klass``)."""
+    return [f"Class: {_CLASS_TEXT.get(v.klass, v.klass)}"] if v.klass else []
+
+
 def verification_section(v: Verification | None, pending: bool = False, verbose: bool = False) -> str:
     """The verdict in one line with its evidence (what the identifier resolves to, the
     closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
     if v is None:
         return "⏳ Verification of this entry is still running" if pending else ""
     status = v.status.name
-    lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}"]
-    if v.klass:
-        lines.append(f"Class: {_CLASS_TEXT.get(v.klass, v.klass)}")
+    lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}", *_class_line(v)]
     if v.match is not None:
         source = source_name(v.match.source)
         if status == "DOI_MISMATCH":
