@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -95,22 +96,29 @@ class Paper:
     abstract: str
 
 
-def read_corpus(lines: list[str]) -> tuple[dict[str, Paper], list[str]]:
-    """``doc_id`` -> paper from a ``corpus.jsonl`` (abstract: a list of sentences or a
-    string), and one problem line per unusable line."""
-    papers: dict[str, Paper] = {}
-    problems: list[str] = []
+def _json_objects(lines: list[str], what: str, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each JSON-object line; blank lines are skipped, and any
+    other line adds one problem (``what N: not JSON``) to ``problems``."""
     for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
             data = json.loads(raw)
         except ValueError:
-            problems.append(f"corpus line {n}: not JSON")
+            problems.append(f"{what} {n}: not JSON")
             continue
         if not isinstance(data, dict):
-            problems.append(f"corpus line {n}: not a JSON object")
+            problems.append(f"{what} {n}: not a JSON object")
             continue
+        yield n, data
+
+
+def read_corpus(lines: list[str]) -> tuple[dict[str, Paper], list[str]]:
+    """``doc_id`` -> paper from a ``corpus.jsonl`` (abstract: a list of sentences or a
+    string), and one problem line per unusable line."""
+    papers: dict[str, Paper] = {}
+    problems: list[str] = []
+    for n, data in _json_objects(lines, "corpus line", problems):
         abstract = _text(data.get("abstract"))
         if data.get("doc_id") is None:
             problems.append(f'corpus line {n}: no "doc_id" field')
@@ -174,17 +182,7 @@ def read_items(lines: list[str], corpus: dict[str, Paper] | None = None) -> tupl
     """
     items: list[Item] = []
     problems: list[str] = []
-    for n, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            problems.append(f"line {n}: not JSON")
-            continue
-        if not isinstance(data, dict):
-            problems.append(f"line {n}: not a JSON object")
-            continue
+    for n, data in _json_objects(lines, "line", problems):
         raw_claim = data.get("claim")
         claim = strip_citation_markers(raw_claim) if isinstance(raw_claim, str) else ""
         paper = data.get("paper")
