@@ -80,10 +80,12 @@ def test_no_import_cycles() -> None:
 
 
 def test_layers_import_downwards_only() -> None:
-    """core < sources < documents < verify < claims < workspace (index, store, ...) <
-    checks < session < lsp < cli: a package never imports one above it."""
-    order = ["core", "sources", "documents", "verify", "claims", "checks", "workspace", "lsp",
-             "cli"]
+    """core < sources < documents < snapshot < verify < claims < checks < workspace < scale <
+    lsp < cli: a package never imports one above it, and every package has its place."""
+    order = ["core", "sources", "documents", "snapshot", "verify", "claims", "checks", "workspace",
+             "scale", "lsp", "cli"]
+    packages = {name.split(".")[1] for name in MODULES if name.count(".") >= 2}
+    assert packages <= set(order), f"packages without a layer: {sorted(packages - set(order))}"
 
     def layer(module: str) -> int:
         parts = module.split(".")
