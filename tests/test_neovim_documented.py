@@ -52,9 +52,9 @@ class Nvim:
     def __init__(self, exe: Path, sock: Path) -> None:
         self.exe, self.sock = str(exe), str(sock)
 
-    def keys(self, keys: str) -> None:
+    def keys(self, keys: str, timeout: float = 20) -> None:
         subprocess.run([self.exe, "--server", self.sock, "--remote-send", keys],
-                       check=True, timeout=20, capture_output=True)
+                       check=True, timeout=timeout, capture_output=True)
 
     def expr(self, expr: str) -> str:
         proc = subprocess.run([self.exe, "--server", self.sock, "--remote-expr", expr],
@@ -74,6 +74,26 @@ class Nvim:
                 return value
             time.sleep(0.2)
         return value
+
+
+def quit_nvim(nv: Nvim, proc: subprocess.Popen[bytes]) -> None:
+    """``:qa!``, then SIGTERM, then SIGKILL: the checks run on what was seen before.
+
+    The ``--remote-send`` that carries ``:qa!`` can wait on a Neovim that is already
+    exiting (stopping its language client): a slow exit is not a failure of the setup.
+    """
+    try:
+        nv.keys("<Esc>:qa!<CR>", timeout=5)
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+        pass
+    for stop in (None, proc.terminate, proc.kill):
+        if stop is not None:
+            stop()
+        try:
+            proc.wait(10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 DIAGS = ("vim.tbl_map(function(d) return {code = d.code, lnum = d.lnum, severity = d.severity, "
@@ -116,6 +136,7 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
             XDG_CACHE_HOME=str(tmp / "xdg" / "cache"),
         )
         exe = nvim_binary()
+        nv = Nvim(exe, sock)
         started = time.monotonic()
         proc = subprocess.Popen(
             [str(exe), "--headless", "--listen", str(sock), "-u", str(init), "-i", "NONE", "-n",
@@ -124,7 +145,6 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         try:
-            nv = Nvim(exe, sock)
             Nvim.wait(nv, "socket", sock.exists, 20)
 
             def verdicts() -> list[dict[str, Any]]:
@@ -170,13 +190,8 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seen]:
                 lambda: (t := nv.expr("&filetype == 'text' ? join(getline(1, '$'), \"\\n\") : ''")) and t,
                 60,
             ) or ""
-            nv.keys("<Esc>:qa!<CR>")
         finally:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(10)
+            quit_nvim(nv, proc)
     yield result
 
 
