@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from citelens.claims.background import claim_at, known_result, start
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.core.codes import Code
 from citelens.core.findings import Finding, make_finding
 from citelens.core.model import Citation, EntryView
 from citelens.core.settings import Settings
@@ -160,10 +161,10 @@ def _finding(
     where = _PHASES.get(result.phase, "")
     why = " ".join(result.rationale.split())
     if result.verdict is Verdict.CONTRADICTS:
-        code = "CLAIM_CONTRADICTED"
+        code = Code.CLAIM_CONTRADICTED
         message = f"The cited paper ({key}) appears to contradict this sentence"
     else:
-        code = "CLAIM_UNSUPPORTED"
+        code = Code.CLAIM_UNSUPPORTED
         message = f"Neither the abstract nor the retrieved passages of {key} support this sentence"
     if where:
         message += f" ({where}" + (f", model {result.model}" if result.model else "") + ")"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from citelens.checks.duplicates import Pairs, find_duplicates
+from citelens.core.codes import Code
 from citelens.core.findings import Finding, FixData, Related, Severity
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
@@ -140,32 +141,39 @@ def _on_field(entry: BibEntry, what: str) -> tuple[Span, dict[str, object]]:
 def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
     path = entry.path
     if v.status is Status.DOI_MISMATCH:
-        sev = _severity(settings, "DOI_MISMATCH")
+        sev = _severity(settings, Code.DOI_MISMATCH)
         if sev is None:
             return []
         ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
         span, where = _on_field(entry, ident.field if ident else "doi")
-        return [Finding(path, span, "DOI_MISMATCH", v.summary, sev, entry.key, data=_data(entry, v, **where))]
+        data = _data(entry, v, **where)
+        return [Finding(path, span, Code.DOI_MISMATCH, v.summary, sev, entry.key, data=data)]
     if v.status is Status.NOT_FOUND:
-        sev = _severity(settings, "NOT_FOUND")
+        sev = _severity(settings, Code.NOT_FOUND)
         if sev is None:
             return []
         if v.informational and _RANK[sev] > _RANK[Severity.INFORMATION]:
             sev = Severity.INFORMATION
         return [
             Finding(
-                path, entry.key_span, "NOT_FOUND", v.summary, sev, entry.key, data=_data(entry, v, field=None)
+                path,
+                entry.key_span,
+                Code.NOT_FOUND,
+                v.summary,
+                sev,
+                entry.key,
+                data=_data(entry, v, field=None),
             )
         ]
     if v.status is Status.UNVERIFIED:
-        sev = _severity(settings, "UNVERIFIED")
+        sev = _severity(settings, Code.UNVERIFIED)
         if sev is None:
             return []
         return [
             Finding(
                 path,
                 entry.key_span,
-                "UNVERIFIED",
+                Code.UNVERIFIED,
                 v.summary,
                 sev,
                 entry.key,
@@ -183,7 +191,7 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
                 Finding(
                     path,
                     span,
-                    "METADATA_MISMATCH",
+                    Code.METADATA_MISMATCH,
                     d.message,
                     sev,
                     entry.key,
@@ -198,7 +206,7 @@ def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy])
     """Information by default; warning when a discrepancy is one (wrong authors, ...)."""
     worst = max((d.severity for d in discrepancies), key=_RANK.__getitem__, default=Severity.INFORMATION)
     base = Severity.WARNING if _RANK[worst] >= _RANK[Severity.WARNING] else None
-    return _severity(settings, "METADATA_MISMATCH", default=base)
+    return _severity(settings, Code.METADATA_MISMATCH, default=base)
 
 
 def _cited(
@@ -220,7 +228,7 @@ def _at_citation(
     c: Citation,
     entry: BibEntry,
     v: Verification,
-    code: str,
+    code: Code,
     message: str,
     sev: Severity,
     **extra: object,
@@ -250,13 +258,13 @@ def _citation_findings(
         if v.status not in _AT_CITATIONS:
             continue
         if v.status is Status.DOI_MISMATCH:
-            code, sev = "DOI_MISMATCH", _severity(settings, "DOI_MISMATCH")
+            code, sev = Code.DOI_MISMATCH, _severity(settings, Code.DOI_MISMATCH)
         elif v.status is Status.NOT_FOUND:
-            code, sev = "NOT_FOUND", _severity(settings, "NOT_FOUND")
+            code, sev = Code.NOT_FOUND, _severity(settings, Code.NOT_FOUND)
             if sev is not None and v.informational and _RANK[sev] > 1:
                 sev = Severity.INFORMATION
         else:
-            code, sev = "METADATA_MISMATCH", _metadata_severity(settings, v.discrepancies)
+            code, sev = Code.METADATA_MISMATCH, _metadata_severity(settings, v.discrepancies)
         if sev is not None:
             out.append(_at_citation(path, c, entry, v, code, v.summary, sev))
     return out
@@ -274,7 +282,7 @@ def duplicate_findings(
     view when the caller keeps them (computing 68,000 views again costs seconds), and
     ``text_pairs_of`` the pairs their text gives (an editor publishing each verdict as it
     comes would compare every title again)."""
-    sev = _severity(settings, "DUPLICATE_ENTRY")
+    sev = _severity(settings, Code.DUPLICATE_ENTRY)
     if sev is None or len(defs) < 2:
         return []
     views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs) for e in defs.values()]
@@ -294,7 +302,7 @@ def duplicate_findings(
                 Finding(
                     this.path,
                     this.key_span,
-                    "DUPLICATE_ENTRY",
+                    Code.DUPLICATE_ENTRY,
                     f"{this.key} and {other.key} are the same paper: {pair.message}",
                     sev,
                     this.key,
@@ -353,16 +361,16 @@ def citation_findings(
 # ---------------------------------------------------------------------- retractions
 
 #: Notice codes reported at every citation too (a correction stays on the entry).
-_NOTICE_AT_CITATIONS = ("RETRACTED", "EXPRESSION_OF_CONCERN")
+_NOTICE_AT_CITATIONS = (Code.RETRACTED, Code.EXPRESSION_OF_CONCERN)
 
 
-def _notice(v: Verification) -> tuple[str, dict[str, str]] | None:
+def _notice(v: Verification) -> tuple[Code, dict[str, str]] | None:
     """(code, deciding notice) of a verdict's notices, if any."""
     top = retraction.worst(v.notices)
     code = retraction.code_of(top) if top else None
     if top is None or code is None:
         return None
-    return code, top
+    return Code(code), top
 
 
 def notice_data(v: Verification, top: dict[str, str]) -> dict[str, object]:
@@ -383,7 +391,7 @@ def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
     sev = _severity(settings, code)
     if sev is None:
         return []
-    if code == "CORRECTION" and _RANK[sev] > _RANK[Severity.INFORMATION]:
+    if code == Code.CORRECTION and _RANK[sev] > _RANK[Severity.INFORMATION]:
         sev = Severity.INFORMATION
     return [
         Finding(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from citelens.core.codes import Code
 from citelens.core.model import Span
 from citelens.core.settings import Settings
 
@@ -23,21 +24,21 @@ def code_url(code: str) -> str:
 
 #: What each code is called in prose (SARIF rule names, docs headings): acronyms kept.
 CODE_NAMES: dict[str, str] = {
-    "UNDEFINED_CITATION": "Undefined citation",
-    "DUPLICATE_KEY": "Duplicate key",
-    "BIB_SYNTAX": "BibTeX syntax error",
-    "MISSING_BIBLIOGRAPHY": "Missing bibliography",
-    "UNUSED_ENTRY": "Unused entry",
-    "DOI_MISMATCH": "DOI mismatch",
-    "NOT_FOUND": "Not found",
-    "DUPLICATE_ENTRY": "Duplicate entry",
-    "METADATA_MISMATCH": "Metadata mismatch",
-    "UNVERIFIED": "Unverified",
-    "RETRACTED": "Retracted",
-    "EXPRESSION_OF_CONCERN": "Expression of concern",
-    "CORRECTION": "Correction",
-    "CLAIM_CONTRADICTED": "Claim contradicted",
-    "CLAIM_UNSUPPORTED": "Claim unsupported",
+    Code.UNDEFINED_CITATION: "Undefined citation",
+    Code.DUPLICATE_KEY: "Duplicate key",
+    Code.BIB_SYNTAX: "BibTeX syntax error",
+    Code.MISSING_BIBLIOGRAPHY: "Missing bibliography",
+    Code.UNUSED_ENTRY: "Unused entry",
+    Code.DOI_MISMATCH: "DOI mismatch",
+    Code.NOT_FOUND: "Not found",
+    Code.DUPLICATE_ENTRY: "Duplicate entry",
+    Code.METADATA_MISMATCH: "Metadata mismatch",
+    Code.UNVERIFIED: "Unverified",
+    Code.RETRACTED: "Retracted",
+    Code.EXPRESSION_OF_CONCERN: "Expression of concern",
+    Code.CORRECTION: "Correction",
+    Code.CLAIM_CONTRADICTED: "Claim contradicted",
+    Code.CLAIM_UNSUPPORTED: "Claim unsupported",
 }
 _ACRONYMS = {
     "doi": "DOI",
@@ -83,7 +84,7 @@ class Finding:
 
     path: str
     span: Span
-    code: str
+    code: Code
     message: str
     severity: Severity
     key: str | None = None
@@ -94,7 +95,7 @@ class Finding:
 def make_finding(
     settings: Settings,
     path: str,
-    code: str,
+    code: Code,
     message: str,
     span: Span,
     *,

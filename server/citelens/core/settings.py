@@ -16,22 +16,24 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
+from citelens.core.codes import Code
+
 DEFAULT_SEVERITY: dict[str, str] = {
-    "UNDEFINED_CITATION": "error",
-    "DUPLICATE_KEY": "error",
-    "BIB_SYNTAX": "error",
-    "MISSING_BIBLIOGRAPHY": "warning",
-    "UNUSED_ENTRY": "hint",
-    "DOI_MISMATCH": "error",
-    "NOT_FOUND": "warning",
-    "DUPLICATE_ENTRY": "warning",
-    "METADATA_MISMATCH": "information",
-    "UNVERIFIED": "hint",
-    "RETRACTED": "error",
-    "EXPRESSION_OF_CONCERN": "warning",
-    "CORRECTION": "information",
-    "CLAIM_CONTRADICTED": "warning",
-    "CLAIM_UNSUPPORTED": "information",
+    Code.UNDEFINED_CITATION: "error",
+    Code.DUPLICATE_KEY: "error",
+    Code.BIB_SYNTAX: "error",
+    Code.MISSING_BIBLIOGRAPHY: "warning",
+    Code.UNUSED_ENTRY: "hint",
+    Code.DOI_MISMATCH: "error",
+    Code.NOT_FOUND: "warning",
+    Code.DUPLICATE_ENTRY: "warning",
+    Code.METADATA_MISMATCH: "information",
+    Code.UNVERIFIED: "hint",
+    Code.RETRACTED: "error",
+    Code.EXPRESSION_OF_CONCERN: "warning",
+    Code.CORRECTION: "information",
+    Code.CLAIM_CONTRADICTED: "warning",
+    Code.CLAIM_UNSUPPORTED: "information",
 }
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 
+from citelens.core.codes import Code
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, Span
 from citelens.core.normalize import source_name
@@ -37,9 +38,9 @@ log = logging.getLogger("citelens")
 MAX_CANDIDATES = 3
 #: The verification status (``Status`` name, any case) behind each diagnostic code.
 _VERIFICATION_CODES = {
-    "METADATA_MISMATCH": "partial",
-    "DOI_MISMATCH": "doi_mismatch",
-    "NOT_FOUND": "not_found",
+    Code.METADATA_MISMATCH: "partial",
+    Code.DOI_MISMATCH: "doi_mismatch",
+    Code.NOT_FOUND: "not_found",
 }
 
 
@@ -131,11 +132,13 @@ class _Ctx:
 
 
 def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic, fix: FixData) -> list[lsp.CodeAction]:
-    code = str(d.code)
+    if str(d.code) not in Code.__members__:
+        return []
+    code = Code(str(d.code))
     ctx = _Ctx(ls, fix.bib, fix.key)
     if ctx.entry is None:
         return []
-    if code == "DUPLICATE_ENTRY":
+    if code == Code.DUPLICATE_ENTRY:
         return _duplicate_actions(ls, d, ctx, fix)
     if code in _NOTICE_TITLES:
         return _notice_actions(ls, d, ctx, code)
@@ -145,9 +148,9 @@ def _for_diagnostic(ls: CiteLensServer, d: lsp.Diagnostic, fix: FixData) -> list
     v = ls.session.verdict(ctx.entry, ctx.analysis)
     if v is None or v.status.name.lower() != wanted:
         return []  # the entry changed since: its verification is not this one any more
-    if code == "METADATA_MISMATCH":
+    if code == Code.METADATA_MISMATCH:
         return _metadata_actions(ls, d, ctx, v)
-    if code == "DOI_MISMATCH":
+    if code == Code.DOI_MISMATCH:
         return _doi_actions(ls, d, ctx, v)
     if v.informational:
         return []  # a book or thesis is often just not indexed: never swap in another paper
@@ -356,13 +359,13 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
 
 OPEN_NOTICE = "citelens.openNotice"
 _NOTICE_TITLES = {
-    "RETRACTED": "Open the retraction notice",
-    "EXPRESSION_OF_CONCERN": "Open the expression of concern",
-    "CORRECTION": "Open the correction notice",
+    Code.RETRACTED: "Open the retraction notice",
+    Code.EXPRESSION_OF_CONCERN: "Open the expression of concern",
+    Code.CORRECTION: "Open the correction notice",
 }
 
 
-def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: str) -> list[lsp.CodeAction]:
+def _notice_actions(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx, code: Code) -> list[lsp.CodeAction]:
     """ "Open the retraction notice": the notice of the entry's current verdict, in the
     browser (the server sends ``window/showDocument`` when the command runs)."""
     from citelens.verify import retraction

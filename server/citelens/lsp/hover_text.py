@@ -8,6 +8,7 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from citelens.core.codes import Code
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, source_name
@@ -157,11 +158,11 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
     return "  \n".join(lines)
 
 
-_NOTICE_MARK = {"RETRACTED": "⛔", "EXPRESSION_OF_CONCERN": "⚠️", "CORRECTION": "ℹ️"}
-_NOTICE_HEAD = {
-    "RETRACTED": "Retracted",
-    "EXPRESSION_OF_CONCERN": "Expression of concern",
-    "CORRECTION": "Corrected",
+_NOTICE_MARK: dict[str, str] = {Code.RETRACTED: "⛔", Code.EXPRESSION_OF_CONCERN: "⚠️", Code.CORRECTION: "ℹ️"}
+_NOTICE_HEAD: dict[str, str] = {
+    Code.RETRACTED: "Retracted",
+    Code.EXPRESSION_OF_CONCERN: "Expression of concern",
+    Code.CORRECTION: "Corrected",
 }
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citelens.core.codes import Code
 from citelens.core.findings import Finding, make_finding
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
@@ -242,7 +243,7 @@ def _field_problems(
                     if doi:
                         dois.setdefault(doi, []).append(e)
         for p in bib.problems:
-            f = make_finding(settings, bib.path, "BIB_SYNTAX", p.message, p.span)
+            f = make_finding(settings, bib.path, Code.BIB_SYNTAX, p.message, p.span)
             if f is not None:
                 out.append(f)
     return out

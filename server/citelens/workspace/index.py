@@ -8,6 +8,7 @@ from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass, field
 
+from citelens.core.codes import Code
 from citelens.core.findings import Finding, Related, Severity, make_finding
 from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
 from citelens.core.settings import Settings
@@ -131,7 +132,9 @@ def _syntax_findings(out: Analysis, settings: Settings) -> list[Finding | None]:
                     for path, c in cited.get(unclosed or "", ())
                 ]
             found.append(
-                make_finding(settings, bib.path, "BIB_SYNTAX", problem.message, problem.span, related=related)
+                make_finding(
+                    settings, bib.path, Code.BIB_SYNTAX, problem.message, problem.span, related=related
+                )
             )
     return found
 
@@ -158,7 +161,7 @@ def analyze(store: DocumentStore, project: Project, settings: Settings) -> Analy
             make_finding(
                 settings,
                 path,
-                "MISSING_BIBLIOGRAPHY",
+                Code.MISSING_BIBLIOGRAPHY,
                 f"Bibliography file '{ref.target}' not found",
                 ref.span,
                 data={"target": ref.target},
@@ -234,7 +237,7 @@ def _undefined(
                 make_finding(
                     settings,
                     path,
-                    "UNDEFINED_CITATION",
+                    Code.UNDEFINED_CITATION,
                     f"Citation key '{c.key}' is not defined in {where}",
                     c.span,
                     key=c.key,
@@ -251,7 +254,7 @@ def _phrase_hint(settings: Settings, path: str, text: str, start: int, end: int)
     finding = make_finding(
         settings,
         path,
-        "UNDEFINED_CITATION",
+        Code.UNDEFINED_CITATION,
         f"'{phrase}' is a search phrase, not a key: pick a paper from completion",
         Span(start, end),
         data={"key": phrase, "phrase": True},
@@ -272,7 +275,7 @@ def _duplicate_keys(out: Analysis, settings: Settings) -> list[Finding | None]:
                 make_finding(
                     settings,
                     entry.path,
-                    "DUPLICATE_KEY",
+                    Code.DUPLICATE_KEY,
                     f"Key '{key}' is defined {len(defs)} times ({first})",
                     entry.key_span,
                     key=key,
@@ -287,7 +290,7 @@ def _unused(out: Analysis, settings: Settings) -> list[Finding | None]:
     cited = {c.key for d in out.sources.values() for c in d.citations}
     return [
         make_finding(
-            settings, entry.path, "UNUSED_ENTRY", f"Entry '{key}' is never cited", entry.key_span, key=key
+            settings, entry.path, Code.UNUSED_ENTRY, f"Entry '{key}' is never cited", entry.key_span, key=key
         )
         for key, entry in out.first.items()
         if key not in cited

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from citelens.core.codes import Code
 from citelens.core.findings import Finding, Related, Severity
 
 _RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 #: Codes whose findings at citations repeat a finding on the entry.
 _ALSO_AT_CITATIONS = frozenset(
-    {"DOI_MISMATCH", "NOT_FOUND", "METADATA_MISMATCH", "RETRACTED", "EXPRESSION_OF_CONCERN"}
+    {Code.DOI_MISMATCH, Code.NOT_FOUND, Code.METADATA_MISMATCH, Code.RETRACTED, Code.EXPRESSION_OF_CONCERN}
 )
-_SETS = frozenset({"DUPLICATE_ENTRY", "DUPLICATE_KEY"})
+_SETS = frozenset({Code.DUPLICATE_ENTRY, Code.DUPLICATE_KEY})
 
 
 def _at_citation(f: Finding) -> bool:

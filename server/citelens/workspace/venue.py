@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citelens.core.codes import Code
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
@@ -113,7 +114,7 @@ def paper_summary(
     retracted = [
         {"key": d.get("key"), "message": d.get("message")}
         for d in report.get("diagnostics") or []
-        if d.get("code") == "RETRACTED"
+        if d.get("code") == Code.RETRACTED
     ]
     return {
         "paper": paper.name,
