@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import title_key
+from citelens.core.titles import title_key
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import read_text

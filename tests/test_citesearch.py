@@ -76,7 +76,7 @@ def _latin_letters() -> list[str]:
 
 @pytest.mark.parametrize("letter", _latin_letters())
 def test_key_maker_and_strip_accents_agree_on_every_accented_letter(letter: str) -> None:
-    from citelens.core.normalize import strip_accents
+    from citelens.core.accents import strip_accents
 
     folded = "".join(c for c in strip_accents(letter) if c.isascii() and c.isalnum())
     assert keys.ascii_word(letter) == folded

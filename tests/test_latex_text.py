@@ -6,7 +6,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from citelens.core.normalize import normalize_title, strip_accents, to_unicode
+from citelens.core.accents import strip_accents
+from citelens.core.latextext import to_unicode
+from citelens.core.titles import normalize_title
 
 
 @pytest.mark.parametrize(
@@ -101,7 +103,7 @@ def test_never_raise_on_any_text(text: str) -> None:
 
 
 def _corpus_latex_values() -> list[str]:
-    from citelens.core.normalize import _LATEX_SYNTAX
+    from citelens.core.latextext import _LATEX_SYNTAX
     from citelens.documents.bibtex.parse import parse_bib
     from tests.conftest import CORPUS
 
@@ -117,7 +119,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
     """Accents, dashes and quotes skip pylatexenc (a third of a millisecond each, most of
     a 68,000-entry check): what the fast path gives must be exactly what pylatexenc
     gives, for every LaTeX value in the shared corpus's bibliographies (16,000+)."""
-    from citelens.core.normalize import (
+    from citelens.core.latextext import (
         _BARE_SPECIAL,
         _CONVERTER,
         _WALKER_CONTEXT,
@@ -147,7 +149,7 @@ def test_the_fast_path_agrees_with_pylatexenc_on_every_corpus_value_it_takes() -
      r"a\\b", r"\emph{x} \"o", r"!`Hola!", r"\c{ }"],
 )
 def test_the_fast_path_leaves_everything_else_to_pylatexenc(latex: str) -> None:
-    from citelens.core.normalize import simple_latex_to_text
+    from citelens.core.latextext import simple_latex_to_text
 
     assert simple_latex_to_text(latex) is None
 
@@ -163,13 +165,13 @@ _PIECES = [*"aZ {}\\$~-'`!?_.,\t\n\x01\x0b\x7f", "--", "ise", "é", "colour"]
 def test_plain_ascii_words_are_the_folded_words(text: str) -> None:
     """Titles without LaTeX, braces or control characters skip fold's conversions: the
     words must be exactly those of the folded text."""
-    from citelens.core.normalize import _WORD_SPLIT, fold, words
+    from citelens.core.titles import _WORD_SPLIT, fold, words
 
     assert words(text) == [w for w in _WORD_SPLIT.split(fold(text)) if w]
 
 
 def test_the_fast_paths_symbols_are_pylatexencs() -> None:
-    from citelens.core.normalize import _CONVERTER, _SYMBOLS_TEXT, _WALKER_CONTEXT
+    from citelens.core.latextext import _CONVERTER, _SYMBOLS_TEXT, _WALKER_CONTEXT
 
     for name, char in _SYMBOLS_TEXT.items():
         assert _CONVERTER.latex_to_text("\\" + name, latex_context=_WALKER_CONTEXT) == char, name

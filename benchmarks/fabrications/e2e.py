@@ -36,11 +36,12 @@ from tests.fakes.scholarly import fast_rates, running
 
 from citelens.checks.verification import verification_findings
 from citelens.core.findings import Finding, Severity
+from citelens.core.normalize import normalize_doi
+from citelens.core.titles import normalize_title
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.match.compare import normalize_doi, normalize_title
 from citelens.verify.run import verify_entries
 from citelens.verify.status import Verification
 

@@ -28,7 +28,8 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from citelens.core.model import EntryView
-from citelens.core.normalize import normalize_doi, normalize_title
+from citelens.core.normalize import normalize_doi
+from citelens.core.titles import normalize_title
 from citelens.verify.match.compare import (
     SEQUEL_TOKEN,
     STOPWORDS,

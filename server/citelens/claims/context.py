@@ -9,7 +9,7 @@ import httpx
 
 from citelens.claims.result import Stage
 from citelens.claims.urlsafety import Fetched, safe_fetch
-from citelens.core.normalize import redact_url
+from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
 
 if TYPE_CHECKING:

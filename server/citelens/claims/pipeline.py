@@ -28,7 +28,7 @@ from citelens.claims.result import ClaimResult, Stage, Status, Verdict
 from citelens.claims.signals import Signals, paper_identity, signals_from
 from citelens.claims.verdicts import Judgement
 from citelens.core.model import EntryView
-from citelens.core.normalize import redact_url
+from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 

@@ -15,8 +15,8 @@ import html
 import re
 from typing import Literal
 
+from citelens.core.latextext import latex_to_text
 from citelens.core.model import Span
-from citelens.core.normalize import latex_to_text
 
 #: How many characters either side of the citation are looked at.
 WINDOW = 2000

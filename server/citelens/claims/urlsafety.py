@@ -22,7 +22,7 @@
   cut at a time limit.
 
 :func:`safe_fetch` never raises: it returns a :class:`Fetched` with ``error`` set.
-URLs shown anywhere go through ``core.normalize.redact_url`` (no credentials, no key-like
+URLs shown anywhere go through ``core.secrets.redact_url`` (no credentials, no key-like
 query parameters).
 """
 
@@ -38,7 +38,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit
 
 import httpx
 
-from citelens.core.normalize import redact_url
+from citelens.core.secrets import redact_url
 
 MAX_REDIRECTS = 5
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from citelens.core.normalize import strip_accents
+from citelens.core.accents import strip_accents
 
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi, normalize_title
+from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.titles import normalize_title
 from citelens.sources.records import PaperRecord
 
 SCHEMA_VERSION = "1"

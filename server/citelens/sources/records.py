@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
-from citelens.core.normalize import MARKUP_TAG
+from citelens.core.titles import MARKUP_TAG
 
 
 class Outcome(str, Enum):

@@ -38,7 +38,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from citelens.core.normalize import normalize_doi, redact_url, source_name
+from citelens.core.normalize import normalize_doi, source_name
+from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 

@@ -34,8 +34,8 @@ import diskcache
 import platformdirs
 
 from citelens.core import datacache
-from citelens.core.normalize import title_key
 from citelens.core.settings import Settings
+from citelens.core.titles import title_key
 from citelens.sources.records import Lookup, Outcome
 
 FOUND_TTL_S = 30 * 24 * 3600.0

@@ -36,8 +36,9 @@ from typing import Any
 
 from citelens.core.findings import Severity
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import SOURCE_NAMES, normalize_title, source_name
+from citelens.core.normalize import SOURCE_NAMES, source_name
 from citelens.core.settings import Settings
+from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources

@@ -13,17 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
-from citelens.core.normalize import (
-    INFORMATIONAL_TYPES,
-    is_s2_paper_id,
-    normalize_arxiv,
-    normalize_doi,
-    normalize_pmid,
-)
+from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
 from citelens.verify.cache import lookup_key
+from citelens.verify.coverage import INFORMATIONAL_TYPES
 
 #: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
 DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.5061/", "10.6084/", "10.17632/")

@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from citelens.core.accents import strip_accents
 from citelens.core.model import BibEntry
-from citelens.core.normalize import normalize_title, strip_accents
+from citelens.core.titles import normalize_title
 from citelens.documents.bibtex.names import split_names
 
 

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, BibFile, EntryView
-from citelens.core.normalize import normalize_arxiv, normalize_doi, title_key
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
+from citelens.core.titles import title_key
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex import keys
 from citelens.sources.records import Lookup, Outcome, PaperRecord

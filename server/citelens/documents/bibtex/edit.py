@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from citelens.core.latextext import to_unicode
 from citelens.core.model import BibEntry, BibField, Span
-from citelens.core.normalize import to_unicode
 from citelens.documents.bibtex.names import split_names
 from citelens.sources.records import PaperRecord
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from citelens.core.normalize import strip_accents
+from citelens.core.accents import strip_accents
 
 T = TypeVar("T")
 

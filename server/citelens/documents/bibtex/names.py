@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from citelens.core.accents import strip_accents
+from citelens.core.latextext import text_mode, to_unicode
 from citelens.core.model import Name
-from citelens.core.normalize import strip_accents, text_mode, to_unicode
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from citelens.core.latextext import to_unicode
 from citelens.core.model import BibEntry, BibField, EntryView
 from citelens.core.normalize import (
     is_s2_paper_id,
@@ -17,7 +18,6 @@ from citelens.core.normalize import (
     normalize_doi,
     normalize_pmid,
     plain_identifier,
-    to_unicode,
 )
 from citelens.documents.bibtex.names import split_names
 from citelens.documents.bibtex.parse import crossref_lookup, field_values, resolve_crossref

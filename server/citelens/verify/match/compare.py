@@ -28,16 +28,11 @@ from rapidfuzz.distance import Levenshtein
 
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
-from citelens.core.normalize import (
-    INFORMATIONAL_TYPES,
-    normalize_arxiv,
-    normalize_doi,
-    normalize_title,
-    source_name,
-    words,
-)
+from citelens.core.normalize import normalize_arxiv, normalize_doi, source_name
 from citelens.core.settings import Settings
+from citelens.core.titles import normalize_title, words
 from citelens.sources.records import PaperRecord
+from citelens.verify.coverage import INFORMATIONAL_TYPES
 from citelens.verify.match.venues import is_preprint_venue, same_venue
 
 _DEFAULTS = Settings()

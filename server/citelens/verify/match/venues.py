@@ -19,7 +19,7 @@ from importlib import resources
 
 from rapidfuzz import fuzz
 
-from citelens.core.normalize import strip_accents
+from citelens.core.accents import strip_accents
 
 _DROP = frozenset(
     {
