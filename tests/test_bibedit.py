@@ -5,17 +5,17 @@ from __future__ import annotations
 from citelens.core.model import Span
 from citelens.documents.bibtex.edit import (
     apply_edits,
-    bibtex_author,
     delete_entry,
-    detect_style,
     merge_entries,
     remove_field,
-    rename_citation,
     replace_entry,
     replace_field,
 )
 from citelens.documents.bibtex.parse import parse_bib
+from citelens.documents.bibtex.render import bibtex_author
+from citelens.documents.bibtex.style import detect_style
 from citelens.sources.records import PaperRecord
+from citelens.workspace.rename import rename_citation
 
 ALIGNED = """% my refs
 @Article{vaswani,

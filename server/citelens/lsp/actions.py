@@ -25,10 +25,12 @@ from citelens.core.model import BibEntry, Span
 from citelens.core.normalize import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
+from citelens.documents.bibtex.render import latex_escape
 from citelens.lsp.convert import path_of, to_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 from citelens.workspace.project import uses_bib
+from citelens.workspace.rename import rename_citation
 
 if TYPE_CHECKING:
     from citelens.verify.status import Verification
@@ -214,7 +216,7 @@ def _field_fixes(ls: CiteLensServer, d: lsp.Diagnostic, ctx: _Ctx) -> list[lsp.C
         if not isinstance(field, str) or field not in ("journal", "booktitle", "journaltitle"):
             return []
         name, label = field, f"Change {field} to {value}"
-    edit = bibedit.replace_field(ctx.text, ctx.entry, name, bibedit.latex_escape(value))
+    edit = bibedit.replace_field(ctx.text, ctx.entry, name, latex_escape(value))
     return [_action(ls, label, d, {ctx.path: [edit]}, preferred=True)]
 
 
@@ -346,7 +348,7 @@ def _merge_edits(ls: CiteLensServer, keep: _Ctx, drop: _Ctx) -> dict[str, list[T
                 for x in doc.citations
                 if x.command_span == c.command_span and x.span != c.span
             ]
-            edits.setdefault(path, []).append(bibedit.rename_citation(text, c.span, new_key, others))
+            edits.setdefault(path, []).append(rename_citation(text, c.span, new_key, others))
     for path, es in edits.items():
         es.sort(key=lambda e: (e.start, e.end))
         if any(a.end > b.start for a, b in itertools.pairwise(es)):

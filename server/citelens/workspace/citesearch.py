@@ -22,8 +22,10 @@ from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
 from citelens.core.titles import title_key
-from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex import keys
+from citelens.documents.bibtex.edit import TextEdit, append_entry
+from citelens.documents.bibtex.render import detect_field_order, render_entry
+from citelens.documents.bibtex.style import detect_spellings, detect_style
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import lookup_key
 
@@ -146,16 +148,16 @@ def new_key(record: PaperRecord, samples: Sequence[tuple[str, keys.KeyParts]], t
     return keys.new_key(key_parts(record), style, taken)
 
 
-def entry_edit(text: str, bib: BibFile | None, record: PaperRecord, key: str) -> bibedit.TextEdit:
+def entry_edit(text: str, bib: BibFile | None, record: PaperRecord, key: str) -> TextEdit:
     """The edit appending ``record`` as entry ``key`` to the file ``text`` (parsed: ``bib``)
     in that file's style: the last entry's layout, the field order of its entries."""
     entries: list[BibEntry] = [e for e in (bib.entries if bib else []) if e.fields]
-    style = bibedit.detect_style(text, entries[-1]) if entries else None
+    style = detect_style(text, entries[-1]) if entries else None
     if style is not None:
-        style = dataclasses.replace(style, spellings=bibedit.detect_spellings(text, entries[-200:]))
-    order = bibedit.detect_field_order(entries[-200:])
+        style = dataclasses.replace(style, spellings=detect_spellings(text, entries[-200:]))
+    order = detect_field_order(entries[-200:])
     type_like = _type_as_written(text, entries[-1]) if entries else "article"
-    return bibedit.append_entry(text, bibedit.render_entry(record, key, style, order, type_like))
+    return append_entry(text, render_entry(record, key, style, order, type_like))
 
 
 def _type_as_written(text: str, entry: BibEntry) -> str:

@@ -8,9 +8,9 @@ comments and verbatim material first, so a key in a comment is never touched.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from citelens.core.model import BibEntry
+from citelens.core.model import BibEntry, Span
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.workspace.store import DocumentStore
 
@@ -96,3 +96,19 @@ def rename_edits(
         if es:
             edits[path] = sorted(es, key=lambda e: e.start)
     return edits
+
+
+def rename_citation(
+    text: str, key_span: Span, new_key: str, others: Sequence[tuple[str, Span]] = ()
+) -> TextEdit:
+    """Rename the cited key at ``key_span``; when the same citation already cites
+    ``new_key`` (``others``: the keys of the citations in the same command), remove
+    it with its comma instead of citing the same key twice."""
+    if any(k == new_key for k, _ in others):
+        before = [s for k, s in others if s.end <= key_span.start]
+        after = [s for k, s in others if s.start >= key_span.end]
+        if before and re.fullmatch(r"\s*,\s*", text[before[-1].end : key_span.start]):
+            return TextEdit(before[-1].end, key_span.end, "")
+        if after and re.fullmatch(r"\s*,\s*", text[key_span.end : after[0].start]):
+            return TextEdit(key_span.start, after[0].start, "")
+    return TextEdit(key_span.start, key_span.end, new_key)
