@@ -1,14 +1,24 @@
-"""The layout the architecture doc describes holds in the code (read as source, not run):
-no import cycles between modules, pygls/lsprotocol only in the LSP layer, one definition of
-every normaliser and of the secret list."""
+"""The architecture invariants of docs/architecture.md, each held by a check.
+
+Every paragraph of the doc that starts with ``**Architecture invariant:**`` states one
+invariant in its first sentence; :func:`invariant` registers the check of that sentence, and
+:func:`test_every_invariant_of_the_doc_has_a_check_and_every_check_a_line` fails when a line
+has no check or a check no line. The code is read as source, not run (but for behavioural
+checks where names are not enough, such as the key maker and ``strip_accents``).
+"""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
+from citelens.core.accents import strip_accents
+from citelens.documents.bibtex import keys
 from tests.conftest import ROOT
 
+DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "server" / "citelens"
 
 
@@ -38,6 +48,82 @@ def _imports(tree: ast.Module) -> Iterator[str]:
 def _graph() -> dict[str, set[str]]:
     return {name: {m for m in _imports(tree) if m in MODULES and m != name and m != "citelens"}
             for name, tree in MODULES.items()}
+
+
+# --------------------------------------------------------------------------- the doc's lines
+
+_MARK = "**Architecture invariant:**"
+_F = TypeVar("_F", bound=Callable[..., None])
+#: The sentence of each invariant and its check, filled by :func:`invariant` at import.
+INVARIANTS: dict[str, str] = {}
+
+
+def invariant(sentence: str) -> Callable[[_F], _F]:
+    """Register the decorated test as the check of ``sentence`` (an invariant of the doc,
+    as written there, markup included, whitespace collapsed)."""
+    def register(check: _F) -> _F:
+        assert sentence not in INVARIANTS, f"two checks of one invariant: {sentence}"
+        INVARIANTS[sentence] = check.__name__
+        return check
+    return register
+
+
+def _doc_invariants() -> list[str]:
+    """The first sentence of every paragraph of the doc that starts with the mark."""
+    text = DOC.read_text(encoding="utf-8")
+    out = []
+    for para in re.split(r"\n\s*\n", text):
+        para = " ".join(para.split())
+        if para.startswith(_MARK):
+            m = re.match(r"(.+?\.)(?:\s|$)", para[len(_MARK):].strip())
+            out.append(m.group(1) if m else para[len(_MARK):].strip())
+    return out
+
+
+def _module_list() -> list[str]:
+    """The doc's module list: the code block under ``server/citelens/``."""
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split("server/citelens/\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def _layer_order() -> list[str]:
+    """The folders of the module list, from the bottom up (as the doc lists them)."""
+    return [m.group(1) for line in _module_list() if (m := re.match(r"^  (\w+)/\s", line))]
+
+
+def test_every_invariant_of_the_doc_has_a_check_and_every_check_a_line() -> None:
+    stated = _doc_invariants()
+    assert len(stated) == len(set(stated)), "an invariant stated twice"
+    assert [s for s in stated if s not in INVARIANTS] == [], "invariants of the doc without a check"
+    assert sorted(s for s in INVARIANTS if s not in stated) == [], "checks without a line in the doc"
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+@invariant("Only `lsp/` imports pygls or lsprotocol.")
+def test_pygls_and_lsprotocol_only_in_the_lsp_layer() -> None:
+    users = sorted(name for name, tree in MODULES.items()
+                   if any(m.split(".")[0] in {"pygls", "lsprotocol"} for m in _imports(tree)))
+    assert users and all(u.startswith("citelens.lsp.") for u in users), users
+
+
+@invariant("Each folder imports only the folders below it in the module list, and every folder "
+           "is in the list.")
+def test_layers_import_downwards_only() -> None:
+    order = _layer_order()
+    assert order[:1] == ["core"] and order[-1:] == ["cli"], order
+    packages = {name.split(".")[1] for name in MODULES if name.count(".") >= 2}
+    assert packages <= set(order), f"packages without a layer: {sorted(packages - set(order))}"
+
+    def layer(module: str) -> int:
+        parts = module.split(".")
+        return order.index(parts[1]) if len(parts) > 1 and parts[1] in order else -1
+
+    upward = [(a, b) for a, deps in _graph().items() for b in deps
+              if layer(a) >= 0 and layer(b) > layer(a)]
+    assert upward == []
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -75,35 +161,39 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+@invariant("No module imports, directly or through others, a module that imports it.")
 def test_no_import_cycles() -> None:
     assert _cycles(_graph()) == []
 
 
-def test_layers_import_downwards_only() -> None:
-    """core < sources < documents < snapshot < verify < claims < checks < workspace < scale <
-    lsp < cli: a package never imports one above it, and every package has its place."""
-    order = ["core", "sources", "documents", "snapshot", "verify", "claims", "checks", "workspace",
-             "scale", "lsp", "cli"]
-    packages = {name.split(".")[1] for name in MODULES if name.count(".") >= 2}
-    assert packages <= set(order), f"packages without a layer: {sorted(packages - set(order))}"
+@invariant("`fixes/`, `checks/` and `verify/` never import `lsp/`, pygls or lsprotocol, not even "
+           "through another module.")
+def test_fixes_checks_and_verify_never_import_the_protocol() -> None:
+    """The engine's decisions (verdicts, findings, quick fixes) know nothing of LSP."""
+    graph = _graph()
 
-    def layer(module: str) -> int:
-        parts = module.split(".")
-        return order.index(parts[1]) if len(parts) > 1 and parts[1] in order else -1
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for m in graph[todo.pop()] - seen:
+                seen.add(m)
+                todo.append(m)
+        return seen
 
-    upward = [(a, b) for a, deps in _graph().items() for b in deps
-              if layer(a) >= 0 and layer(b) > layer(a)]
-    assert upward == []
+    engine = [n for n in MODULES if n.split(".")[1:2] in (["verify"], ["checks"], ["fixes"])]
+    assert engine
+    bad = {}
+    for name in engine:
+        imported = {m for n in reach(name) for m in _imports(MODULES[n])}
+        protocol = sorted(m for m in imported
+                          if m.split(".")[0] in {"pygls", "lsprotocol"} or m.startswith("citelens.lsp"))
+        if protocol:
+            bad[name] = protocol
+    assert bad == {}
 
 
-def test_pygls_and_lsprotocol_only_in_the_lsp_layer() -> None:
-    users = sorted(name for name, tree in MODULES.items()
-                   if any(m.split(".")[0] in {"pygls", "lsprotocol"} for m in _imports(tree)))
-    assert users and all(u.startswith("citelens.lsp.") for u in users), users
-
-
+@invariant("Feature code takes a typed server or session, never `ls: Any`.")
 def test_no_server_handle_typed_any() -> None:
-    """Feature code gets a typed server or session, never ``ls: Any``."""
     loose = [f"{name}.{node.name}" for name, tree in MODULES.items()
              for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
              for a in node.args.args
@@ -124,6 +214,8 @@ ONE_HOME = {
 }
 
 
+@invariant("One definition of each normaliser, of the secret list and of the entry types the "
+           "indexes cover badly.")
 def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
     where: dict[str, list[str]] = {}
     for name, tree in MODULES.items():
@@ -142,10 +234,32 @@ def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
     assert set(where) == set(ONE_HOME)
 
 
+def _latin_letters() -> list[str]:
+    ranges = [(0xC0, 0x24F), (0x1E00, 0x1EFF)]
+    return [chr(c) for lo, hi in ranges for c in range(lo, hi + 1) if chr(c).isalpha()]
+
+
+@invariant("The key maker and `strip_accents` agree on every accented letter.")
+def test_key_maker_and_strip_accents_agree_on_every_accented_letter() -> None:
+    """A re-implemented folding once made keys like ``Jrgensen`` from Jørgensen (issue 21):
+    names are not enough, so this runs both on every Latin letter."""
+    differ = {}
+    for letter in _latin_letters():
+        folded = "".join(c for c in strip_accents(letter) if c.isascii() and c.isalnum())
+        made = keys.last_name_of(f"Ab{letter}cd")
+        if made != f"Ab{folded}cd":
+            differ[letter] = (made, folded)
+    assert differ == {}
+    assert keys.last_name_of("Jørgensen") == "Jorgensen"
+    assert keys.last_name_of("Weiß") == "Weiss"
+    assert keys.last_name_of("Łukasiewicz") == "Lukasiewicz"
+
+
 _MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter",
                   "WeakValueDictionary", "WeakKeyDictionary"}
 
 
+@invariant("No module-level mutable state outside named cache objects.")
 def test_no_module_level_mutable_state() -> None:
     """State lives on the server instance or on the feature that changes it: no module-level
     ``global``, no lower-case module-level dict/list/set (a hidden cache shared by every
@@ -174,3 +288,33 @@ def test_no_module_level_mutable_state() -> None:
                     if text.split(".")[-1] == "cache" and node.args.args:
                         found.append(f"{name}.{node.name}: @cache on a function with arguments")
     assert found == []
+
+
+_UNSAFE_IMPORTS = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
+
+
+@invariant("Nothing read from disk or the network is executed: no module unpickles, or calls "
+           "`eval` or `exec`.")
+def test_nothing_read_is_executed() -> None:
+    found = [f"{name}: import {m}" for name, tree in MODULES.items() for m in _imports(tree)
+             if m.split(".")[0] in _UNSAFE_IMPORTS]
+    found += [f"{name}: {ast.unparse(node.func)}()" for name, tree in MODULES.items()
+              for node in ast.walk(tree)
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in {"eval", "exec", "__import__"}]
+    assert found == []
+
+
+@invariant("Every module the module list names exists, in the folder it is listed under.")
+def test_every_module_the_list_names_exists() -> None:
+    folder = ""
+    missing = []
+    for line in _module_list():
+        m = re.match(r"^  (\w+)/\s", line)
+        if m:
+            folder = m.group(1)
+        for name in re.findall(r"(?<![\w./])(\w+)\.py\b", line):
+            here = [p for p in (PACKAGE / folder).rglob(f"{name}.py")]
+            if not folder or not here:
+                missing.append(f"{folder}/{name}.py")
+    assert missing == []

@@ -69,19 +69,6 @@ def test_key_of_a_paper_by_an_author_with_letters_outside_ascii(author: str, exp
     assert citesearch.new_key(record, [], taken=()) == expected
 
 
-def _latin_letters() -> list[str]:
-    ranges = [(0xC0, 0x24F), (0x1E00, 0x1EFF)]
-    return [chr(c) for lo, hi in ranges for c in range(lo, hi + 1) if chr(c).isalpha()]
-
-
-@pytest.mark.parametrize("letter", _latin_letters())
-def test_key_maker_and_strip_accents_agree_on_every_accented_letter(letter: str) -> None:
-    from citelens.core.accents import strip_accents
-
-    folded = "".join(c for c in strip_accents(letter) if c.isascii() and c.isalnum())
-    assert keys.ascii_word(letter) == folded
-
-
 def test_new_entry_uses_the_files_style_and_leaves_the_rest_byte_identical() -> None:
     text = ('@INPROCEEDINGS{Smith2019,\n    TITLE  = "A paper",\n    AUTHOR = "Smith, J.",\n'
             '    YEAR   = 2019\n}')  # no final newline, no trailing comma, quotes, aligned
