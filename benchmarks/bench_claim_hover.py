@@ -218,12 +218,11 @@ async def main_async(n: int, presets: list[str]) -> int:
 
 
 def publish_cost(repeat: int = 50) -> None:
-    from tests.conftest import CORPUS
-    from tests.lsp_session import uri
+    from tests.harness import CORPUS
+    from tests.lsp_session import in_process_server
 
     from citelens.checks import claims as diagnostics
     from citelens.claims.result import ClaimResult, Status, Verdict
-    from citelens.lsp.server import create_server
     from citelens.sources.records import PaperRecord
     from citelens.verify.status import Status as VStatus
     from citelens.verify.status import Verification
@@ -236,16 +235,7 @@ def publish_cost(repeat: int = 50) -> None:
     nowhere = "http://127.0.0.1:9"
     settings = {"claimDiagnostics": True, "verificationEnabled": False, "offline": True,
                 "llmBaseUrl": nowhere + "/v1", "llmModel": "m"}
-    ls = create_server()
-    steps = ls.protocol.lsp_initialize(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), root_uri=uri(root),
-        workspace_folders=[lsp.WorkspaceFolder(uri=uri(root), name=root.name)],
-        initialization_options={"citelens": settings}))
-    try:
-        handler, args, _ = next(steps)
-        steps.send(handler(*args))
-    except StopIteration:
-        pass
+    ls = in_process_server(root, settings)
     ls.publisher.send = lambda params: None
     text = chapter.read_text(encoding="utf-8")
     ls.session.store.open(str(chapter), text, 1)

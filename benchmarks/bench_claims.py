@@ -19,14 +19,14 @@ import tempfile
 import time
 from dataclasses import replace
 
-from tests.conftest import CORPUS
 from tests.fakes.llm import FakeLLM
+from tests.harness import CORPUS, attention_view
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.pipeline import check_claim
 from citelens.claims.render import render_markdown
 from citelens.claims.sentences import extract_claim
-from citelens.core.model import EntryView, Span
+from citelens.core.model import Span
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 
@@ -34,15 +34,6 @@ ABSTRACT = ("We introduce the Transformer, a sequence transduction model based s
             "attention mechanisms, dispensing with recurrence and convolutions entirely.")
 CLAIM_P1 = "The Transformer is based solely on attention mechanisms."
 CLAIM_P2 = "Training the big Transformer took 3.5 days on eight P100 GPUs."
-
-
-def _view(**kw: object) -> EntryView:
-    base: dict[str, object] = dict(
-        key="vaswani", entry_type="inproceedings", title="Attention is All you Need",
-        authors=(), authors_truncated=False, year=2017, venue="NeurIPS", doi=None,
-        arxiv_id="1706.03762", pmid=None, s2_id=None, url=None)
-    base.update(kw)
-    return EntryView(**base)  # type: ignore[arg-type]
 
 
 def _record() -> PaperRecord:
@@ -66,11 +57,11 @@ def _pct(values: list[float], q: float) -> float:
 async def cached_latency(fake: FakeLLM, n: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         checker = ClaimChecker(fake.settings(), cache_dir=tmp)
-        await checker.check(CLAIM_P1, _view(), _record())
+        await checker.check(CLAIM_P1, attention_view(), _record())
         times = []
         for _ in range(n):
             t0 = time.perf_counter()
-            hit = checker.cached(CLAIM_P1, _view(), _record())
+            hit = checker.cached(CLAIM_P1, attention_view(), _record())
             assert hit is not None
             render_markdown(hit)
             times.append((time.perf_counter() - t0) * 1000)
@@ -106,7 +97,7 @@ async def paths(fake: FakeLLM) -> list[tuple[str, dict[str, object]]]:
             fake.page("/arxiv/html/1706.03762", _page())
         elif setup == "malformed":
             fake.reply("not json", "still not json")
-        r = await check_claim(claim, _view(), _record(), settings=settings)
+        r = await check_claim(claim, attention_view(), _record(), settings=settings)
         rows.append((name, {
             "verdict": r.verdict.value if r.verdict else r.status.value,
             "model calls": r.llm_calls,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
 import statistics
@@ -34,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.scholarly import running  # noqa: E402
+from tests.harness import CORPUS  # noqa: E402
 from tests.lsp_session import diagnostics, open_doc, session  # noqa: E402
 
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
 BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
 BIB300 = ROOT / "benchmarks" / "data" / "bib300.bib"
 PAPERS300 = ROOT / "benchmarks" / "data" / "bib300_papers.json"

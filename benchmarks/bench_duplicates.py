@@ -12,27 +12,17 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
 import statistics
 import time
 from pathlib import Path
 
-from citelens.checks.duplicates import find_duplicates
-from citelens.core.model import BibEntry
-from citelens.documents.bibtex.parse import parse_bib
-from citelens.documents.bibtex.view import entry_view
-from citelens.documents.read import read_text
+from tests.harness import CORPUS, bib_views
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
+from citelens.checks.duplicates import find_duplicates
 
 
 def bench(path: Path, runs: int) -> None:
-    bib = parse_bib(read_text(path), str(path))
-    first: dict[str, BibEntry] = {}
-    for e in bib.entries:
-        first.setdefault(e.key, e)
-    views = [entry_view(e, first) for e in first.values()]
+    views = bib_views(path, once_per_key=True)
     walls, cpus, found = [], [], 0
     for _ in range(runs):
         wall, cpu = time.perf_counter(), time.process_time()

@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
+from tests.harness import CORPUS, ROOT
+
 BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
 
 

@@ -26,8 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.cli_check import check_against  # noqa: E402
 from benchmarks.make_bib300 import _paper  # noqa: E402
-from tests.conftest import CORPUS  # noqa: E402
 from tests.fakes.scholarly import ScholarlyFake  # noqa: E402
+from tests.harness import CORPUS  # noqa: E402
 
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402

@@ -36,9 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_editor import _server_pid  # noqa: E402
 from tests.fakes.scholarly import running  # noqa: E402
+from tests.harness import CORPUS  # noqa: E402
 from tests.lsp_session import open_doc, session  # noqa: E402
 
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
 BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
 ASTROPY = CORPUS / "papers" / "astropy-v5.0"
 VERIFICATION_CODES = {"NOT_FOUND", "DOI_MISMATCH", "METADATA_MISMATCH", "UNVERIFIED",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import run_citelens
 
 
 def check_against(
@@ -23,11 +23,5 @@ def check_against(
     if code:
         env["PYTHONPATH"] = str(Path(code) / "server")
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "citelens", "check", str(path), "--format", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    proc = run_citelens("check", str(path), "--format", "json", env=env, timeout=timeout)
     return proc, time.perf_counter() - t0

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import CORPUS  # noqa: E402
+from tests.harness import CORPUS  # noqa: E402
 
 from citelens.core.text import LineIndex  # noqa: E402
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402

@@ -31,7 +31,7 @@ _PAPER_TYPES = {"article", "inproceedings", "conference", "incollection"}
 
 def _default_corpus() -> Path:
     sys.path.insert(0, str(HERE.parent))
-    from tests.conftest import CORPUS
+    from tests.harness import CORPUS
 
     return CORPUS
 

@@ -27,7 +27,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import CORPUS  # noqa: E402
+from tests.harness import CORPUS, free_port  # noqa: E402
 
 THESIS_BIB = CORPUS / "papers" / "bhandari-phd-thesis" / "bib" / "references.bib"
 PROBE = "citelens/_soakProbe"
@@ -122,12 +121,6 @@ def start_fake(port: int, papers: Path) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 \
         else (values[0] if values else 0.0)
@@ -143,7 +136,7 @@ async def soak(edits: int, entries: int, seed: int) -> dict[str, Any]:
     folder = work / "paper"
     folder.mkdir()
     keys, papers = make_paper(folder, entries)
-    port = _free_port()
+    port = free_port()
     fake = start_fake(port, papers)
     try:
         assert fake.stdout is not None

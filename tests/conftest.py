@@ -10,11 +10,6 @@ import pytest
 from tests.fakes.scholarly import scholarly_server  # noqa: F401  (fixture)
 from tests.postgres import postgres_url  # noqa: F401  (fixture)
 
-ROOT = Path(__file__).resolve().parent.parent
-#: The shared corpus of real papers (beside the clone, as in CI).
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
-FIXTURES = Path(os.environ.get("CITELENS_FIXTURES", ROOT.parent / "shared" / "fixtures"))
-
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -9,11 +9,14 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+if TYPE_CHECKING:
+    from citelens.lsp.state import CiteLensServer
 
 PRESETS = ("visual-studio-code", "neovim")
 LANGUAGE_IDS = {".tex": "latex", ".bib": "bibtex", ".md": "markdown", ".rmd": "rmd",
@@ -58,6 +61,24 @@ async def session(
     finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.shutdown_session(), 10)
+
+
+def in_process_server(folder: str | Path, settings: dict[str, Any]) -> CiteLensServer:
+    """The real server in this process, without a client, initialised on ``folder``:
+    pygls's own ``initialize`` (workspace, capabilities), then CiteLens's handler."""
+    from citelens.lsp.server import create_server
+
+    ls = create_server()
+    steps = ls.protocol.lsp_initialize(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri=uri(folder),
+        workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=Path(folder).name)],
+        initialization_options={"citelens": settings}))
+    try:
+        handler, args, _ = next(steps)
+        steps.send(handler(*args))
+    except StopIteration:
+        pass
+    return ls
 
 
 def open_doc(client: LanguageClient, path: str | Path, text: str | None = None,

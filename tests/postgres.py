@@ -9,12 +9,13 @@ import contextlib
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 
 import pytest
+
+from tests.harness import free_port
 
 
 def _binary(name: str) -> str | None:
@@ -23,12 +24,6 @@ def _binary(name: str) -> str | None:
         return found
     versions = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=lambda p: int(p.split("/")[4]))
     return versions[-1] if versions else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -42,7 +37,7 @@ def throwaway_postgres() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(data, "postgres", "postgres")
         prefix = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
+    port = free_port()
     try:
         subprocess.run(
             [*prefix, initdb, "-D", data, "-U", "citelens", "--auth=trust", "-E", "UTF8", "--no-sync"],

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from citelens.core.accents import strip_accents
 from citelens.documents.bibtex import keys
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "server" / "citelens"

@@ -21,7 +21,7 @@ import pytest
 from citelens.cli import main as cli
 from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
-from tests.conftest import CORPUS, ROOT
+from tests.harness import CORPUS, ROOT
 
 BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
 KNOWN = {"BIB_SYNTAX", "UNDEFINED_CITATION", "DUPLICATE_KEY", "MISSING_BIBLIOGRAPHY",

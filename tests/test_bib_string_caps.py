@@ -18,7 +18,7 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from citelens.documents.bibtex.parse import MAX_EXPANDED_CHARS, MAX_MACRO_DEPTH, parse_bib
-from tests.conftest import ROOT
+from tests.harness import ROOT
 from tests.lsp_session import diagnostics, open_doc, rng, session
 
 LIMIT_BYTES = 1_500_000_000  # far above what either process needs, far below the bomb

@@ -20,7 +20,7 @@ from citelens.documents.bibtex.parse import (
     resolve_crossref,
 )
 from citelens.documents.read import read_text
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 PAPER_BIBS = sorted((CORPUS / "papers").glob("**/*.bib"))
 

@@ -26,8 +26,8 @@ from citelens.core import datacache
 from citelens.core.settings import Settings
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import SCHEMA, VerificationCache
-from tests.conftest import ROOT
 from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import ROOT
 
 MODE_RAW, MODE_BINARY, MODE_TEXT, MODE_PICKLE = 1, 2, 3, 4
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT
 from tests.fakes.scholarly import ScholarlyFake, running
+from tests.harness import CORPUS, ROOT
 from tests.test_verify_scenarios import BIB, TEX
 
 PAPERS = CORPUS / "papers"

@@ -17,18 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT
+from tests.harness import CORPUS, ROOT, run_citelens
 
 PAPERS = CORPUS / "papers"
 pytestmark = pytest.mark.skipif(not PAPERS.is_dir(), reason=f"corpus not found at {PAPERS}")
 
 
 def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "citelens", "check", *args, "--no-verify", "-q"],
-        cwd=cwd, env=env or dict(os.environ), capture_output=True, text=True, timeout=120,
-        check=False,
-    )
+    return run_citelens("check", *args, "--no-verify", "-q", cwd=cwd, env=env, timeout=120)
 
 
 def check_json(*args: str, cwd: Path) -> tuple[int, dict[str, Any]]:

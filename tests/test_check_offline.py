@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.fakes.scholarly import ENV_VARS
+from tests.harness import free_port
 
 TEX = "\\documentclass{article}\n\\begin{document}\n\\cite{a,b,c}\n\\bibliography{refs}\n\\end{document}\n"
 BIB = (
@@ -21,16 +21,10 @@ BIB = (
 )
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_offline_run_prints_one_summary_line_and_no_errno(tmp_path: Path) -> None:
     (tmp_path / "paper.tex").write_text(TEX, encoding="utf-8")
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
-    dead = f"http://127.0.0.1:{_closed_port()}"
+    dead = f"http://127.0.0.1:{free_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITELENS_")}
     env.update({var: dead for var in ENV_VARS.values()})
     env.update(CITELENS_CACHE_DIR=str(tmp_path / "cache"), CITELENS_RETRY_BACKOFF="0.01")

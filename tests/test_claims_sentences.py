@@ -9,7 +9,7 @@ import pytest
 
 from citelens.claims.sentences import extract_claim, split_sentences
 from citelens.core.model import Span
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 PAPERS = CORPUS / "papers"
 

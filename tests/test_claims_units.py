@@ -26,8 +26,8 @@ from citelens.claims.urlsafety import check_url, redact_url, safe_fetch
 from citelens.claims.verdicts import parse_judgement
 from citelens.claims.words import title_overlap
 from citelens.core.settings import Settings
-from tests.conftest import FIXTURES
 from tests.fakes.llm import FakeLLM
+from tests.harness import FIXTURES
 
 
 @pytest.fixture

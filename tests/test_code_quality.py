@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,32 +10,18 @@ and review the diff.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from citelens.checks.duplicates import find_duplicates
-from citelens.core.model import BibEntry, EntryView
-from citelens.documents.bibtex.parse import parse_bib
-from citelens.documents.bibtex.view import entry_view
-from citelens.documents.read import read_text
-from tests.conftest import CORPUS, ROOT
+from tests.harness import CORPUS, ROOT, bib_views
 
 GOLDEN = ROOT / "tests" / "data" / "duplicates_corpus.json"
 EXPECTED: dict[str, list[list[object]]] = json.loads(GOLDEN.read_text(encoding="utf-8"))
 
 
-def _views(path: Path) -> list[EntryView]:
-    """Every entry in file order (a repeated key too), crossrefs resolved to the first."""
-    bib = parse_bib(read_text(path), str(path))
-    first: dict[str, BibEntry] = {}
-    for e in bib.entries:
-        first.setdefault(e.key, e)
-    return [entry_view(e, first) for e in bib.entries]
-
-
 def _found(rel: str) -> list[list[object]]:
-    pairs = find_duplicates(_views(CORPUS / rel))
+    pairs = find_duplicates(bib_views(CORPUS / rel))
     return [[p.key_a, p.key_b, p.reason, round(p.score, 4), p.message] for p in pairs]
 
 

@@ -11,7 +11,7 @@ from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import read_text
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 
 def entry(source: str) -> BibEntry:

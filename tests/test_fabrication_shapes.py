@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from tests.conftest import ROOT
 from tests.fakes.scholarly import ScholarlyFake, running
+from tests.harness import ROOT
 from tests.lsp_session import diagnostics, open_doc, session, uri
 from tests.test_lsp_verification import apply_text_edits
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "bigbib" / "physrev_e_1993_2024.bib").is_file(),
                                 reason="the shared corpus is not available")

@@ -13,9 +13,9 @@ import httpx
 import pypdf
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
 from tests.fakes.scholarly import ScholarlyFake, running
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
+from tests.harness import FIXTURES, ROOT
 
 APIS = FIXTURES / "apis"
 needs_fixtures = pytest.mark.skipif(not APIS.is_dir(), reason="recorded API fixtures missing")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import socket
 import time
 
 import pytest
@@ -14,6 +13,7 @@ from citelens.sources.records import Outcome
 from citelens.sources.transport import Rate, Sources, redact_url
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
+from tests.harness import free_port
 
 DOI = "DOI:10.1073/pnas.1414271111"
 
@@ -21,12 +21,6 @@ DOI = "DOI:10.1073/pnas.1414271111"
 def sources(fake: ScholarlyFake, log: list[str] | None = None, **settings: object) -> Sources:
     return Sources.from_settings(fake.settings(**settings), (log if log is not None else []).append,
                                  rates=fast_rates())
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def test_429_twice_then_success_is_found(scholarly_server: ScholarlyFake) -> None:

@@ -105,7 +105,7 @@ def test_never_raise_on_any_text(text: str) -> None:
 def _corpus_latex_values() -> list[str]:
     from citelens.core.latextext import _LATEX_SYNTAX
     from citelens.documents.bibtex.parse import parse_bib
-    from tests.conftest import CORPUS
+    from tests.harness import CORPUS
 
     names = ("title", "author", "editor", "journal", "booktitle", "publisher", "school", "note")
     values: set[str] = set()

@@ -27,7 +27,7 @@ from citelens.claims.render import LOOKING_UP, PENDING
 from citelens.core.findings import Severity
 from tests.fakes.llm import MODEL, FakeLLM, Request, rule_based
 from tests.fakes.scholarly import ScholarlyFake
-from tests.lsp_session import PRESETS, open_doc, session, uri, wait_for
+from tests.lsp_session import PRESETS, in_process_server, open_doc, session, wait_for
 
 KEY = "sk-test-secret"
 
@@ -496,19 +496,7 @@ class InProcess:
     """The real ``CiteLensServer`` without a client, its publications recorded."""
 
     def __init__(self, folder: Path, settings: dict[str, Any]) -> None:
-        from citelens.lsp.server import create_server
-
-        ls = create_server()
-        # pygls's own `initialize` (workspace, capabilities) and then CiteLens's handler
-        steps = ls.protocol.lsp_initialize(lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(), root_uri=uri(folder),
-            workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=folder.name)],
-            initialization_options={"citelens": settings}))
-        try:
-            handler, args, _ = next(steps)
-            steps.send(handler(*args))
-        except StopIteration:
-            pass
+        ls = in_process_server(folder, settings)
         self.ls = ls
         self.published: list[lsp.PublishDiagnosticsParams] = []
         ls.publisher.send = self.published.append

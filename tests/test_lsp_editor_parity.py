@@ -11,8 +11,8 @@ import pytest
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from tests.conftest import CORPUS
 from tests.fakes.scholarly import SOURCES, ScholarlyFake
+from tests.harness import CORPUS
 from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri, wait_for
 
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"

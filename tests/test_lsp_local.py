@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 from tests.lsp_session import PRESETS, codes, diagnostics, open_doc, rng, session, uri, wait_for
 
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"

@@ -25,8 +25,8 @@ from pytest_lsp import LanguageClient
 from citelens.core.model import BibEntry, Span
 from citelens.core.text import LineIndex
 from citelens.documents.bibtex.parse import parse_bib
-from tests.conftest import CORPUS
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
+from tests.harness import CORPUS
 from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, uri, wait_for
 
 YELLOW = CORPUS / "papers" / "ethereum-yellowpaper"

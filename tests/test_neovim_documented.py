@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fakes.scholarly import running
+from tests.harness import ROOT
 from tests.test_neovim_e2e import nvim_binary, server_command
 from tests.vscode.paper import FABRICATED_KEY, MISMATCH_KEY, VsPaper, fake_papers, seed
 

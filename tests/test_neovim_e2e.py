@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fakes.scholarly import running
+from tests.harness import ROOT
 from tests.nvim.paper import (
     DWORK_NAOR_1992,
     MISMATCH_KEY,

@@ -170,7 +170,7 @@ def test_an_entry_views_values_are_its_fields_values(bodies: list[str]) -> None:
 
 def test_every_corpus_entry_view_reads_the_values_of_its_fields() -> None:
     from citelens.documents.bibtex.parse import field_values
-    from tests.conftest import CORPUS
+    from tests.harness import CORPUS
 
     bibs = sorted(CORPUS.rglob("*.bib"))
     for path in bibs:

@@ -9,7 +9,7 @@ import pytest
 
 from citelens.workspace.project import build_project, find_root
 from citelens.workspace.store import DocumentStore
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 PAPERS = CORPUS / "papers"
 

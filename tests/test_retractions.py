@@ -27,8 +27,8 @@ from citelens.verify.run import verify_entries
 from citelens.verify.status import Status, Verification
 from citelens.workspace.check import run_check
 from citelens.workspace.report import has_errors, to_json, to_sarif
-from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
+from tests.harness import FIXTURES
 from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, wait_for
 
 RECORDED = json.loads((FIXTURES / "apis" / "crossref" / "work_10.1073_pnas.1414271111.json")

@@ -27,8 +27,8 @@ import pytest
 from lsprotocol import types as lsp
 
 from citelens.documents.bibtex.parse import parse_bib
-from tests.conftest import CORPUS
 from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import CORPUS
 from tests.lsp_session import PRESETS, diagnostics, open_doc, session, uri
 from tests.test_lsp_verification import apply_text_edits, edits_for
 

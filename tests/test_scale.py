@@ -8,13 +8,13 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import run_citelens
 
 BIB = (
     "@article{water, title={The Structure of Ordinary Water}, author={Frank, Henry S.}, year={1970},\n"
@@ -27,14 +27,7 @@ BIB = (
 
 
 def citelens(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "citelens", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_citelens(*args, env=env, timeout=timeout)
 
 
 def _with_password(url: str, password: str) -> str:

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
-from tests.conftest import ROOT
 from tests.fakes.llm import MODEL, FakeLLM
 from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import ROOT
 from tests.lsp_session import diagnostics, open_doc, session, wait_for
 
 S2_KEY = "S2KEY-zq7Xv41pLm0Rt9"

@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
 from citelens.workspace.report import to_json
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
 
 BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"

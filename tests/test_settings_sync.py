@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from citelens.core.settings import SETTINGS, Settings
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 MANIFEST = ROOT / "clients" / "vscode" / "package.json"
 GENERATOR = ROOT / "clients" / "vscode" / "scripts" / "gen_settings.py"

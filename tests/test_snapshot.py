@@ -9,15 +9,14 @@ import json
 import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, load_papers, openalex_work
+from tests.harness import FIXTURES, run_citelens
 
 APIS = FIXTURES / "apis"
 pytestmark = pytest.mark.skipif(not APIS.is_dir(), reason=f"fixtures not found at {APIS}")
@@ -25,14 +24,7 @@ DATE = "2025-10-01"
 
 
 def citelens(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "citelens", *args],
-        env=env or dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_citelens(*args, env=env)
 
 
 def _json(path: Path) -> Any:

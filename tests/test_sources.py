@@ -13,9 +13,9 @@ from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.records import Outcome
 from citelens.sources.transport import Sources
-from tests.conftest import FIXTURES
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
+from tests.harness import FIXTURES
 
 APIS = FIXTURES / "apis"
 needs_fixtures = pytest.mark.skipif(not APIS.is_dir(), reason="recorded API fixtures missing")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fakes.scholarly import ScholarlyFake, running
+from tests.harness import ROOT
 
 BIB = r"""@article{scipy2020,
   title = {{SciPy} 1.0: Fundamental Algorithms for Scientific Computing in {Python}},

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness import ROOT
 from tests.vscode.build import build_vsix
 
 EXT = ROOT / "clients" / "vscode"

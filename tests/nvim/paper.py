@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CORPUS
+from tests.harness import CORPUS
 
 SOURCE = CORPUS / "papers" / "ethereum-yellowpaper"
 REMOVED_KEY = "back2002hashcash"
@@ -64,7 +64,7 @@ class SeededPaper:
 def seed(dest: Path) -> SeededPaper:
     """Copy the paper into ``dest`` (a project root: it gets a .latexmkrc) and seed the bib."""
     if not SOURCE.is_dir():
-        raise FileNotFoundError(f"corpus paper missing: {SOURCE} (see tests/conftest.py CORPUS)")
+        raise FileNotFoundError(f"corpus paper missing: {SOURCE} (see tests/harness.py CORPUS)")
     dest.mkdir(parents=True, exist_ok=True)
     tex = dest / "Paper.tex"
     bib = dest / "Biblio.bib"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 EXT = ROOT / "clients" / "vscode"
 

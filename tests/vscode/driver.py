@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.harness import ROOT, free_port
 
 INSTALL_SCRIPT = ROOT / "scripts" / "install-code-server.sh"
 CHROMIUM_ARGS = [
@@ -60,12 +60,6 @@ def code_server() -> Path:
     if not exe.exists():
         pytest.fail(f"install-code-server.sh printed {exe}, which does not exist")
     return exe
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
