@@ -141,10 +141,8 @@ def test_binary_junk(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix:
 
 @pytest.mark.skipif(not BIG_BIB.exists(), reason="the 50 MB corpus .bib is not here")
 async def test_fifty_megabyte_bib(tmp_path: Path) -> None:
-    t = time.perf_counter()
+    # a generous bound; the time it takes: benchmarks/bench_pathological.py
     result = await asyncio.wait_for(run_check([str(BIG_BIB)], Settings(), verify=False), 60)
-    took = time.perf_counter() - t
-    assert took < 20, took
     assert len(result.entries) > 37_000
     # DUPLICATE_ENTRY: entries sharing a DOI (a local comparison, made without verification too)
     assert {f.code for f in result.findings} <= {"DUPLICATE_KEY", "BIB_SYNTAX", "DUPLICATE_ENTRY"}

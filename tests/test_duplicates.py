@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import replace
 
 import pytest
@@ -110,8 +109,9 @@ def test_json_round_trip_and_bad_input() -> None:
     assert find_duplicates([]) == []
 
 
-def test_scales_without_comparing_all_pairs() -> None:
-    """3,000 generated titles from a small vocabulary, plus two planted duplicates."""
+def many_views() -> list[EntryView]:
+    """3,000 generated titles from a small vocabulary, plus two planted duplicates (the
+    time ``find_duplicates`` takes on them: ``benchmarks/bench_pathological.py``)."""
     rng = random.Random(7)
     words = [a + b for a in ("quant", "chao", "latt", "kinet", "turb", "gran", "polym", "spin",
                              "glass", "perc", "diff", "plasm", "solit", "vort", "coll")
@@ -124,12 +124,13 @@ def test_scales_without_comparing_all_pairs() -> None:
     views.append(entry("dupA", "Anomalous diffusion of tracer particles in crowded membranes"))
     views.append(entry("dupB", "Anomalous Diffusion of Tracer Particles in Crowded Membranes",
                        year=None))
-    start = time.perf_counter()
-    found = pairs(views)
-    elapsed = time.perf_counter() - start
+    return views
+
+
+def test_finds_the_planted_pair_among_many_titles() -> None:
+    found = pairs(many_views())
     assert ("dupA", "dupB") in found
     assert all(a.startswith("dup") for a, _ in found), found
-    assert elapsed < 5.0
 
 
 # --------------------------------------------------------------------------- the shortcuts are exact
