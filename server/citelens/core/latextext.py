@@ -238,4 +238,3 @@ def plain_ascii(text: str) -> bool:
         and _LATEX_SYNTAX.search(text) is None
         and _CONTROL.search(text) is None
     )
-
