@@ -8,7 +8,7 @@ import re
 from citelens.core.codes import Code
 from citelens.core.findings import CODE_NAMES, code_url
 from citelens.core.settings import DEFAULT_SEVERITY
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 DOC = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
 SECTIONS = re.findall(r"^## ([A-Z][A-Z_]+)$", DOC, flags=re.MULTILINE)
