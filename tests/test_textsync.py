@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from lsprotocol import types as lsp
 from pygls.workspace.text_document import TextDocument
 
-from citelens.lsp.textsync import apply_incremental_change, install
+from citelens.lsp.textsync import Document, apply_incremental_change
 
 ORIGINAL = TextDocument._apply_incremental_change
-install()  # as the server does: ``source`` joins an edited big text
 
 
 def test_same_text_as_pygls_for_random_edits() -> None:
@@ -29,7 +28,7 @@ def test_same_text_as_pygls_for_random_edits() -> None:
         change = lsp.TextDocumentContentChangePartial(range=lsp.Range(a, b), text=rng.choice(pieces))
         want = TextDocument("file:///x.bib", text)
         ORIGINAL(want, change)
-        got = TextDocument("file:///x.bib", text)
+        got = Document("file:///x.bib", text)
         apply_incremental_change(got, change)
         assert got.source == want.source, (text, change)
 
@@ -43,7 +42,7 @@ def test_big_documents_are_edited_through_a_kept_line_index() -> None:
     line = "@article{k%d, title = {Tïtle 😀 %d}},\n"
     text = "".join(line % (i, i) for i in range(BIG // len(line) + 50))
     want = TextDocument("file:///big.bib", text)
-    got = TextDocument("file:///big.bib", text)
+    got = Document("file:///big.bib", text)
     for _ in range(60):
         lines = want.source.split("\n")
         n = rng.randrange(len(lines) - 1)
@@ -68,7 +67,7 @@ def test_the_store_follows_a_described_edit_of_a_big_bib() -> None:
 
     entry = "@article{k%d,\n  title = {Title %d},\n  year = {2001},\n}\n"
     text = "".join(entry % (i, i) for i in range(BIG // len(entry) + 10))
-    doc = TextDocument("file:///big.bib", text)
+    doc = Document("file:///big.bib", text)
     store = DocumentStore()
     store.open("/big.bib", doc.source, 1)
     assert store.bib("/big.bib") is not None and store.line_index("/big.bib") is not None
@@ -195,7 +194,7 @@ def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
     text = "".join(entry % (i, i) for i in range(EAGER_LIMIT // (len(entry) - 4) + 10))
     # the workspace's codec holds the negotiated encoding as an enum or as a plain str
     codec = PositionCodec(lsp.PositionEncodingKind(encoding) if encoding == "utf-16" else encoding)
-    doc = TextDocument("file:///big.bib", text, position_codec=codec)
+    doc = Document("file:///big.bib", text, position_codec=codec)
     store = DocumentStore()
     store.open("/big.bib", current_text(doc), 1)
     assert store.bib("/big.bib") is not None
@@ -294,7 +293,7 @@ def test_random_edits_with_every_line_breaking_character_keep_the_clients_text(
     filler = ("@misc{k, note = {x\x0cy\u2028z}}\n" * (size // 30 + 1))[:size]
     tail, steps = data.draw(_edits(size))
     client = filler + tail
-    doc = TextDocument("file:///x.tex", client)
+    doc = Document("file:///x.tex", client)
     first_line = filler.count("\n")
     for line, col, dl, dcol, new in steps:
         a, start = _lsp_position(client, first_line + line, col)
@@ -305,3 +304,24 @@ def test_random_edits_with_every_line_breaking_character_keep_the_clients_text(
         assert doc.source == client
     assert [ln.rstrip("\r\n") for ln in doc.lines] == re.split(r"\r\n|\r|\n", client)[
         : len(doc.lines)]
+
+
+def test_the_server_edits_its_own_documents_and_leaves_pygls_classes_alone() -> None:
+    """The fast sync is the server instance's (its workspace makes its documents), not a
+    patch of pygls's ``TextDocument`` for the whole process: a plain pygls document still
+    breaks lines where pygls does, the server's document where LSP does."""
+    from citelens.lsp.server import create_server
+
+    pygls_methods = (TextDocument._apply_incremental_change, TextDocument.source, TextDocument.lines)
+    server = create_server()
+    steps = server.protocol.lsp_initialize(lsp.InitializeParams(
+        capabilities=lsp.ClientCapabilities(), root_uri="file:///tmp/project"))
+    for _ in steps:  # pygls's initialize, the server's handler called by hand
+        pass
+    assert (TextDocument._apply_incremental_change, TextDocument.source, TextDocument.lines) == pygls_methods
+    text = "a\x0cb\nc"
+    ours = server.workspace.get_text_document("file:///tmp/project/x.tex")
+    assert isinstance(ours, Document)
+    ours._source = text
+    assert list(ours.lines) == ["a\x0cb\n", "c"]
+    assert len(TextDocument("file:///x.tex", text).lines) == 3  # pygls's own, untouched

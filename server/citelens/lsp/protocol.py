@@ -1,4 +1,8 @@
-"""pygls's protocol with one leak closed.
+"""pygls's protocol with one leak closed, and this server's own workspace.
+
+The workspace pygls builds at ``initialize`` becomes a :class:`citelens.lsp.textsync.Workspace`
+(its documents apply an edit in two slices and break lines as LSP does): the change is
+this server instance's, pygls's classes are not patched.
 
 Also: a request whose parameters pygls cannot read (a position with line -1 or
 2**31, beyond LSP's unsigned integers) was dropped without a reply, and a client
@@ -19,6 +23,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import Workspace as PyglsWorkspace
+
+from citelens.lsp.textsync import Workspace
 
 #: What :meth:`CiteLensProtocol.structure_message` gives for a request already answered
 #: with an error: :meth:`CiteLensProtocol.handle_message` drops it.
@@ -26,6 +33,22 @@ _ANSWERED = object()
 
 
 class CiteLensProtocol(LanguageServerProtocol):
+    @property
+    def _workspace(self) -> PyglsWorkspace | None:
+        return self.__dict__.get("_citelens_workspace")
+
+    @_workspace.setter
+    def _workspace(self, workspace: PyglsWorkspace | None) -> None:
+        """pygls's ``initialize`` sets a plain workspace: this server's replaces it."""
+        if workspace is not None and not isinstance(workspace, Workspace):
+            workspace = Workspace(
+                workspace.root_uri,
+                workspace._sync_kind,
+                list(workspace.folders.values()),
+                workspace.position_encoding,
+            )
+        self.__dict__["_citelens_workspace"] = workspace
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)

@@ -21,13 +21,11 @@ from citelens.lsp import (
     symbols,
 )
 from citelens.lsp.state import CiteLensServer
-from citelens.lsp.textsync import install
 
 FEATURES = (documents, hover, navigation, completion, papers, symbols, links, rename, actions, commands)
 
 
 def create_server() -> CiteLensServer:
-    install()  # pygls's incremental sync costs a Python call per line of the document
     server = CiteLensServer()
     for feature in FEATURES:
         feature.register(server)

@@ -9,14 +9,20 @@ the change's offsets come from a line index kept with the document and moved by 
 position past a line's end clamps to it. Nor is the text copied: it becomes an
 ``EditedText`` (the text before plus the edit) that the store and the incremental parse
 read in pieces; ``doc.source`` joins it into one string when something asks for it.
+
+The server's workspace makes its documents :class:`Document` (this server's own, see
+:class:`Workspace`); pygls's ``TextDocument`` class is left as it is, so another server in
+the same process (or a test comparing with pygls) gets pygls's behaviour.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from lsprotocol import types as lsp
+from pygls.workspace import Workspace as PyglsWorkspace
 from pygls.workspace.text_document import TextDocument
 
 from citelens.core.text import EditedText, LineIndex, index_after_edit, split_lines
@@ -98,26 +104,45 @@ def take_edit(doc: Any) -> tuple[str | EditedText, int, int] | None:
     return edit if isinstance(edit, tuple) else None
 
 
-def install() -> None:
-    """Use :func:`apply_incremental_change` for every document of the server."""
-    TextDocument._apply_incremental_change = apply_incremental_change  # type: ignore[method-assign,assignment]
-    TextDocument.source = property(_joined_source)  # type: ignore[method-assign,assignment]
-    TextDocument.lines = property(_lsp_lines)  # type: ignore[method-assign,assignment]
+class Document(TextDocument):
+    """pygls's document with :func:`apply_incremental_change` (two slices per edit, a big
+    text kept as an ``EditedText``) and LSP's line breaks."""
+
+    def _apply_incremental_change(self, change: lsp.TextDocumentContentChangePartial) -> None:
+        apply_incremental_change(self, change)
+
+    @property
+    def source(self) -> str:
+        """pygls's ``source``, with an ``EditedText`` joined into one string."""
+        raw = self._source
+        if isinstance(raw, EditedText):
+            return str(raw)
+        text: str = TextDocument.source.fget(self)  # type: ignore[attr-defined]
+        return text
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """pygls's ``lines`` broke at a form feed, U+2028 and the like (``str.splitlines``);
+        LSP breaks lines only at ``\\n``, ``\\r\\n`` and ``\\r``."""
+        return tuple(split_lines(self.source))
 
 
-def _lsp_lines(doc: TextDocument) -> tuple[str, ...]:
-    """pygls's ``lines`` broke at a form feed, U+2028 and the like (``str.splitlines``); LSP
-    breaks lines only at ``\\n``, ``\\r\\n`` and ``\\r``."""
-    return tuple(split_lines(doc.source))
+class Workspace(PyglsWorkspace):
+    """pygls's workspace whose documents are :class:`Document` (one server's, not the
+    class every pygls server in the process uses)."""
 
-
-_PYGLS_SOURCE = TextDocument.source
-
-
-def _joined_source(doc: TextDocument) -> str:
-    """pygls's ``source``, with an ``EditedText`` joined into one string."""
-    raw = doc._source
-    if isinstance(raw, EditedText):
-        return str(raw)
-    text: str = _PYGLS_SOURCE.fget(doc)  # type: ignore[attr-defined]
-    return text
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        return Document(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
