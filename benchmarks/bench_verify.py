@@ -34,9 +34,9 @@ from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
 from citelens.documents.read import read_text  # noqa: E402
 from citelens.sources.transport import DEFAULT_RATES, Sources  # noqa: E402
-from citelens.verify import tiers as plan  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
-from citelens.verify.run import verify_entries  # noqa: E402
+from citelens.verify.identity import identifiers  # noqa: E402
+from citelens.verify.scheduler import verify_entries  # noqa: E402
 
 BIB = HERE / "data" / "bib300.bib"
 PAPERS = HERE / "data" / "bib300_papers.json"
@@ -78,8 +78,8 @@ async def main() -> None:
     text = read_text(BIB)
     bib = parse_bib(text, str(BIB))
     views = [entry_view(e) for e in bib.entries]
-    n_ids = sum(len(plan.identifiers(v).s2_batch_ids()) for v in views)
-    n_title = sum(1 for v in views if not plan.identifiers(v) and v.title.strip())
+    n_ids = sum(len(identifiers(v).s2_batch_ids()) for v in views)
+    n_title = sum(1 for v in views if not identifiers(v) and v.title.strip())
     proc, root, env = _start_fake()
     try:
         await _bench(views, n_ids, n_title, root, env)

@@ -39,7 +39,7 @@ from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.run import verify_entries
+from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 

@@ -93,7 +93,7 @@ def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from citelens.documents.bibtex.view import entry_view
     from citelens.sources.transport import Sources
     from citelens.verify.cache import open_cache
-    from citelens.verify.run import verify_entries
+    from citelens.verify.scheduler import verify_entries
 
     directory = tmp_path_factory.mktemp("warm-cache")
     bib = parse_bib((YELLOW / "Biblio.bib").read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ from citelens.sources import crossref, s2
 from citelens.sources.records import Outcome
 from citelens.sources.transport import BREAKER_THRESHOLD, Rate, Sources
 from citelens.verify.cache import VerificationCache
-from citelens.verify.run import verify_entries
+from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture

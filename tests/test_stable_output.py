@@ -16,7 +16,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify.run import Asked, decide
+from citelens.verify.verdict import Asked, decide
 from tests.fakes.scholarly import ScholarlyFake
 
 MADE_UP = """

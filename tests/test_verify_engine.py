@@ -15,7 +15,8 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.transport import Sources
-from citelens.verify.run import content_hash, verify_entries
+from citelens.verify.identity import content_hash
+from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Verification
 from tests.fakes.scholarly import ScholarlyFake, running
 

@@ -21,7 +21,8 @@ from pygls.progress import Progress as ProgressTracker
 
 from citelens.core.model import EntryView
 from citelens.sources.transport import Sources
-from citelens.verify.run import content_hash, verify_entries
+from citelens.verify.identity import content_hash
+from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Verification
 from citelens.workspace.session import Session
 
@@ -113,9 +114,7 @@ class Verifier:
         failed = [
             v
             for v in results
-            if v.status is Status.UNVERIFIED
-            and not self.session.settings.offline
-            and "no title" not in v.summary.lower()
+            if v.worth_retrying and not self.session.settings.offline
         ]
         if not failed:
             self._retry_delay = RETRY_FIRST_S

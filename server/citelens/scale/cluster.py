@@ -34,7 +34,7 @@ LIMITER_NAME = "citelens-rate-limiter"
 async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
     from citelens.sources.transport import Sources
     from citelens.verify.cache import open_cache
-    from citelens.verify.run import verify_entries
+    from citelens.verify.scheduler import verify_entries
     from citelens.verify.snapshot import open_snapshot
 
     logs: list[str] = []

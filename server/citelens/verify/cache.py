@@ -17,7 +17,7 @@ FOUND/NOT_FOUND answer is a miss, so the lookup is made again and the row
 overwritten. Each row holds a hash binding it to its lookup key and its content, and the
 time it was stored: a row moved to another key, edited, or stored "in the future" is a
 miss. Rows hold the sources' answers, never verdicts: a verdict is always derived again
-from them (``verify/run.decide``).
+from them (``verify/verdict.decide``).
 """
 
 from __future__ import annotations

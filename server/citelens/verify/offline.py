@@ -3,7 +3,7 @@
 Offline, a lookup the cache cannot answer is "offline: not in the cache". An entry none
 of whose lookups is cached gets the same verdict from every run, so it is decided
 without the request plan: :func:`lookups` lists what the plan would look up for it (the
-identifier tiers, then the title tiers, as ``verify/run.py`` asks them) and
+identifier tiers, then the title tiers, as ``verify/scheduler.py`` asks them) and
 :func:`may_be_cached` tells whether any of those has a key of a kind the cache holds.
 A big offline check (68,000 entries, an empty or small cache) then costs a set lookup
 per entry, not a run of the plan.
@@ -17,6 +17,7 @@ from typing import NamedTuple
 from citelens.core.model import EntryView
 from citelens.verify import tiers as plan
 from citelens.verify.cache import lookup_key
+from citelens.verify.identity import Identifiers
 
 
 class PlannedLookup(NamedTuple):
@@ -28,7 +29,7 @@ class PlannedLookup(NamedTuple):
     tier: plan.Tier | None = None  # the title tier (its key needs the view)
 
 
-def lookups(view: EntryView, ids: plan.Identifiers) -> list[PlannedLookup]:
+def lookups(view: EntryView, ids: Identifiers) -> list[PlannedLookup]:
     """Every lookup the plan makes for an entry with a title when no answer settles it."""
     out: list[PlannedLookup] = []
     if ids:
@@ -48,7 +49,7 @@ def lookups(view: EntryView, ids: plan.Identifiers) -> list[PlannedLookup]:
     return out
 
 
-def shape(view: EntryView, ids: plan.Identifiers) -> tuple[bool, ...]:
+def shape(view: EntryView, ids: Identifiers) -> tuple[bool, ...]:
     """All that :func:`lookups` (its sources and methods) and the verdict depend on:
     entries of one shape get the same verdict offline when nothing is cached."""
     doi = ids.doi or ""

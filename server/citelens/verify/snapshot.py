@@ -17,7 +17,7 @@ from citelens.core.normalize import source_name
 from citelens.core.settings import Settings
 from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import tiers as plan
+from citelens.verify.identity import Identifiers
 from citelens.verify.match.compare import identifier_conflict, is_confident_match, title_similarity
 
 SOURCE = "snapshot"
@@ -50,7 +50,7 @@ def _lookup(snap: Snapshot, method: str, records: list[PaperRecord]) -> Lookup:
     return Lookup(SOURCE, method, outcome, records, detail)
 
 
-def ask(snap: Snapshot, view: EntryView, ids: plan.Identifiers, settings: Settings) -> list[Answer] | None:
+def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -> list[Answer] | None:
     """The snapshot's answers for an entry when they settle it, else None (ask the APIs)."""
     if not view.title.strip() or ids.s2:
         return None

@@ -22,6 +22,7 @@ __all__ = [
     "AuditStep",
     "Discrepancy",
     "Status",
+    "Unverified",
     "Verification",
 ]
 
@@ -33,6 +34,17 @@ class Status(StrEnum):
     NOT_FOUND = "NOT_FOUND"  # every source consulted answered, none has it
     UNVERIFIED = "UNVERIFIED"  # no decision possible (a source failed, offline, no title)
     SKIPPED = "SKIPPED"  # not checked at all (verification disabled for it)
+
+
+class Unverified(StrEnum):
+    """Why a verdict is UNVERIFIED (:attr:`Verification.unverified`)."""
+
+    NO_TITLE = "no_title"  # nothing to check: stays so until the entry changes
+    LOOKUP_FAILED = "lookup_failed"  # a source failed or was unreachable: may pass later
+    OFFLINE = "offline"  # offline, and no cached answer
+    NOTHING_ASKED = "nothing_asked"
+    DEADLINE = "deadline"  # the run reached verifyDeadlineS first
+    INTERNAL_ERROR = "internal_error"
 
 
 #: Codes in the audit trail that are not plain source outcomes.
@@ -91,6 +103,15 @@ class Verification:
     #: Retraction / expression of concern / correction notices of the matched paper, most
     #: serious first (see :mod:`citelens.verify.retraction`).
     notices: list[dict[str, str]] = field(default_factory=list)
+    #: Why the verdict is UNVERIFIED (None for the other statuses, and for a verdict read
+    #: back from JSON); read this, never the summary's words.
+    unverified: Unverified | None = None
+
+    @property
+    def worth_retrying(self) -> bool:
+        """UNVERIFIED for a reason a later run may not have (a source failed, the deadline, an
+        internal error, offline): every UNVERIFIED verdict but one on an entry with no title."""
+        return self.status is Status.UNVERIFIED and self.unverified is not Unverified.NO_TITLE
 
     @property
     def klass(self) -> str | None:

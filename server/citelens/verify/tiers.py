@@ -1,6 +1,6 @@
 """What to ask about an entry, in which order, and how each question is cached.
 
-The engine (:mod:`citelens.verify.run`) runs the plan; this module holds the
+The engine (:mod:`citelens.verify.scheduler`) runs the plan; this module holds the
 parts that need no state: which identifiers an entry has, which entry types
 are "informational", which title tiers exist and on which host each runs, and
 the one adapter from a tier name to the source function that answers it.
@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
-from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
@@ -35,51 +34,6 @@ _BIOMED = re.compile(
     r"surgery|surgical|diagnos\w*|syndrome|lancet|jama|bmj|nejm|pubmed|plos|nucleic)\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Identifiers:
-    """The identifiers of one entry, normalised; each becomes one S2 batch id."""
-
-    doi: str | None
-    arxiv: str | None
-    pmid: str | None
-    s2: str | None  # a 40-hex paperId or "CorpusId:123"
-
-    def s2_batch_ids(self) -> dict[str, str]:
-        """field -> the id as S2's batch endpoint takes it."""
-        out: dict[str, str] = {}
-        if self.s2:
-            out["s2"] = self.s2
-        if self.doi:
-            out["doi"] = f"DOI:{self.doi}"
-        if self.arxiv:
-            out["arxiv"] = f"ARXIV:{self.arxiv}"
-        if self.pmid:
-            out["pmid"] = f"PMID:{self.pmid}"
-        return out
-
-    def __bool__(self) -> bool:
-        return bool(self.doi or self.arxiv or self.pmid or self.s2)
-
-
-def identifiers(view: EntryView) -> Identifiers:
-    """Every identifier an entry carries (an arXiv DOI also gives its arXiv id)."""
-    d = normalize_doi(view.doi) if view.doi else None
-    ax = normalize_arxiv(view.arxiv_id) if view.arxiv_id else None
-    if ax is None and d and d.startswith("10.48550/arxiv."):
-        ax = normalize_arxiv(d)
-    pm = normalize_pmid(view.pmid) if view.pmid else None
-    s2id: str | None = None
-    if view.s2_id:
-        raw = view.s2_id.strip()
-        if is_s2_paper_id(raw):
-            s2id = raw.lower()
-        elif re.fullmatch(r"(?i)corpusid:\d+", raw):
-            s2id = "CorpusId:" + raw.split(":", 1)[1]
-        elif raw.isdigit():
-            s2id = f"CorpusId:{raw}"
-    return Identifiers(d, ax, pm, s2id)
 
 
 def is_informational(view: EntryView) -> bool:

@@ -263,7 +263,7 @@ async def _verify(
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
-    from citelens.verify.run import verify_entries
+    from citelens.verify.scheduler import verify_entries
 
     def _log(msg: str) -> None:
         result.log.append(msg)

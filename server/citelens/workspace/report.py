@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from citelens import __version__
 from citelens.core.findings import Finding, Related, Severity, code_name, code_url
 from citelens.core.text import LineIndex, printable
-from citelens.verify.run import offline_summary
+from citelens.verify.verdict import offline_summary
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 

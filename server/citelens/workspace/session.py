@@ -39,7 +39,7 @@ from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import kind_of
 from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache, open_cache
-from citelens.verify.run import content_hash
+from citelens.verify.identity import content_hash
 from citelens.verify.status import Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.citesearch import PaperSearch

@@ -160,7 +160,7 @@ class _Batch:
             task.add_done_callback(self.tasks.discard)
 
     async def _flush(self, batch: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]]) -> None:
-        from citelens.verify.run import content_hash
+        from citelens.verify.identity import content_hash
 
         try:
             unique: dict[str, EntryView] = {}
@@ -440,7 +440,7 @@ def check_venue(
     async def go() -> VenueRun:
         from citelens.sources.transport import Sources
         from citelens.verify.cache import open_cache
-        from citelens.verify.run import verify_entries
+        from citelens.verify.scheduler import verify_entries
         from citelens.verify.snapshot import open_snapshot
 
         quiet: Log = log or (lambda _m: None)

@@ -1,4 +1,4 @@
-"""The verification engine: ask the scholarly sources about entries, cheapest first.
+"""The verification scheduler: ask the scholarly sources about entries, cheapest first.
 
 Plan (per run, for all entries at once):
 
@@ -17,9 +17,10 @@ Plan (per run, for all entries at once):
 Every answer goes through the cache (:mod:`citelens.verify.cache`), so a second
 run over an unchanged bibliography sends no request at all.
 
-The verdict (:func:`decide`) is a pure function of the entry and every answer
-collected for it. A failed or unavailable source anywhere on the way makes an
-unresolved entry ``UNVERIFIED``, never ``NOT_FOUND``.
+The scheduler runs the plan: one queue per host (a heap by priority, cited entries
+first), one deadline for the run (``verifyDeadlineS``). The verdict on each entry is
+:func:`citelens.verify.verdict.decide`'s, a pure function of the entry and every answer
+collected for it.
 """
 
 from __future__ import annotations
@@ -27,52 +28,35 @@ from __future__ import annotations
 import asyncio
 import datetime
 import functools
-import hashlib
 import heapq
-import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from citelens.core.findings import Severity
-from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import SOURCE_NAMES, source_name
+from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot
-from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
 from citelens.verify import offline, retraction
 from citelens.verify import snapshot as snapshot_tier
 from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
+from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.compare import (
-    Discrepancy,
-    compare,
     identifier_conflict,
-    is_confident_match,
     record_authors_cut,
-    record_title_similarity,
     title_cut_off,
     title_words_changed,
 )
 from citelens.verify.match.venues import is_preprint_venue
-from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Verification
+from citelens.verify.status import AuditStep, Status, Verification
+from citelens.verify.verdict import Asked, deadline_reached, decide, internal_error, same_paper
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
 #: Called with each verdict as soon as it is decided (the editor publishes it at once).
 OnVerdict = Callable[[Verification], None]
 
-#: Changes when verdict rules change, so content hashes of old results no longer match.
-ENGINE_VERSION = "2"  # 2: books no longer match a marginal title by another author
-#: Title similarity for a search hit to be offered as a "Replace with" candidate.
-CANDIDATE_FLOOR = 0.5
-MAX_CANDIDATES = 5
-
-_FIELD_LABEL = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}
-_FIELD_ORDER = ("doi", "arxiv", "pmid", "s2")
-_FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 #: Runs of at least this many entries read the cache's keys once (VerificationCache.remember_keys).
 _REMEMBER_KEYS_FROM = 1000
 
@@ -81,457 +65,9 @@ def _no_log(_message: str) -> None:
     return None
 
 
-# ====================================================================== content hash
-
-
-#: json.dumps with arguments builds an encoder per call: one, for every content hash.
-_HASH_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
-
-
-def content_hash(item: EntryView | BibEntry) -> str:
-    """A short hash of what an entry says (not its key): unchanged entries keep their result."""
-    payload: object
-    if isinstance(item, BibEntry):
-        payload = [item.entry_type.lower(), sorted((name, f.value) for name, f in item.fields.items())]
-    else:
-        payload = [
-            item.entry_type.lower(),
-            item.title,
-            [[n.first, n.von, n.last, n.jr] for n in item.authors],
-            item.authors_truncated,
-            item.year,
-            item.venue,
-            item.doi,
-            item.arxiv_id,
-            item.pmid,
-            item.s2_id,
-            item.url,
-        ]
-    raw = _HASH_JSON.encode([ENGINE_VERSION, payload])
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
-
-
-# ====================================================================== the answers
-
-
-@dataclass(slots=True)
-class Asked:
-    """One answer collected for an entry: from which tier, about which identifier."""
-
-    lookup: Lookup
-    field: str | None  # "doi" | "arxiv" | "pmid" | "s2" for identifier lookups; None: title
-    value: str  # the identifier or title asked about
-    cached: bool = False
-
-
-#: The defined order of sources in every message and list.
-_SOURCE_ORDER = {s: i for i, s in enumerate(("s2", "openalex", "crossref", "doi", "arxiv", "pubmed"))}
-
-
-def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
-    f = _FIELD_ORDER.index(a.field) if a.field in _FIELD_ORDER else len(_FIELD_ORDER)
-    return (
-        f,
-        _SOURCE_ORDER.get(a.lookup.source, len(_SOURCE_ORDER)),
-        a.lookup.source,
-        a.lookup.method,
-        a.value,
-    )
-
-
-def _same_paper(view: EntryView, rec: PaperRecord, settings: Settings) -> bool:
-    """A title-search hit is the entry's paper: a verified-level title, or a close title
-    with a shared identifier or the same authors and year (then the title itself is the
-    discrepancy). A marginal title by other authors in another year is another paper,
-    for books too (their disagreements are reported leniently, not ignored)."""
-    return is_confident_match(
-        view, rec, settings.title_verified_threshold, settings.title_candidate_threshold
-    )
-
-
-def _record_id(rec: PaperRecord) -> tuple[str, str]:
-    return rec.source, (rec.s2_paper_id or rec.doi or rec.arxiv_id or rec.pmid or rec.title.casefold())
-
-
-def _dedupe(records: Sequence[PaperRecord]) -> list[PaperRecord]:
-    seen: set[tuple[str, str]] = set()
-    out = []
-    for r in records:
-        k = _record_id(r)
-        if k not in seen:
-            seen.add(k)
-            out.append(r)
-    return out
-
-
-def _describe(rec: PaperRecord) -> str:
-    who = rec.authors[0].split()[-1] if rec.authors and rec.authors[0].split() else ""
-    extra = ", ".join(
-        x for x in (who + (" et al." if len(rec.authors) > 1 else ""), str(rec.year or "")) if x
-    )
-    return f"“{rec.title}”" + (f" ({extra})" if extra else "")
-
-
-def _sources_list(asked: Sequence[Asked]) -> str:
-    names = list(dict.fromkeys(source_name(a.lookup.source) for a in asked))
-    return ", ".join(names)
-
-
-#: How a lookup that failed for lack of a network connection describes itself
-#: (sources/http.py: "connection failed: [Errno -2] ...", "<host> unavailable", timeouts).
-_NETWORK_DETAILS = (
-    "connection failed",
-    "connection reset",
-    "connection closed",
-    "network error",
-    "unavailable",
-)
-
-
-def is_network_failure(outcome: str, detail: str) -> bool:
-    """A failed lookup that never reached the source (no DNS, no route, reset...); a host
-    cut off by its circuit breaker ("answered HTTP 429 or 5xx ...") did answer."""
-    return (
-        outcome in {o.value for o in _FAILED}
-        and "answered HTTP" not in detail
-        and any(d in detail for d in _NETWORK_DETAILS)
-    )
-
-
-_OFFLINE = "offline, and no cached answer for this entry"
-_OFFLINE_SUMMARY = f"Not verified: {_OFFLINE}"  # one string for every such entry
-
-
-def _failure_text(asked: Sequence[Asked]) -> str:
-    failed = [a for a in asked if a.lookup.outcome in _FAILED]
-    if failed and all("offline" in a.lookup.detail for a in failed):
-        return _OFFLINE
-    unreachable: dict[str, None] = {}
-    parts = []
-    for name in dict.fromkeys(source_name(a.lookup.source) for a in failed):
-        mine = [a.lookup for a in failed if source_name(a.lookup.source) == name]
-        if all(is_network_failure(x.outcome.value, x.detail) for x in mine):
-            unreachable[name] = None  # the errno text is the same for every entry: not here
-            continue
-        detail = next((x.detail for x in mine if x.detail), "")
-        parts.append(f"{name} ({detail})" if detail else name)
-    if unreachable:
-        parts.insert(0, ", ".join(_in_source_order(unreachable)) + " (unreachable)")
-    return "could not ask " + "; ".join(parts)
-
-
-def _in_source_order(names: Iterable[str]) -> list[str]:
-    order = list(SOURCE_NAMES.values())
-    return sorted(set(names), key=lambda n: (order.index(n) if n in order else len(order), n))
-
-
-def offline_summary(verifications: Iterable[Verification]) -> str | None:
-    """ "offline: n entries unverified; sources unreachable: ..." when network failures left
-    entries UNVERIFIED (sources in SOURCE_NAMES order), else None."""
-    count = 0
-    down: set[str] = set()
-    failed: dict[tuple[str, str], bool] = {}  # audit steps repeat: (outcome, detail) once
-    for v in verifications:
-        if v.status is not Status.UNVERIFIED:
-            continue
-        hit = set()
-        for a in v.audit:
-            k = (a.outcome, a.detail)
-            network = failed.get(k)
-            if network is None:
-                network = failed[k] = is_network_failure(a.outcome, a.detail)
-            if network:
-                hit.add(a.source)
-        if hit:
-            count += 1
-            down |= hit
-    if not count:
-        return None
-    names = _in_source_order(source_name(s) for s in down)
-    return (
-        f"offline: {count} {'entry' if count == 1 else 'entries'} unverified; "
-        f"sources unreachable: {', '.join(names)}"
-    )
-
-
-def decide(
-    view: EntryView,
-    asked: Sequence[Asked],
-    settings: Settings,
-    *,
-    chash: str = "",
-    checked_at: str = "",
-    ids: plan.Identifiers | None = None,
-) -> Verification:
-    """The verdict on one entry from every answer collected for it. Pure; never raises.
-    ``ids`` are the entry's identifiers when the caller has them (``plan.identifiers``)."""
-    informational = plan.is_informational(view)
-    # Answers arrive in whatever order the hosts answered: sort them, so the verdict, its
-    # messages ("in Semantic Scholar, OpenAlex, …") and the audit trail are the same each run.
-    asked = sorted(asked, key=_asked_order)
-    audit = [_step(a) for a in asked]
-
-    def make(status: Status, summary: str, **kw: Any) -> Verification:
-        return Verification(
-            key=view.key,
-            status=status,
-            summary=summary,
-            audit=audit,
-            checked_at=checked_at,
-            content_hash=chash,
-            informational=informational,
-            **kw,
-        )
-
-    if not view.title.strip():
-        return make(
-            Status.UNVERIFIED, "The entry has no title, so it cannot be checked against scholarly sources"
-        )
-    ans = _answers(view, asked, settings, plan.identifiers(view) if ids is None else ids)
-    bad_fields = [f for f in _FIELD_ORDER if f in ans.conflicts and f not in ans.same_fields]
-    if bad_fields:  # an identifier names another paper
-        status, summary, kw = _mismatch(ans, bad_fields)
-    elif ans.same_by_id or ans.same_by_title:  # the paper was found
-        status, summary, kw = _found(ans, audit)
-    else:
-        status, summary, kw = _nothing_matched(ans, informational)
-    return make(status, summary, **kw)
-
-
-#: Audit steps are plain data no one changes: equal ones are shared (an offline run over
-#: 68,000 entries would otherwise hold 600,000 copies of "offline: not in the cache").
-_STEPS: dict[tuple[str, str, str, str, bool], AuditStep] = {}
-
-
-def _step(a: Asked) -> AuditStep:
-    lk = a.lookup
-    k = (lk.method, lk.source, lk.outcome.value, lk.detail, a.cached)
-    step = _STEPS.get(k)
-    if step is None:
-        if len(_STEPS) >= 4096:
-            _STEPS.clear()
-        step = _STEPS[k] = AuditStep(*k)
-    return step
-
-
-@dataclass(slots=True)
-class _Answers:
-    """What the (sorted) answers for one entry say about it."""
-
-    view: EntryView
-    asked: list[Asked]
-    settings: Settings
-    ids: plan.Identifiers
-    same_by_id: list[tuple[Asked, PaperRecord]] = field(default_factory=list)
-    conflicts: dict[str, list[PaperRecord]] = field(default_factory=dict)
-    same_fields: set[str] = field(default_factory=set)
-    same_by_title: list[tuple[Asked, PaperRecord]] = field(default_factory=list)
-    all_records: list[PaperRecord] = field(default_factory=list)
-
-    def candidates(self, exclude: Sequence[PaperRecord] = ()) -> list[PaperRecord]:
-        skip = {_record_id(r) for r in exclude}
-        scored = [
-            (record_title_similarity(self.view.title, r.title or ""), r)
-            for r in self.all_records
-            if _record_id(r) not in skip and not any(r in v for v in self.conflicts.values())
-        ]
-        scored = [(s, r) for s, r in scored if s >= CANDIDATE_FLOOR]
-        scored.sort(key=lambda sr: -sr[0])
-        return [r for _, r in scored[:MAX_CANDIDATES]]
-
-
-_Verdict = tuple[Status, str, dict[str, Any]]
-
-
-def _answers(view: EntryView, asked: list[Asked], settings: Settings, ids: plan.Identifiers) -> _Answers:
-    ans = _Answers(view, asked, settings, ids)
-    cand_t = settings.title_candidate_threshold
-    for a in asked:
-        if a.field is None or a.lookup.outcome is not Outcome.FOUND:
-            continue
-        for rec in a.lookup.records[:1]:
-            if identifier_conflict(view, rec, cand_t):
-                ans.conflicts.setdefault(a.field, []).append(rec)
-            else:
-                ans.same_by_id.append((a, rec))
-                ans.same_fields.add(a.field)
-    title_hits = [
-        (a, r)
-        for a in asked
-        if a.field is None and a.lookup.outcome is Outcome.FOUND
-        for r in a.lookup.records
-    ]
-    ans.same_by_title = [(a, r) for a, r in title_hits if _same_paper(view, r, settings)]
-    ans.all_records = _dedupe([r for a in asked for r in a.lookup.records])
-    return ans
-
-
-def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
-    view, ids, conflicts = ans.view, ans.ids, ans.conflicts
-    f = bad_fields[0]
-    rec = conflicts[f][0]
-    value = getattr(ids, f) or ""
-    where = ", ".join(dict.fromkeys(source_name(r.source) for r in conflicts[f]))
-    msg = (
-        f"{_FIELD_LABEL[f]} {value} belongs to a different paper: {_describe(rec)} "
-        f"in {where}, not “{view.title}”"
-    )
-    discrepancies = [
-        Discrepancy(
-            f,
-            "identifier",
-            Severity.ERROR,
-            f"{f}: {value} in the entry is {_describe(rec)} in {where}",
-            value,
-            rec.title,
-            rec.source,
-        )
-    ]
-    for g in bad_fields[1:]:
-        r2 = conflicts[g][0]
-        v2 = getattr(ids, g) or ""
-        discrepancies.append(
-            Discrepancy(
-                g,
-                "identifier",
-                Severity.ERROR,
-                f"{g}: {v2} in the entry is {_describe(r2)}",
-                v2,
-                r2.title,
-                r2.source,
-            )
-        )
-    right = _dedupe([r for _, r in ans.same_by_id] + [r for _, r in ans.same_by_title])
-    first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND), None)
-    return (
-        Status.DOI_MISMATCH,
-        msg,
-        dict(
-            match=rec,
-            score=record_title_similarity(view.title, rec.title or ""),
-            method=first.lookup.method if first else "",
-            discrepancies=discrepancies,
-            candidates=right + ans.candidates(right),
-        ),
-    )
-
-
-def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
-    view, asked, settings = ans.view, ans.asked, ans.settings
-    same = ans.same_by_id + ans.same_by_title
-
-    def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
-        a, r = item
-        return (a.field is not None, record_title_similarity(view.title, r.title or ""), r.source == "s2")
-
-    best_asked, match = max(same, key=rank)
-    versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
-    cmp = compare(
-        view,
-        [match, *versions],
-        verified_threshold=settings.title_verified_threshold,
-        candidate_threshold=settings.title_candidate_threshold,
-    )
-    found = list(cmp.discrepancies)
-    found += _unresolvable_ids(view, asked, match, ans.same_fields)
-    if (
-        any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
-        and match.source != "s2"
-    ):
-        audit.append(
-            AuditStep(
-                S2_NOT_FOUND,
-                "s2",
-                S2_NOT_FOUND,
-                f"Semantic Scholar does not know this paper; found in {source_name(match.source)}",
-            )
-        )
-    where = source_name(match.source)
-    if found:
-        shown = "; ".join(d.message for d in found[:2])
-        more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""
-        status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
-    else:
-        status, summary = Status.VERIFIED, f"Verified in {where}: {_describe(match)}"
-    return (
-        status,
-        summary,
-        dict(
-            match=match,
-            versions=versions,
-            score=record_title_similarity(view.title, match.title or ""),
-            method=best_asked.lookup.method,
-            discrepancies=found,
-        ),
-    )
-
-
-def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
-    asked, ids, all_records = ans.asked, ans.ids, ans.all_records
-    cands = ans.candidates()
-    if any(a.lookup.outcome in _FAILED for a in asked):
-        why = _failure_text(asked)
-        return (
-            Status.UNVERIFIED,
-            _OFFLINE_SUMMARY if why is _OFFLINE else f"Not verified: {why}",
-            dict(candidates=cands),
-        )
-    if not asked:
-        return Status.UNVERIFIED, "Not verified: no source was asked", {}
-    dead = [f for f in _FIELD_ORDER if getattr(ids, f) and any(a.field == f for a in asked)]
-    closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""
-    if all_records:  # the searches answered, with other papers: say so, not just "not found"
-        n = len({normalize_title(r.title or "") for r in all_records})  # papers, not records
-        closest = f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper" + closest
-    if dead:
-        f = dead[0]
-        value = getattr(ids, f) or ""
-        asked_f = [a for a in asked if a.field == f]
-        summary = (
-            f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}): "
-            f"the identifier looks fabricated, and no paper with this title was found"
-            f"{closest}"
-        )
-    else:
-        summary = f"No paper with this title in {_sources_list(asked)}{closest}"
-    if informational:
-        summary += " (common for books, theses, reports, software and web pages)"
-    return Status.NOT_FOUND, summary, dict(candidates=cands)
-
-
 def _signal_host(doi: str) -> str:
     """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
     return "openalex" if plan.is_datacite(doi) or "," in doi else "crossref"
-
-
-def _unresolvable_ids(
-    view: EntryView, asked: Sequence[Asked], match: PaperRecord, same_fields: set[str]
-) -> list[Discrepancy]:
-    """Identifiers of a found paper that every source asked answered "no such id" for."""
-    ids = plan.identifiers(view)
-    out = []
-    for f in _FIELD_ORDER:
-        value = getattr(ids, f)
-        tries = [a for a in asked if a.field == f]
-        if not value or f in same_fields or len(tries) < 2:
-            continue
-        if all(a.lookup.outcome is Outcome.NOT_FOUND for a in tries):
-            known = {"doi": match.doi, "arxiv": match.arxiv_id, "pmid": match.pmid, "s2": match.s2_paper_id}[
-                f
-            ]
-            tail = f"; the paper's {_FIELD_LABEL[f]} is {known}" if known else ""
-            out.append(
-                Discrepancy(
-                    f,
-                    "identifier",
-                    Severity.WARNING,
-                    f"{f}: {value} in the entry resolves nowhere ({_sources_list(tries)}){tail}",
-                    value,
-                    known or "",
-                    match.source,
-                )
-            )
-    return out
 
 
 # ====================================================================== the run
@@ -541,7 +77,7 @@ def _unresolvable_ids(
 class _Entry:
     index: int
     view: EntryView
-    ids: plan.Identifiers
+    ids: Identifiers
     chash: str
     asked: list[Asked] = field(default_factory=list)
     tiers: list[plan.Tier] = field(default_factory=list)  # title tiers still to ask
@@ -580,7 +116,7 @@ class _Run:
             if view.key in seen:
                 continue
             seen.add(view.key)
-            self.entries.append(_Entry(len(self.entries), view, plan.identifiers(view), content_hash(view)))
+            self.entries.append(_Entry(len(self.entries), view, identifiers(view), content_hash(view)))
         self.results: dict[str, Verification] = {}
         self._offline_answers: dict[tuple[str, str], Lookup] = {}
         self.queues: dict[str, list[tuple[int, _Entry]]] = {}  # host -> heap by priority
@@ -607,12 +143,11 @@ class _Run:
             v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
-            v = Verification(
+            v = internal_error(
                 e.view.key,
-                Status.UNVERIFIED,
-                f"Not verified: internal error ({type(exc).__name__})",
+                exc,
+                chash=e.chash,
                 checked_at=self.now,
-                content_hash=e.chash,
                 informational=plan.is_informational(e.view),
             )
         if not self._defer_for_signal(e, v):
@@ -1077,7 +612,7 @@ class _Run:
         the cited title's last words."""
         if answer.outcome is not Outcome.FOUND or e.candidates_only:
             return None
-        same = [r for r in answer.records if _same_paper(e.view, r, self.settings)]
+        same = [r for r in answer.records if same_paper(e.view, r, self.settings)]
         if not same or not all(title_cut_off(e.view.title, r) for r in same):
             return None
         ax = next((r.arxiv_id for r in same if r.arxiv_id), None)
@@ -1100,7 +635,7 @@ class _Run:
         # right, nor an author list cut short whether the cited further authors are
         cited = len(e.view.authors)
         return any(
-            _same_paper(e.view, r, self.settings)
+            same_paper(e.view, r, self.settings)
             and not title_cut_off(e.view.title, r)
             and not record_authors_cut(r, cited)
             for r in answer.records
@@ -1181,23 +716,7 @@ class _Run:
             f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED"
         )
         for e in left:
-            audit = [
-                AuditStep(a.lookup.method, a.lookup.source, a.lookup.outcome.value, a.lookup.detail, a.cached)
-                for a in e.asked
-            ]
-            self.record(
-                e,
-                Verification(
-                    e.view.key,
-                    Status.UNVERIFIED,
-                    f"Not verified: the check reached its time limit ({limit:g} s) before this "
-                    "entry was decided; answers so far are cached, so the next check continues",
-                    audit=audit,
-                    checked_at=self.now,
-                    content_hash=e.chash,
-                    informational=plan.is_informational(e.view),
-                ),
-            )
+            self.record(e, deadline_reached(e.view, e.asked, limit, chash=e.chash, checked_at=self.now))
 
     def settle_offline_misses(self) -> None:
         """Offline: decide each entry none of whose lookups can be in the cache without the
@@ -1350,13 +869,8 @@ async def verify_entries(
         log(f"citelens: verification failed: {type(exc).__name__}: {exc}")
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         return {
-            v.key: Verification(
-                v.key,
-                Status.UNVERIFIED,
-                f"Not verified: internal error ({type(exc).__name__})",
-                checked_at=now,
-                content_hash=content_hash(v),
-                informational=plan.is_informational(v),
+            v.key: internal_error(
+                v.key, exc, chash=content_hash(v), checked_at=now, informational=plan.is_informational(v)
             )
             for v in views
         }

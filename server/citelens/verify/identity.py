@@ -1,0 +1,90 @@
+"""What identifies an entry: the hash of what it says, and the identifiers it carries.
+
+:func:`content_hash` keys verdicts (an entry is identified by its text, so a fixed DOI is
+a new entry); :func:`identifiers` is the one reader of an entry's identifiers for the
+verifier (normalised, an arXiv DOI also giving its arXiv id),.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
+
+#: Changes when verdict rules change, so content hashes of old results no longer match.
+ENGINE_VERSION = "2"  # 2: books no longer match a marginal title by another author
+
+#: json.dumps with arguments builds an encoder per call: one, for every content hash.
+_HASH_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
+
+
+def content_hash(item: EntryView | BibEntry) -> str:
+    """A short hash of what an entry says (not its key): unchanged entries keep their result."""
+    payload: object
+    if isinstance(item, BibEntry):
+        payload = [item.entry_type.lower(), sorted((name, f.value) for name, f in item.fields.items())]
+    else:
+        payload = [
+            item.entry_type.lower(),
+            item.title,
+            [[n.first, n.von, n.last, n.jr] for n in item.authors],
+            item.authors_truncated,
+            item.year,
+            item.venue,
+            item.doi,
+            item.arxiv_id,
+            item.pmid,
+            item.s2_id,
+            item.url,
+        ]
+    raw = _HASH_JSON.encode([ENGINE_VERSION, payload])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    """The identifiers of one entry, normalised; each becomes one S2 batch id."""
+
+    doi: str | None
+    arxiv: str | None
+    pmid: str | None
+    s2: str | None  # a 40-hex paperId or "CorpusId:123"
+
+    def s2_batch_ids(self) -> dict[str, str]:
+        """field -> the id as S2's batch endpoint takes it."""
+        out: dict[str, str] = {}
+        if self.s2:
+            out["s2"] = self.s2
+        if self.doi:
+            out["doi"] = f"DOI:{self.doi}"
+        if self.arxiv:
+            out["arxiv"] = f"ARXIV:{self.arxiv}"
+        if self.pmid:
+            out["pmid"] = f"PMID:{self.pmid}"
+        return out
+
+    def __bool__(self) -> bool:
+        return bool(self.doi or self.arxiv or self.pmid or self.s2)
+
+
+def identifiers(view: EntryView) -> Identifiers:
+    """Every identifier an entry carries (an arXiv DOI also gives its arXiv id)."""
+    d = normalize_doi(view.doi) if view.doi else None
+    ax = normalize_arxiv(view.arxiv_id) if view.arxiv_id else None
+    if ax is None and d and d.startswith("10.48550/arxiv."):
+        ax = normalize_arxiv(d)
+    pm = normalize_pmid(view.pmid) if view.pmid else None
+    s2id: str | None = None
+    if view.s2_id:
+        raw = view.s2_id.strip()
+        if is_s2_paper_id(raw):
+            s2id = raw.lower()
+        elif re.fullmatch(r"(?i)corpusid:\d+", raw):
+            s2id = "CorpusId:" + raw.split(":", 1)[1]
+        elif raw.isdigit():
+            s2id = f"CorpusId:{raw}"
+    return Identifiers(d, ax, pm, s2id)
