@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from citelens.core.normalize import source_name
+from citelens.core.source_names import source_name
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.transport import Sources

@@ -24,6 +24,7 @@ from citelens.claims.paper import same_paper
 from citelens.claims.signals import Signals
 from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
 from citelens.core.settings import Settings
+from citelens.core.source_names import Source
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 
@@ -48,9 +49,9 @@ def gate(text: str | None, found_title: str, cited_title: str) -> str | None:
 
 def reader_url(record: PaperRecord, s: Settings) -> str:
     """A page of ``record`` a reader can open (abstract page, DOI, arXiv, URL, S2)."""
-    if record.source == "arxiv" and record.arxiv_id:
+    if record.source == Source.ARXIV and record.arxiv_id:
         return f"{s.arxiv_url}/abs/{record.arxiv_id}"
-    if record.source == "pubmed" and record.pmid:
+    if record.source == Source.PUBMED and record.pmid:
         return f"https://pubmed.ncbi.nlm.nih.gov/{record.pmid}/"
     if record.doi:
         return f"{s.doi_url}/{record.doi}"
@@ -110,32 +111,50 @@ def _stages(sig: Signals, ctx: Context) -> list[Stage]:
     out: list[Stage] = []
     if sig.arxiv_id:
         aid = sig.arxiv_id
-        out.append(("arxiv", lambda: _source_call("arxiv", "get_by_ids", "arxiv", ctx, [aid])))
-        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"ARXIV:{aid}", abstract=True)))
+        out.append((Source.ARXIV, lambda: _source_call(Source.ARXIV, "get_by_ids", Source.ARXIV, ctx, [aid])))
+        out.append(
+            (
+                Source.S2,
+                lambda: _source_call(Source.S2, "get_paper", Source.S2, ctx, f"ARXIV:{aid}", abstract=True),
+            )
+        )
     if sig.doi:
         doi = sig.doi
-        out.append(("s2", lambda: _source_call("s2", "get_paper", "s2", ctx, f"DOI:{doi}", abstract=True)))
-        out.append(("openalex", lambda: _source_call("openalex", "get_by_doi", "openalex", ctx, doi)))
+        out.append(
+            (
+                Source.S2,
+                lambda: _source_call(Source.S2, "get_paper", Source.S2, ctx, f"DOI:{doi}", abstract=True),
+            )
+        )
+        out.append(
+            (Source.OPENALEX, lambda: _source_call(Source.OPENALEX, "get_by_doi", Source.OPENALEX, ctx, doi))
+        )
     if sig.pmid:
         pmid = sig.pmid
-        out.append(("pubmed", lambda: _source_call("ncbi", "get_pubmed", "ncbi", ctx, [pmid])))
+        out.append((Source.PUBMED, lambda: _source_call(Source.NCBI, "get_pubmed", Source.NCBI, ctx, [pmid])))
     if sig.title:
         t = sig.title
-        out.append(("s2", lambda: _source_call("s2", "search_match", "s2", ctx, t, abstract=True)))
-        out.append(("crossref", lambda: _source_call("crossref", "search", "crossref", ctx, t)))
-        out.append(("openalex", lambda: _source_call("openalex", "search_title", "openalex", ctx, t)))
-        out.append(("pubmed", lambda: _pubmed_by_title(ctx, t)))
+        out.append(
+            (Source.S2, lambda: _source_call(Source.S2, "search_match", Source.S2, ctx, t, abstract=True))
+        )
+        out.append(
+            (Source.CROSSREF, lambda: _source_call(Source.CROSSREF, "search", Source.CROSSREF, ctx, t))
+        )
+        out.append(
+            (Source.OPENALEX, lambda: _source_call(Source.OPENALEX, "search_title", Source.OPENALEX, ctx, t))
+        )
+        out.append((Source.PUBMED, lambda: _pubmed_by_title(ctx, t)))
     return out
 
 
 async def _pubmed_by_title(ctx: Context, title: str) -> Lookup:
-    found = await _source_call("ncbi", "search_title", "ncbi", ctx, title)
+    found = await _source_call(Source.NCBI, "search_title", Source.NCBI, ctx, title)
     if found.outcome is not Outcome.FOUND or any(r.abstract for r in found.records):
         return found
     pmids = [r.pmid for r in found.records if r.pmid][:3]
     if not pmids:
         return found
-    return await _source_call("ncbi", "get_pubmed", "ncbi", ctx, pmids)
+    return await _source_call(Source.NCBI, "get_pubmed", Source.NCBI, ctx, pmids)
 
 
 def _why_not(record: PaperRecord, sig: Signals) -> str | None:

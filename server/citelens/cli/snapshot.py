@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from citelens.core.source_names import Source
 from citelens.snapshot.build import Subset, build
 from citelens.snapshot.store import Snapshot, SnapshotError
 
@@ -52,7 +53,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"{args.path}: {snap.info.works} works from {snap.info.sources}, data of {snap.info.date}")
         snap.close()
         return 0
-    inputs = {k: getattr(args, k) for k in ("openalex", "crossref", "dblp", "arxiv") if getattr(args, k)}
+    inputs: dict[str, str] = {
+        k: getattr(args, k)
+        for k in (Source.OPENALEX, Source.CROSSREF, Source.DBLP, Source.ARXIV)
+        if getattr(args, k)
+    }
     if not inputs:
         print(
             "citelens: snapshot build needs at least one of --openalex, --dblp, --arxiv, --crossref",

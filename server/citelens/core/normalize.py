@@ -1,9 +1,8 @@
-"""Identifiers and source names.
+"""Identifiers.
 
 - identifiers: :func:`normalize_doi`, :func:`normalize_arxiv`, :func:`normalize_pmid`,
   :func:`is_s2_paper_id` (what a user or an API wrote -> the canonical form, ``None`` when
-  it is no identifier), :func:`plain_identifier`, :func:`arxiv_version`;
-- :data:`SOURCE_NAMES` / :func:`source_name` (how a source is named to a user).
+  it is no identifier), :func:`plain_identifier`, :func:`arxiv_version`.
 
 None of these functions ever raises.
 """
@@ -103,31 +102,3 @@ def normalize_pmid(value: str | None) -> str | None:
 def is_s2_paper_id(value: str) -> bool:
     """A bare Semantic Scholar paperId: 40 hex digits."""
     return bool(_HEX40.match(value.strip().lower()))
-
-
-# --------------------------------------------------------------------------- sources
-
-#: How each source (and each host) is named to a user.
-SOURCE_NAMES: dict[str, str] = {
-    "s2": "Semantic Scholar",
-    "crossref": "Crossref",
-    "doi": "doi.org",
-    "openalex": "OpenAlex",
-    "arxiv": "arXiv",
-    "arxiv_site": "arXiv (site)",
-    "pubmed": "PubMed",
-    "ncbi": "PubMed",
-    "unpaywall": "Unpaywall",
-    "dblp": "DBLP",
-    "snapshot": "the local snapshot",
-    # who reports a retraction or correction notice (verify/retraction.py)
-    "retraction-watch": "Retraction Watch",
-    "publisher": "the publisher",
-}
-
-
-def source_name(source: str | None, default: str = "") -> str:
-    """``"s2"`` -> ``"Semantic Scholar"``; an unknown source keeps its own name."""
-    if not source:
-        return default
-    return SOURCE_NAMES.get(source, source)

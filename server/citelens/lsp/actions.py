@@ -22,7 +22,7 @@ from lsprotocol import types as lsp
 from citelens.core.codes import Code
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, Span
-from citelens.core.normalize import source_name
+from citelens.core.source_names import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.documents.bibtex.render import latex_escape

@@ -111,11 +111,7 @@ class Verifier:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
-        failed = [
-            v
-            for v in results
-            if v.worth_retrying and not self.session.settings.offline
-        ]
+        failed = [v for v in results if v.worth_retrying and not self.session.settings.offline]
         if not failed:
             self._retry_delay = RETRY_FIRST_S
             return

@@ -11,6 +11,7 @@ from typing import Any
 
 from citelens.core.latextext import latex_to_text
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
 from citelens.snapshot.dump import Counts, Work, lines
 from citelens.sources.records import PaperRecord
 
@@ -51,7 +52,7 @@ def to_record(rec: Any) -> PaperRecord | None:
     if aid is None or not title:
         return None
     return PaperRecord(
-        source="arxiv",
+        source=Source.ARXIV,
         title=title,
         authors=_authors(rec),
         year=_year(rec),

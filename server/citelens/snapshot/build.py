@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from citelens.core.normalize import source_name
+from citelens.core.source_names import Source, source_name
 from citelens.snapshot import arxiv, crossref, dblp, openalex
 from citelens.snapshot.dump import Counts, Work
 from citelens.snapshot.store import Writer
@@ -56,10 +56,10 @@ class Built:
 
 Reader = Callable[[str, Counts], Iterator[Work]]
 READERS: dict[str, Reader] = {
-    "openalex": openalex.read,
-    "crossref": crossref.read,
-    "arxiv": arxiv.read,
-    "dblp": dblp.read,
+    Source.OPENALEX: openalex.read,
+    Source.CROSSREF: crossref.read,
+    Source.ARXIV: arxiv.read,
+    Source.DBLP: dblp.read,
 }
 
 

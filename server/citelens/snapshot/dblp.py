@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
 from citelens.snapshot.dump import Counts, Work, open_text
 from citelens.sources.records import PaperRecord
 
@@ -61,7 +62,7 @@ def to_record(el: ET.Element) -> PaperRecord | None:
     venue = _text(el.find("journal")) or _text(el.find("booktitle")) or None
     authors = [re.sub(r"\s+\d{4}$", "", _text(a)) for a in el.findall("author")]  # "Wei Li 0001"
     return PaperRecord(
-        source="dblp",
+        source=Source.DBLP,
         title=title,
         authors=[a for a in authors if a],
         year=int(year) if year.isdigit() else None,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
 from citelens.sources.records import PaperRecord
 
@@ -168,7 +169,7 @@ class Writer:
 
 #: Source order of the records a lookup returns (the first is the one an identifier
 #: lookup decides on): OpenAlex and Crossref carry retraction flags.
-_SOURCE_RANK = {"openalex": 0, "crossref": 1, "dblp": 2, "arxiv": 3}
+_SOURCE_RANK: dict[str, int] = {Source.OPENALEX: 0, Source.CROSSREF: 1, Source.DBLP: 2, Source.ARXIV: 3}
 
 
 def _ranked(rows: Iterable[tuple[str, bytes]]) -> list[PaperRecord]:

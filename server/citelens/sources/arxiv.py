@@ -14,6 +14,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, status_of
 
@@ -55,7 +57,7 @@ def _entry(entry: ET.Element) -> PaperRecord | None:
         [n for a in entry.findall(f"{ATOM}author") if (n := _text(a.find(f"{ATOM}name")))]
     )
     return PaperRecord(
-        source="arxiv",
+        source=Source.ARXIV,
         title=plain_title(title)[0],
         authors=authors,
         authors_truncated=authors_cut,
@@ -108,7 +110,7 @@ async def get_by_ids(host: HostClient, ids: list[str]) -> dict[str, Lookup]:
     One request per 100 ids; returns one Lookup per id as given. Versions are
     dropped: the record is the latest version.
     """
-    method = "arxiv_id"
+    method = Method.ARXIV_ID
     out: dict[str, Lookup] = {}
     wanted: dict[str, list[str]] = {}
     for given in ids:
@@ -158,7 +160,7 @@ async def get_by_ids(host: HostClient, ids: list[str]) -> dict[str, Lookup]:
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     """Papers whose title matches ``title`` (``search_query=ti:"..."``)."""
-    method = "arxiv_title_search"
+    method = Method.ARXIV_TITLE_SEARCH
     clean = " ".join(re.sub(r"[\"():\\]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")

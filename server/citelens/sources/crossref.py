@@ -13,6 +13,8 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_doi
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title
 from citelens.sources.transport import (
     HostClient,
@@ -88,7 +90,7 @@ def notices_of(work: dict[str, Any]) -> list[dict[str, str]]:
         kind = str(u.get("type") or "").strip().lower().replace("-", "_").replace(" ", "_")
         if not kind:
             continue
-        n = {"kind": kind, "source": str(u.get("source") or "publisher").strip().lower()}
+        n = {"kind": kind, "source": str(u.get("source") or Source.PUBLISHER).strip().lower()}
         for key, value in (
             ("doi", normalize_doi(str(u.get("DOI") or "")) or None),
             ("date", _date(u.get("updated"))),
@@ -101,7 +103,7 @@ def notices_of(work: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def to_record(work: Any, source: str = "crossref") -> PaperRecord | None:
+def to_record(work: Any, source: str = Source.CROSSREF) -> PaperRecord | None:
     """A :class:`PaperRecord` from a Crossref work (``message`` of ``/works/{doi}``)."""
     if not isinstance(work, dict):
         return None
@@ -139,7 +141,7 @@ def to_record(work: Any, source: str = "crossref") -> PaperRecord | None:
 
 async def get_work(host: HostClient, doi: str) -> Lookup:
     """The Crossref work for ``doi`` (any case, with or without https://doi.org/)."""
-    method = "crossref_doi"
+    method = Method.CROSSREF_DOI
     bare = normalize_doi(doi)
     if bare is None:
         return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
@@ -164,7 +166,7 @@ async def search(host: HostClient, title: str, author: str | None = None, rows: 
 
     Crossref always ranks *something* first: callers must compare titles.
     """
-    method = "crossref_search"
+    method = Method.CROSSREF_SEARCH
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
     params: dict[str, str | int] = {"query.bibliographic": title, "rows": max(1, min(rows, 50))}
@@ -194,7 +196,7 @@ async def get_works(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     ``NOT_FOUND``; a DOI with a comma (which the filter cannot carry) is not asked."""
     return await works_by_doi(
         host,
-        "crossref_dois",
+        Method.CROSSREF_DOIS,
         dois,
         batch=BATCH_SIZE,
         missing="not in Crossref",

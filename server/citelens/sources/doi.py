@@ -12,7 +12,9 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title
 from citelens.sources.transport import HostClient, decode_json, status_of
 
@@ -41,7 +43,7 @@ def to_record(csl: Any) -> PaperRecord | None:
     )
     authors, authors_cut = author_list(author_names(csl.get("author")))
     return PaperRecord(
-        source="doi",
+        source=Source.DOI,
         title=title,
         authors=authors,
         authors_truncated=authors_cut,
@@ -65,7 +67,7 @@ def to_record(csl: Any) -> PaperRecord | None:
 
 async def resolve_csl(host: HostClient, doi: str) -> Lookup:
     """Resolve ``doi`` through doi.org asking for CSL-JSON (redirects followed)."""
-    method = "doi_csl"
+    method = Method.DOI_CSL
     bare = normalize_doi(doi)
     if bare is None:
         return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")

@@ -11,6 +11,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from citelens.core.normalize import normalize_doi, normalize_pmid
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, status_of
 
@@ -62,13 +64,13 @@ def _notices(item: ET.Element, types: list[str]) -> list[dict[str, str]]:
         kind = _NOTICE_REFS.get(el.get("RefType") or "")
         if kind is None:
             continue
-        n = {"kind": kind, "source": "pubmed"}
+        n = {"kind": kind, "source": Source.PUBMED}
         for key, value in (("pmid", _text(el.find("PMID"))), ("label", _text(el.find("RefSource")))):
             if value:
                 n[key] = value
         out.append(n)
     if "Retracted Publication" in types and not any(n["kind"] == "retraction" for n in out):
-        out.append({"kind": "retraction", "source": "pubmed"})
+        out.append({"kind": "retraction", "source": Source.PUBMED})
     return out
 
 
@@ -95,7 +97,7 @@ def to_record(item: ET.Element) -> PaperRecord | None:
     title, title_cut = plain_title(title)
     authors, authors_cut = author_list(authors)
     return PaperRecord(
-        source="pubmed",
+        source=Source.PUBMED,
         title=title,
         authors=authors,
         authors_truncated=authors_cut,
@@ -145,7 +147,7 @@ async def _efetch(host: HostClient, pmids: list[str]) -> tuple[HostResult, list[
 
 async def get_pubmed(host: HostClient, pmids: list[str]) -> dict[str, Lookup]:
     """PubMed records by PMID (200 per request); one Lookup per PMID as given."""
-    method = "pubmed_id"
+    method = Method.PUBMED_ID
     out: dict[str, Lookup] = {}
     wanted: dict[str, list[str]] = {}
     for given in pmids:
@@ -170,7 +172,7 @@ async def get_pubmed(host: HostClient, pmids: list[str]) -> dict[str, Lookup]:
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     """PubMed records whose title matches (esearch ``"..."[Title]``, then efetch)."""
-    method = "pubmed_title_search"
+    method = Method.PUBMED_TITLE_SEARCH
     clean = " ".join(re.sub(r"[\"\[\]()]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")

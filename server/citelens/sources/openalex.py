@@ -13,6 +13,8 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import (
     HostClient,
@@ -87,7 +89,7 @@ def to_record(work: Any) -> PaperRecord | None:
     authors, authors_cut = author_list(authors)
     title, title_cut = plain_title(str(work.get("title") or work.get("display_name")))
     return PaperRecord(
-        source="openalex",
+        source=Source.OPENALEX,
         title=title,
         authors=authors,
         authors_truncated=authors_cut,
@@ -108,7 +110,9 @@ def to_record(work: Any) -> PaperRecord | None:
         citation_count=count if isinstance(count, int) else None,
         open_access_pdf=str(pdf) if pdf else None,
         is_preprint="preprint" in types or "posted-content" in types or "arxiv" in str(venue or "").lower(),
-        notices=[{"kind": "retraction", "source": "openalex"}] if work.get("is_retracted") is True else [],
+        notices=[{"kind": "retraction", "source": Source.OPENALEX}]
+        if work.get("is_retracted") is True
+        else [],
     )
 
 
@@ -124,7 +128,7 @@ def _not_found_page(result: HostResult) -> bool:
 
 async def get_by_doi(host: HostClient, doi: str) -> Lookup:
     """The OpenAlex work for ``doi`` (``/works/doi:{doi}``)."""
-    method = "openalex_doi"
+    method = Method.OPENALEX_DOI
     bare = normalize_doi(doi)
     if bare is None:
         return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
@@ -148,7 +152,7 @@ async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
     """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given."""
     return await works_by_doi(
         host,
-        "openalex_dois",
+        Method.OPENALEX_DOIS,
         dois,
         batch=BATCH_SIZE,
         missing="not in OpenAlex",
@@ -160,7 +164,7 @@ async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:
     """Works whose title matches (``filter=title.search:...``), best first."""
-    method = "openalex_title_search"
+    method = Method.OPENALEX_TITLE_SEARCH
     clean = " ".join(re.sub(r"[,|:!&]", " ", title).split())
     if not clean:
         return host.lookup(method, Outcome.FAILED, [], "empty title")

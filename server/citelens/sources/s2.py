@@ -12,6 +12,8 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
 from citelens.sources.transport import HostClient, HostResult, as_dict, as_list, decode_json
 
@@ -31,12 +33,12 @@ def fields(abstract: bool = False) -> str:
 def _method(paper_id: str) -> str:
     kind = paper_id.split(":", 1)[0].lower() if ":" in paper_id else ""
     return {
-        "doi": "s2_doi_lookup",
-        "arxiv": "s2_arxiv_lookup",
-        "pmid": "s2_pmid_lookup",
-        "pmcid": "s2_pmcid_lookup",
-        "corpusid": "s2_corpus_lookup",
-    }.get(kind, "s2_paper_lookup")
+        "doi": Method.S2_DOI_LOOKUP,
+        "arxiv": Method.S2_ARXIV_LOOKUP,
+        "pmid": Method.S2_PMID_LOOKUP,
+        "pmcid": Method.S2_PMCID_LOOKUP,
+        "corpusid": Method.S2_CORPUS_LOOKUP,
+    }.get(kind, Method.S2_PAPER_LOOKUP)
 
 
 _body = decode_json
@@ -74,7 +76,7 @@ def to_record(data: Any) -> PaperRecord | None:
     )
     title, title_cut = plain_title(str(data.get("title") or ""))
     return PaperRecord(
-        source="s2",
+        source=Source.S2,
         title=title,
         authors=authors,
         authors_truncated=authors_cut,
@@ -144,7 +146,7 @@ async def get_batch(host: HostClient, ids: list[str], *, abstract: bool = False)
             "POST", "/paper/batch", params={"fields": fields(abstract)}, json={"ids": chunk}
         )
         if not result.ok:
-            out.update({i: host.failed("s2_batch", result) for i in chunk})
+            out.update({i: host.failed(Method.S2_BATCH, result) for i in chunk})
             continue
         data, why = _body(result)
         assert result.response is not None
@@ -154,21 +156,25 @@ async def get_batch(host: HostClient, ids: list[str], *, abstract: bool = False)
             why = f"HTTP {result.response.status_code}: {_error_text(data) or 'unexpected answer'}"
         if why:
             out.update(
-                {i: host.lookup("s2_batch", Outcome.FAILED, [], why, result.elapsed_ms) for i in chunk}
+                {i: host.lookup(Method.S2_BATCH, Outcome.FAILED, [], why, result.elapsed_ms) for i in chunk}
             )
             continue
         for pid, item in zip(chunk, data, strict=True):
             if item is None:
                 out[pid] = host.lookup(
-                    "s2_batch", Outcome.NOT_FOUND, [], f"{pid} not in Semantic Scholar", result.elapsed_ms
+                    Method.S2_BATCH,
+                    Outcome.NOT_FOUND,
+                    [],
+                    f"{pid} not in Semantic Scholar",
+                    result.elapsed_ms,
                 )
                 continue
             record = to_record(item)
             out[pid] = (
-                host.lookup("s2_batch", Outcome.FOUND, [record], "", result.elapsed_ms)
+                host.lookup(Method.S2_BATCH, Outcome.FOUND, [record], "", result.elapsed_ms)
                 if record
                 else host.lookup(
-                    "s2_batch", Outcome.FAILED, [], "unexpected item in batch answer", result.elapsed_ms
+                    Method.S2_BATCH, Outcome.FAILED, [], "unexpected item in batch answer", result.elapsed_ms
                 )
             )
     return out
@@ -176,7 +182,7 @@ async def get_batch(host: HostClient, ids: list[str], *, abstract: bool = False)
 
 async def search_match(host: HostClient, title: str, *, abstract: bool = False) -> Lookup:
     """S2's single best title match (``/paper/search/match``); 404 = ``NOT_FOUND``."""
-    method = "s2_title_match"
+    method = Method.S2_TITLE_MATCH
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
     result = await host.request(
@@ -200,7 +206,7 @@ async def search_match(host: HostClient, title: str, *, abstract: bool = False) 
 
 async def search(host: HostClient, title: str, limit: int = 5, *, abstract: bool = False) -> Lookup:
     """Keyword search (``/paper/search``), best first; zero hits (no ``data``) = ``NOT_FOUND``."""
-    method = "s2_search"
+    method = Method.S2_SEARCH
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
     result = await host.request(

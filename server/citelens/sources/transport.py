@@ -38,9 +38,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from citelens.core.normalize import normalize_doi, source_name
+from citelens.core.normalize import normalize_doi
 from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
+from citelens.core.source_names import Source, source_name
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
 Log = Callable[[str], None]
@@ -216,7 +217,7 @@ class HostClient:
     ) -> Lookup:
         """A :class:`Lookup` from this host, its detail scrubbed of secrets."""
         return Lookup(
-            self.name if self.name != "ncbi" else "pubmed",
+            self.name if self.name != Source.NCBI else Source.PUBMED,
             method,
             outcome,
             records or [],
@@ -402,20 +403,20 @@ def _describe(e: httpx.TransportError) -> str:
 #: failed lookup. A batch of 500 Semantic Scholar papers with abstracts is about 2 MB.
 MAX_BODY_BYTES: dict[str, int] = {
     "default": 16 << 20,
-    "s2": 32 << 20,
-    "arxiv_site": 64 << 20,  # full-text PDFs
+    Source.S2: 32 << 20,
+    Source.ARXIV_SITE: 64 << 20,  # full-text PDFs
 }
 
 DEFAULT_RATES: dict[str, Rate] = {
-    "s2": Rate.per_second(1.0 / S2_PACING_MARGIN),
-    "crossref": Rate.per_second(5.0, 1),
+    Source.S2: Rate.per_second(1.0 / S2_PACING_MARGIN),
+    Source.CROSSREF: Rate.per_second(5.0, 1),
     "crossref_polite": Rate.per_second(10.0, 3),
-    "openalex": Rate.per_second(10.0, 3),
-    "arxiv": Rate(3.0, 1),
-    "arxiv_site": Rate(1.0, 1),
-    "ncbi": Rate.per_second(3.0, 1),
-    "doi": Rate.per_second(5.0, 2),
-    "unpaywall": Rate.per_second(5.0, 2),
+    Source.OPENALEX: Rate.per_second(10.0, 3),
+    Source.ARXIV: Rate(3.0, 1),
+    Source.ARXIV_SITE: Rate(1.0, 1),
+    Source.NCBI: Rate.per_second(3.0, 1),
+    Source.DOI: Rate.per_second(5.0, 2),
+    Source.UNPAYWALL: Rate.per_second(5.0, 2),
 }
 
 
@@ -451,9 +452,9 @@ class Sources:
             headers={"User-Agent": USER_AGENT}, timeout=settings.request_timeout_s
         )
         table = dict(DEFAULT_RATES)
-        table["s2"] = Rate.per_second(settings.s2_requests_per_second / S2_PACING_MARGIN)
+        table[Source.S2] = Rate.per_second(settings.s2_requests_per_second / S2_PACING_MARGIN)
         if settings.mailto:
-            table["crossref"] = table["crossref_polite"]
+            table[Source.CROSSREF] = table["crossref_polite"]
         table.update(rates or {})
         secrets = tuple(s for s in (settings.s2_api_key, settings.openalex_api_key, settings.mailto) if s)
 
@@ -487,22 +488,22 @@ class Sources:
             openalex_params["api_key"] = settings.openalex_api_key
         return cls(
             s2=host(
-                "s2",
+                Source.S2,
                 settings.s2_api_url,
                 headers={"x-api-key": settings.s2_api_key} if settings.s2_api_key else None,
             ),
-            crossref=host("crossref", settings.crossref_api_url, params=mailto),
-            openalex=host("openalex", settings.openalex_api_url, params=openalex_params),
-            arxiv=host("arxiv", settings.arxiv_api_url),
-            arxiv_site=host("arxiv_site", settings.arxiv_url),
+            crossref=host(Source.CROSSREF, settings.crossref_api_url, params=mailto),
+            openalex=host(Source.OPENALEX, settings.openalex_api_url, params=openalex_params),
+            arxiv=host(Source.ARXIV, settings.arxiv_api_url),
+            arxiv_site=host(Source.ARXIV_SITE, settings.arxiv_url),
             ncbi=host(
-                "ncbi",
+                Source.NCBI,
                 settings.ncbi_eutils_url,
                 params={"tool": "citelens", **({"email": settings.mailto} if settings.mailto else {})},
             ),
-            doi=host("doi", settings.doi_url),
+            doi=host(Source.DOI, settings.doi_url),
             unpaywall=host(
-                "unpaywall",
+                Source.UNPAYWALL,
                 settings.unpaywall_api_url,
                 params={"email": settings.mailto or "citelens@example.org"},
             ),

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from citelens.core.model import EntryView
+from citelens.core.source_names import Source
+from citelens.sources.methods import Method
 from citelens.verify import tiers as plan
 from citelens.verify.cache import lookup_key
 from citelens.verify.identity import Identifiers
@@ -34,16 +36,16 @@ def lookups(view: EntryView, ids: Identifiers) -> list[PlannedLookup]:
     out: list[PlannedLookup] = []
     if ids:
         for f, bid in ids.s2_batch_ids().items():
-            out.append(PlannedLookup("s2", "s2_batch", f, bid, "s2:id"))
+            out.append(PlannedLookup("s2", Method.S2_BATCH, f, bid, "s2:id"))
         if ids.doi:
-            out.append(PlannedLookup("openalex", "openalex_dois", "doi", ids.doi, "openalex:doi"))
+            out.append(PlannedLookup(Source.OPENALEX, Method.OPENALEX_DOIS, "doi", ids.doi, "openalex:doi"))
             if not plan.is_datacite(ids.doi):
-                out.append(PlannedLookup("crossref", "crossref_doi", "doi", ids.doi, "crossref:doi"))
-            out.append(PlannedLookup("doi", "doi_csl", "doi", ids.doi, "doi:csl"))
+                out.append(PlannedLookup("crossref", Method.CROSSREF_DOI, "doi", ids.doi, "crossref:doi"))
+            out.append(PlannedLookup("doi", Method.DOI_CSL, "doi", ids.doi, "doi:csl"))
         if ids.arxiv:
-            out.append(PlannedLookup("arxiv", "arxiv_id", "arxiv", ids.arxiv, "arxiv:id"))
+            out.append(PlannedLookup("arxiv", Method.ARXIV_ID, "arxiv", ids.arxiv, "arxiv:id"))
         if ids.pmid:
-            out.append(PlannedLookup("pubmed", "pubmed_id", "pmid", ids.pmid, "pubmed:pmid"))
+            out.append(PlannedLookup("pubmed", Method.PUBMED_ID, "pmid", ids.pmid, "pubmed:pmid"))
     for t in plan.title_tiers(view):
         out.append(PlannedLookup(t.host, t.name, None, view.title, ":".join(plan.title_cache_kind(t)), t))
     return out

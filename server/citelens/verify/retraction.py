@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-from citelens.core.normalize import source_name
+from citelens.core.source_names import Source, source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
 
@@ -29,7 +29,7 @@ CORRECTION_KINDS = frozenset({"correction", "corrigendum", "erratum", "addendum"
 #: Diagnostic code per class, most serious first.
 CODES = ("RETRACTED", "EXPRESSION_OF_CONCERN", "CORRECTION")
 #: Sources whose records say whether a paper was retracted (an absent notice means none).
-SIGNAL_SOURCES = frozenset({"crossref", "openalex", "pubmed"})
+SIGNAL_SOURCES = frozenset({Source.CROSSREF, Source.OPENALEX, Source.PUBMED})
 _FOUND = (Status.VERIFIED, Status.PARTIAL)
 _KIND_NAMES = {
     "retraction": "retraction",
@@ -78,7 +78,7 @@ def combine(groups: Iterable[Iterable[dict[str, str]]]) -> list[dict[str, str]]:
     reinstated = max((n.get("date", "") for n in everything if n.get("kind") == "reinstatement"), default="")
     if reinstated:  # a retraction undone later no longer stands
         found = [n for n in found if not (code_of(n) == "RETRACTED" and n.get("date", "") <= reinstated)]
-    found.sort(key=lambda n: (_rank(n)[0], n.get("source") != "retraction-watch", _rank(n)[1]))
+    found.sort(key=lambda n: (_rank(n)[0], n.get("source") != Source.RETRACTION_WATCH, _rank(n)[1]))
     out: list[dict[str, str]] = []
     seen: set[tuple[str | None, str]] = set()
     for n in found:

@@ -34,7 +34,9 @@ from dataclasses import dataclass, field, replace
 
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
+from citelens.core.source_names import Source
 from citelens.snapshot.store import Snapshot
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
 from citelens.verify import offline, retraction
@@ -67,7 +69,7 @@ def _no_log(_message: str) -> None:
 
 def _signal_host(doi: str) -> str:
     """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
-    return "openalex" if plan.is_datacite(doi) or "," in doi else "crossref"
+    return Source.OPENALEX if plan.is_datacite(doi) or "," in doi else "crossref"
 
 
 # ====================================================================== the run
@@ -160,7 +162,7 @@ class _Run:
             return False
         hit = self.cache.get(lookup_key(_signal_host(doi), "doi", doi))
         if hit is not None and hit.outcome is not Outcome.FOUND:
-            hit = self.cache.get(lookup_key("openalex", "doi", doi))
+            hit = self.cache.get(lookup_key(Source.OPENALEX, "doi", doi))
         if hit is not None:
             self._with_signal(v, hit, True)
             return False
@@ -308,7 +310,12 @@ class _Run:
                     wanted.setdefault(bid, []).append((e, f))
             if wanted:
                 got = await self.many(
-                    "s2", "s2_batch", "id", list(wanted), lambda ids: plan.s2_batch(self.sources, ids), 500
+                    "s2",
+                    Method.S2_BATCH,
+                    "id",
+                    list(wanted),
+                    lambda ids: plan.s2_batch(self.sources, ids),
+                    500,
                 )
                 for bid, pairs in wanted.items():
                     lk, cached = got[bid]
@@ -341,8 +348,8 @@ class _Run:
             return
         dois = [e.ids.doi or "" for e in need]
         got = await self.many(
-            "openalex",
-            "openalex_dois",
+            Source.OPENALEX,
+            Method.OPENALEX_DOIS,
             "doi",
             dois,
             lambda vs: plan.openalex_dois(self.sources, vs),
@@ -359,7 +366,7 @@ class _Run:
             lk, cached = await self.one(
                 lookup_key("crossref", "doi", d),
                 "crossref",
-                "crossref_doi",
+                Method.CROSSREF_DOI,
                 lambda: plan.crossref_doi(self.sources, d),
             )
             e.asked.append(Asked(lk, "doi", d, cached))
@@ -369,14 +376,14 @@ class _Run:
         async def csl(e: _Entry) -> None:
             d = e.ids.doi or ""
             lk, cached = await self.one(
-                lookup_key("doi", "csl", d), "doi", "doi_csl", lambda: plan.doi_csl(self.sources, d)
+                lookup_key("doi", "csl", d), "doi", Method.DOI_CSL, lambda: plan.doi_csl(self.sources, d)
             )
             e.asked.append(Asked(lk, "doi", d, cached))
 
         await asyncio.gather(*(csl(e) for e in todo if self._needs(e, "doi")))
 
     async def _arxiv(self, todo: Sequence[_Entry]) -> None:
-        await self._by_id(todo, "arxiv", "arxiv", "arxiv_id", "id", plan.arxiv_ids, plan.ARXIV_BATCH)
+        await self._by_id(todo, "arxiv", "arxiv", Method.ARXIV_ID, "id", plan.arxiv_ids, plan.ARXIV_BATCH)
 
     async def _other_versions(self, todo: Sequence[_Entry]) -> None:
         """More versions of papers found by an identifier whose title the entry cites with
@@ -403,7 +410,7 @@ class _Run:
                 venue
                 and not is_preprint_venue(venue)
                 and not any(r.venue and not r.is_preprint for r in records)
-                and "openalex" not in asked
+                and Source.OPENALEX not in asked
             ):
                 # cited in a venue, known as a preprint: do OpenAlex's locations show it?
                 doi = next((r.doi for r in records if r.doi), None) or e.ids.doi
@@ -421,9 +428,9 @@ class _Run:
             if doi and "crossref" not in asked:
                 want_crossref[id(e)] = (e, doi)
         for source, method, wanted, ask, batch in (
-            ("arxiv", "arxiv_id", want_arxiv, plan.arxiv_ids, plan.ARXIV_BATCH),
-            ("crossref", "crossref_dois", want_crossref, plan.crossref_dois, plan.CROSSREF_BATCH),
-            ("openalex", "openalex_dois", want_openalex, plan.openalex_dois, plan.OPENALEX_BATCH),
+            ("arxiv", Method.ARXIV_ID, want_arxiv, plan.arxiv_ids, plan.ARXIV_BATCH),
+            ("crossref", Method.CROSSREF_DOIS, want_crossref, plan.crossref_dois, plan.CROSSREF_BATCH),
+            (Source.OPENALEX, Method.OPENALEX_DOIS, want_openalex, plan.openalex_dois, plan.OPENALEX_BATCH),
         ):
             if not wanted:
                 continue
@@ -436,7 +443,9 @@ class _Run:
                     e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
 
     async def _pubmed(self, todo: Sequence[_Entry]) -> None:
-        await self._by_id(todo, "pmid", "pubmed", "pubmed_id", "pmid", plan.pubmed_ids, plan.PUBMED_BATCH)
+        await self._by_id(
+            todo, "pmid", "pubmed", Method.PUBMED_ID, "pmid", plan.pubmed_ids, plan.PUBMED_BATCH
+        )
 
     async def _by_id(
         self,
@@ -512,7 +521,7 @@ class _Run:
     async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
         got = await self.many(
             "crossref",
-            "crossref_dois",
+            Method.CROSSREF_DOIS,
             "doi",
             [d for d in dois if _signal_host(d) == "crossref"],
             lambda vs: plan.crossref_dois(self.sources, vs),
@@ -522,8 +531,8 @@ class _Run:
         if rest:
             got.update(
                 await self.many(
-                    "openalex",
-                    "openalex_dois",
+                    Source.OPENALEX,
+                    Method.OPENALEX_DOIS,
                     "doi",
                     rest,
                     lambda vs: plan.openalex_dois(self.sources, vs),
@@ -619,7 +628,12 @@ class _Run:
         if ax is None or any(a.lookup.source == "arxiv" and a.value == ax for a in e.asked):
             return None
         got = await self.many(
-            "arxiv", "arxiv_id", "id", [ax], lambda vs: plan.arxiv_ids(self.sources, vs), plan.ARXIV_BATCH
+            "arxiv",
+            Method.ARXIV_ID,
+            "id",
+            [ax],
+            lambda vs: plan.arxiv_ids(self.sources, vs),
+            plan.ARXIV_BATCH,
         )
         lk, cached = got[ax]
         return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None

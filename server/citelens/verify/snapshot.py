@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from citelens.core.model import EntryView
-from citelens.core.normalize import source_name
 from citelens.core.settings import Settings
+from citelens.core.source_names import Source, source_name
 from citelens.snapshot.store import Snapshot, SnapshotError
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.identity import Identifiers
 from citelens.verify.match.compare import identifier_conflict, is_confident_match, title_similarity
 
-SOURCE = "snapshot"
-_FIELDS = ("doi", "arxiv", "pmid")
+SOURCE = Source.SNAPSHOT
+#: The identifiers the snapshot is asked about, and the method of its answer for each.
+_FIELDS = {"doi": Method.SNAPSHOT_DOI, "arxiv": Method.SNAPSHOT_ARXIV, "pmid": Method.SNAPSHOT_PMID}
 _CANDIDATE_FLOOR = 0.5
 
 #: (field or None for the title, the value asked about, the snapshot's answer)
@@ -55,14 +57,14 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
     if not view.title.strip() or ids.s2:
         return None
     out: list[Answer] = []
-    for f in _FIELDS:
+    for f, method in _FIELDS.items():
         value = getattr(ids, f)
         if not value:
             continue
         recs = snap.by_id(f, value)
         if not recs or identifier_conflict(view, recs[0], settings.title_candidate_threshold):
             return None  # not held, or another paper's: the APIs say which
-        out.append((f, value, _lookup(snap, f"snapshot_{f}", recs)))
+        out.append((f, value, _lookup(snap, method, recs)))
     if out:
         return out
     hits = snap.by_title(view.title, title_similarity, _CANDIDATE_FLOOR)
@@ -72,14 +74,14 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
         for r in recs
     ):
         return None
-    return [(None, view.title, _lookup(snap, "snapshot_title", recs))]
+    return [(None, view.title, _lookup(snap, Method.SNAPSHOT_TITLE, recs))]
 
 
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
     """The snapshot's OpenAlex or Crossref record of the paper with ``doi``, whose notices
     are its retraction flags (``is_retracted``, ``updated-by``); None when it holds neither."""
-    recs = [r for r in snap.by_id("doi", doi) if r.source in ("openalex", "crossref")]
-    return _lookup(snap, "snapshot_doi", recs[:1]) if recs else None
+    recs = [r for r in snap.by_id("doi", doi) if r.source in (Source.OPENALEX, Source.CROSSREF)]
+    return _lookup(snap, Method.SNAPSHOT_DOI, recs[:1]) if recs else None
 
 
 def name_tier(summary: str, snap: Snapshot, match: PaperRecord | None) -> str:

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
+from citelens.core.source_names import Source
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
+from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
 from citelens.verify.cache import lookup_key
@@ -83,16 +85,16 @@ class Tier:
     host: str  # the Sources host that answers it
 
 
-S2_MATCH = Tier("s2_title_match", "s2")
-S2_SEARCH = Tier("s2_title_search", "s2")
-CROSSREF_TITLE = Tier("crossref_title", "crossref")
-OPENALEX_TITLE = Tier("openalex_title", "openalex")
-PUBMED_TITLE = Tier("pubmed_title", "ncbi")
+S2_MATCH = Tier(Method.S2_TITLE_MATCH, Source.S2)
+S2_SEARCH = Tier(Method.S2_TITLE_SEARCH, Source.S2)
+CROSSREF_TITLE = Tier(Method.CROSSREF_TITLE, Source.CROSSREF)
+OPENALEX_TITLE = Tier(Method.OPENALEX_TITLE, Source.OPENALEX)
+PUBMED_TITLE = Tier(Method.PUBMED_TITLE, Source.NCBI)
 
-TITLE_HOSTS = ("s2", "crossref", "openalex", "ncbi")
+TITLE_HOSTS = (Source.S2, Source.CROSSREF, Source.OPENALEX, Source.NCBI)
 #: Keyword title searches of other hosts: they index what S2's keyword search would find.
 KEYWORD_TIERS = (CROSSREF_TITLE, OPENALEX_TITLE)
-_KEYWORD_METHODS = ("crossref_search", "openalex_title_search")
+_KEYWORD_METHODS = (Method.CROSSREF_SEARCH, Method.OPENALEX_TITLE_SEARCH)
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
@@ -112,7 +114,7 @@ def s2_search_wanted(pending: Sequence[Tier], answers: Sequence[Lookup]) -> bool
     only a fallback: it is asked when every other keyword search (Crossref, OpenAlex) has
     failed, not while one of them can still answer. So a title that no source has costs
     one S2 request, not two (S2 is the slowest host: 1 request/s)."""
-    match = [a for a in answers if a.method == "s2_title_match"]
+    match = [a for a in answers if a.method == Method.S2_TITLE_MATCH]
     if not match or any(a.outcome in _FAILED for a in match):
         return True
     if any(t in KEYWORD_TIERS for t in pending):
@@ -131,7 +133,7 @@ def first_author_family(view: EntryView) -> str | None:
 def title_cache_kind(tier: Tier) -> tuple[str, str]:
     """(source, kind) of the cache keys of ``tier``'s answers."""
     if tier is CROSSREF_TITLE:
-        return "crossref", "title"
+        return Source.CROSSREF, "title"
     source, _, kind = tier.name.partition("_")
     return source, kind
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView
-from citelens.core.normalize import SOURCE_NAMES, source_name
 from citelens.core.settings import Settings
+from citelens.core.source_names import SOURCE_NAMES, Source, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import tiers as plan
@@ -53,7 +53,12 @@ class Asked:
 
 
 #: The defined order of sources in every message and list.
-_SOURCE_ORDER = {s: i for i, s in enumerate(("s2", "openalex", "crossref", "doi", "arxiv", "pubmed"))}
+_SOURCE_ORDER: dict[str, int] = {
+    s: i
+    for i, s in enumerate(
+        (Source.S2, Source.OPENALEX, Source.CROSSREF, Source.DOI, Source.ARXIV, Source.PUBMED)
+    )
+}
 
 
 def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
@@ -352,7 +357,11 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
 
     def rank(item: tuple[Asked, PaperRecord]) -> tuple[bool, float, bool]:
         a, r = item
-        return (a.field is not None, record_title_similarity(view.title, r.title or ""), r.source == "s2")
+        return (
+            a.field is not None,
+            record_title_similarity(view.title, r.title or ""),
+            r.source == Source.S2,
+        )
 
     best_asked, match = max(same, key=rank)
     versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
@@ -365,13 +374,13 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     found = list(cmp.discrepancies)
     found += _unresolvable_ids(view, asked, match, ans.same_fields)
     if (
-        any(a.lookup.source == "s2" and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
-        and match.source != "s2"
+        any(a.lookup.source == Source.S2 and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
+        and match.source != Source.S2
     ):
         audit.append(
             AuditStep(
                 S2_NOT_FOUND,
-                "s2",
+                Source.S2,
                 S2_NOT_FOUND,
                 f"Semantic Scholar does not know this paper; found in {source_name(match.source)}",
             )

@@ -21,6 +21,7 @@ from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
+from citelens.core.source_names import Source
 from citelens.core.titles import title_key
 from citelens.documents.bibtex import keys
 from citelens.documents.bibtex.edit import TextEdit, append_entry
@@ -46,9 +47,9 @@ DEFAULT_BIB = "references.bib"
 async def _ask(sources: Sources, source: str, query: str) -> Lookup:
     from citelens.sources import crossref, openalex, s2
 
-    if source == "s2":
+    if source == Source.S2:
         return await s2.search(sources.s2, query, LIMIT, abstract=True)
-    if source == "openalex":
+    if source == Source.OPENALEX:
         return await openalex.search_title(sources.openalex, query, LIMIT)
     return await crossref.search(sources.crossref, query, rows=LIMIT)
 
@@ -61,7 +62,7 @@ async def search_papers(
     query = " ".join(query.split())
     if len(query) < MIN_QUERY:
         return []
-    for source in ("s2", "openalex", "crossref"):
+    for source in (Source.S2, Source.OPENALEX, Source.CROSSREF):
         ckey = lookup_key(source, "cite_title_search", query)
         answer = cache.get(ckey) if cache is not None else None
         if answer is None:

@@ -28,8 +28,9 @@ from rapidfuzz.distance import Levenshtein
 
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
-from citelens.core.normalize import normalize_arxiv, normalize_doi, source_name
+from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
+from citelens.core.source_names import source_name
 from citelens.core.titles import normalize_title, words
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import INFORMATIONAL_TYPES

@@ -1,0 +1,52 @@
+"""Every scholarly source (and host) by name, and how each is named to a user.
+
+:class:`Source` is the one spelling of a source's name: a :class:`~citelens.sources.records.Lookup`
+and a :class:`~citelens.sources.records.PaperRecord` carry one, each host of
+:class:`~citelens.sources.transport.Sources` is one, and the cache keys start with one.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Source(StrEnum):
+    S2 = "s2"
+    CROSSREF = "crossref"
+    DOI = "doi"  # doi.org content negotiation
+    OPENALEX = "openalex"
+    ARXIV = "arxiv"
+    ARXIV_SITE = "arxiv_site"  # arxiv.org pages and PDFs (full text)
+    PUBMED = "pubmed"  # what PubMed's answers name as their source
+    NCBI = "ncbi"  # the host PubMed is asked at (E-utilities)
+    UNPAYWALL = "unpaywall"
+    DBLP = "dblp"
+    SNAPSHOT = "snapshot"  # the local snapshot of the indexes
+    # who reports a retraction or correction notice (verify/retraction.py)
+    RETRACTION_WATCH = "retraction-watch"
+    PUBLISHER = "publisher"
+
+
+#: How each source (and each host) is named to a user.
+SOURCE_NAMES: dict[str, str] = {
+    Source.S2: "Semantic Scholar",
+    Source.CROSSREF: "Crossref",
+    Source.DOI: "doi.org",
+    Source.OPENALEX: "OpenAlex",
+    Source.ARXIV: "arXiv",
+    Source.ARXIV_SITE: "arXiv (site)",
+    Source.PUBMED: "PubMed",
+    Source.NCBI: "PubMed",
+    Source.UNPAYWALL: "Unpaywall",
+    Source.DBLP: "DBLP",
+    Source.SNAPSHOT: "the local snapshot",
+    Source.RETRACTION_WATCH: "Retraction Watch",
+    Source.PUBLISHER: "the publisher",
+}
+
+
+def source_name(source: str | None, default: str = "") -> str:
+    """``"s2"`` -> ``"Semantic Scholar"``; an unknown source keeps its own name."""
+    if not source:
+        return default
+    return SOURCE_NAMES.get(source, source)

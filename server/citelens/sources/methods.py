@@ -1,0 +1,48 @@
+"""Every method name a lookup carries (``Lookup.method``, ``AuditStep.method``).
+
+A source function names its answers with one (``crossref_doi``, ``s2_batch``, …); the
+request plan (:mod:`citelens.verify.tiers`) names its title tiers with one, which is
+also the method of the answer an offline run gives for a tier it could not ask.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Method(StrEnum):
+    # Semantic Scholar
+    S2_BATCH = "s2_batch"
+    S2_TITLE_MATCH = "s2_title_match"
+    S2_SEARCH = "s2_search"
+    S2_TITLE_SEARCH = "s2_title_search"  # the title tier of S2_SEARCH
+    S2_DOI_LOOKUP = "s2_doi_lookup"
+    S2_ARXIV_LOOKUP = "s2_arxiv_lookup"
+    S2_PMID_LOOKUP = "s2_pmid_lookup"
+    S2_PMCID_LOOKUP = "s2_pmcid_lookup"
+    S2_CORPUS_LOOKUP = "s2_corpus_lookup"
+    S2_PAPER_LOOKUP = "s2_paper_lookup"
+    # Crossref
+    CROSSREF_DOI = "crossref_doi"
+    CROSSREF_DOIS = "crossref_dois"
+    CROSSREF_SEARCH = "crossref_search"
+    CROSSREF_TITLE = "crossref_title"  # the title tier of CROSSREF_SEARCH
+    # doi.org
+    DOI_CSL = "doi_csl"
+    # OpenAlex
+    OPENALEX_DOI = "openalex_doi"
+    OPENALEX_DOIS = "openalex_dois"
+    OPENALEX_TITLE_SEARCH = "openalex_title_search"
+    OPENALEX_TITLE = "openalex_title"  # the title tier of OPENALEX_TITLE_SEARCH
+    # arXiv
+    ARXIV_ID = "arxiv_id"
+    ARXIV_TITLE_SEARCH = "arxiv_title_search"
+    # PubMed
+    PUBMED_ID = "pubmed_id"
+    PUBMED_TITLE_SEARCH = "pubmed_title_search"
+    PUBMED_TITLE = "pubmed_title"  # the title tier of PUBMED_TITLE_SEARCH
+    # the local snapshot
+    SNAPSHOT_DOI = "snapshot_doi"
+    SNAPSHOT_ARXIV = "snapshot_arxiv"
+    SNAPSHOT_PMID = "snapshot_pmid"
+    SNAPSHOT_TITLE = "snapshot_title"
