@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citelens.core.model import EntryView
-from citelens.verify import tiers as plan
+from citelens.verify import plan
 
 _WORDS = [
     "Cancer",

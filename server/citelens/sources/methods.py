@@ -1,7 +1,7 @@
 """Every method name a lookup carries (``Lookup.method``, ``AuditStep.method``).
 
 A source function names its answers with one (``crossref_doi``, ``s2_batch``, …); the
-request plan (:mod:`citelens.verify.tiers`) names its title tiers with one, which is
+request plan (:mod:`citelens.verify.plan`) names its title tiers with one, which is
 also the method of the answer an offline run gives for a tier it could not ask.
 """
 

@@ -2,8 +2,8 @@
 
 Offline, a lookup the cache cannot answer is "offline: not in the cache". An entry none
 of whose lookups is cached gets the same verdict from every run, so it is decided
-without the request plan: :func:`lookups` lists what the plan would look up for it (the
-identifier tiers, then the title tiers, as ``verify/scheduler.py`` asks them) and
+without the request plan: :func:`lookups` lists what the plan would look up for it (derived
+from the plan's table, :mod:`citelens.verify.plan`) and
 :func:`may_be_cached` tells whether any of those has a key of a kind the cache holds.
 A big offline check (68,000 entries, an empty or small cache) then costs a set lookup
 per entry, not a run of the plan.
@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from citelens.core.model import EntryView
-from citelens.core.source_names import Source
-from citelens.sources.methods import Method
-from citelens.verify import tiers as plan
+from citelens.verify import plan
 from citelens.verify.cache import lookup_key
 from citelens.verify.identity import Identifiers
 
@@ -32,22 +30,15 @@ class PlannedLookup(NamedTuple):
 
 
 def lookups(view: EntryView, ids: Identifiers) -> list[PlannedLookup]:
-    """Every lookup the plan makes for an entry with a title when no answer settles it."""
+    """Every lookup the plan makes for an entry with a title when no answer settles it:
+    the identifier tiers, then the title tiers, as the plan's table lists them."""
     out: list[PlannedLookup] = []
     if ids:
-        for f, bid in ids.s2_batch_ids().items():
-            out.append(PlannedLookup("s2", Method.S2_BATCH, f, bid, "s2:id"))
-        if ids.doi:
-            out.append(PlannedLookup(Source.OPENALEX, Method.OPENALEX_DOIS, "doi", ids.doi, "openalex:doi"))
-            if not plan.is_datacite(ids.doi):
-                out.append(PlannedLookup("crossref", Method.CROSSREF_DOI, "doi", ids.doi, "crossref:doi"))
-            out.append(PlannedLookup("doi", Method.DOI_CSL, "doi", ids.doi, "doi:csl"))
-        if ids.arxiv:
-            out.append(PlannedLookup("arxiv", Method.ARXIV_ID, "arxiv", ids.arxiv, "arxiv:id"))
-        if ids.pmid:
-            out.append(PlannedLookup("pubmed", Method.PUBMED_ID, "pmid", ids.pmid, "pubmed:pmid"))
-    for t in plan.title_tiers(view):
-        out.append(PlannedLookup(t.host, t.name, None, view.title, ":".join(plan.title_cache_kind(t)), t))
+        for t in plan.IDENTIFIER_TIERS:
+            for f, value in t.values(ids):
+                out.append(PlannedLookup(t.source, t.method, f, value, t.cache_kind))
+    for tier in plan.title_tiers(view):
+        out.append(PlannedLookup(tier.host, tier.name, None, view.title, tier.cache_kind, tier))
     return out
 
 

@@ -34,14 +34,11 @@ from dataclasses import dataclass, field, replace
 
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.core.source_names import Source
 from citelens.snapshot.store import Snapshot
-from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
-from citelens.verify import offline, retraction
+from citelens.verify import offline, plan, retraction
 from citelens.verify import snapshot as snapshot_tier
-from citelens.verify import tiers as plan
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.compare import (
@@ -67,9 +64,9 @@ def _no_log(_message: str) -> None:
     return None
 
 
-def _signal_host(doi: str) -> str:
+def _signal_tier(doi: str) -> plan.IdTier:
     """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
-    return Source.OPENALEX if plan.is_datacite(doi) or "," in doi else "crossref"
+    return plan.OPENALEX_DOIS if plan.is_datacite(doi) or "," in doi else plan.CROSSREF_DOIS
 
 
 # ====================================================================== the run
@@ -160,9 +157,10 @@ class _Run:
         doi = retraction.signal_doi(v)
         if doi is None:
             return False
-        hit = self.cache.get(lookup_key(_signal_host(doi), "doi", doi))
+        tier = _signal_tier(doi)
+        hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
         if hit is not None and hit.outcome is not Outcome.FOUND:
-            hit = self.cache.get(lookup_key(Source.OPENALEX, "doi", doi))
+            hit = self.cache.get(lookup_key(plan.OPENALEX_DOIS.source, plan.OPENALEX_DOIS.kind, doi))
         if hit is not None:
             self._with_signal(v, hit, True)
             return False
@@ -271,6 +269,26 @@ class _Run:
                 out[v] = (a, False)
         return out
 
+    async def ask_ids(self, tier: plan.IdTier, values: Sequence[str]) -> dict[str, tuple[Lookup, bool]]:
+        """Cached lookups of ``values`` by an identifier ``tier``, ``tier.batch`` per request."""
+        return await self.many(
+            tier.source, tier.method, tier.kind, values, functools.partial(tier.ask, self.sources), tier.batch
+        )
+
+    async def ask_each(self, tier: plan.IdTier, pairs: Sequence[tuple[_Entry, str]]) -> None:
+        """One cached lookup per entry and value by a ``tier`` of batch 1, all at once."""
+
+        async def ask(value: str) -> Lookup:
+            return (await tier.ask(self.sources, [value]))[value]
+
+        async def each(e: _Entry, value: str) -> None:
+            lk, cached = await self.one(
+                lookup_key(tier.source, tier.kind, value), tier.source, tier.method, lambda: ask(value)
+            )
+            e.asked.append(Asked(lk, tier.field, value, cached))
+
+        await asyncio.gather(*(each(e, v) for e, v in pairs))
+
     def _state(self, e: _Entry) -> tuple[bool, set[str], dict[str, set[str]]]:
         """(found the paper by an identifier, fields resolving to it, field -> sources
         naming another paper)."""
@@ -306,23 +324,16 @@ class _Run:
             todo = [e for e in self.entries if e.ids and not e.done and e.view.title.strip()]
             wanted: dict[str, list[tuple[_Entry, str]]] = {}
             for e in todo:
-                for f, bid in e.ids.s2_batch_ids().items():
+                for f, bid in plan.S2_BATCH.values(e.ids):
                     wanted.setdefault(bid, []).append((e, f))
             if wanted:
-                got = await self.many(
-                    "s2",
-                    Method.S2_BATCH,
-                    "id",
-                    list(wanted),
-                    lambda ids: plan.s2_batch(self.sources, ids),
-                    500,
-                )
+                got = await self.ask_ids(plan.S2_BATCH, list(wanted))
                 for bid, pairs in wanted.items():
                     lk, cached = got[bid]
                     for e, f in pairs:
                         e.asked.append(Asked(lk, f, bid, cached))
             self.s2_batch_sent.set()
-            await asyncio.gather(self._doi_chain(todo), self._arxiv(todo), self._pubmed(todo))
+            await asyncio.gather(*(self._chain(todo, chain) for chain in plan.ID_CHAINS))
             await self._other_versions(todo)
             for i, e in enumerate(todo):
                 if i % 16 == 15:
@@ -342,48 +353,23 @@ class _Run:
                 self.pool_open = False
                 self.changed.notify_all()
 
-    async def _doi_chain(self, todo: Sequence[_Entry]) -> None:
-        need = [e for e in todo if self._needs(e, "doi")]
-        if not need:
-            return
-        dois = [e.ids.doi or "" for e in need]
-        got = await self.many(
-            Source.OPENALEX,
-            Method.OPENALEX_DOIS,
-            "doi",
-            dois,
-            lambda vs: plan.openalex_dois(self.sources, vs),
-            plan.OPENALEX_BATCH,
-        )
-        for e in need:
-            lk, cached = got[e.ids.doi or ""]
-            e.asked.append(Asked(lk, "doi", e.ids.doi or "", cached))
-
-        need = [e for e in need if self._needs(e, "doi") and not plan.is_datacite(e.ids.doi or "")]
-
-        async def crossref(e: _Entry) -> None:
-            d = e.ids.doi or ""
-            lk, cached = await self.one(
-                lookup_key("crossref", "doi", d),
-                "crossref",
-                Method.CROSSREF_DOI,
-                lambda: plan.crossref_doi(self.sources, d),
-            )
-            e.asked.append(Asked(lk, "doi", d, cached))
-
-        await asyncio.gather(*(crossref(e) for e in need))
-
-        async def csl(e: _Entry) -> None:
-            d = e.ids.doi or ""
-            lk, cached = await self.one(
-                lookup_key("doi", "csl", d), "doi", Method.DOI_CSL, lambda: plan.doi_csl(self.sources, d)
-            )
-            e.asked.append(Asked(lk, "doi", d, cached))
-
-        await asyncio.gather(*(csl(e) for e in todo if self._needs(e, "doi")))
-
-    async def _arxiv(self, todo: Sequence[_Entry]) -> None:
-        await self._by_id(todo, "arxiv", "arxiv", Method.ARXIV_ID, "id", plan.arxiv_ids, plan.ARXIV_BATCH)
+    async def _chain(self, todo: Sequence[_Entry], chain: Sequence[plan.IdTier]) -> None:
+        """The tiers of one identifier, one after the other, for the entries that still need
+        another source for it (:meth:`_needs`)."""
+        need = list(todo)
+        for tier in chain:
+            field = tier.field or ""
+            need = [e for e in need if self._needs(e, field)]
+            pairs = [(e, value) for e in need for _f, value in tier.values(e.ids)]
+            if not pairs:
+                continue
+            if tier.batch == 1:
+                await self.ask_each(tier, pairs)
+                continue
+            got = await self.ask_ids(tier, [value for _e, value in pairs])
+            for e, value in pairs:
+                lk, cached = got[value]
+                e.asked.append(Asked(lk, field, value, cached))
 
     async def _other_versions(self, todo: Sequence[_Entry]) -> None:
         """More versions of papers found by an identifier whose title the entry cites with
@@ -410,7 +396,7 @@ class _Run:
                 venue
                 and not is_preprint_venue(venue)
                 and not any(r.venue and not r.is_preprint for r in records)
-                and Source.OPENALEX not in asked
+                and plan.OPENALEX_DOIS.source not in asked
             ):
                 # cited in a venue, known as a preprint: do OpenAlex's locations show it?
                 doi = next((r.doi for r in records if r.doi), None) or e.ids.doi
@@ -422,52 +408,23 @@ class _Run:
             if not cut and title_words_changed(e.view.title, records) is None:
                 continue
             ax = next((r.arxiv_id for r in records if r.arxiv_id), None)
-            if ax and "arxiv" not in asked:
+            if ax and plan.ARXIV_IDS.source not in asked:
                 want_arxiv[id(e)] = (e, ax)
             doi = next((r.doi for r in records if r.doi and not plan.is_datacite(r.doi)), None)
-            if doi and "crossref" not in asked:
+            if doi and plan.CROSSREF_DOIS.source not in asked:
                 want_crossref[id(e)] = (e, doi)
-        for source, method, wanted, ask, batch in (
-            ("arxiv", Method.ARXIV_ID, want_arxiv, plan.arxiv_ids, plan.ARXIV_BATCH),
-            ("crossref", Method.CROSSREF_DOIS, want_crossref, plan.crossref_dois, plan.CROSSREF_BATCH),
-            (Source.OPENALEX, Method.OPENALEX_DOIS, want_openalex, plan.openalex_dois, plan.OPENALEX_BATCH),
+        for tier, wanted in (
+            (plan.ARXIV_IDS, want_arxiv),
+            (plan.CROSSREF_DOIS, want_crossref),
+            (plan.OPENALEX_DOIS, want_openalex),
         ):
             if not wanted:
                 continue
-            kind = "id" if source == "arxiv" else "doi"
-            ids = list(dict.fromkeys(v for _e, v in wanted.values()))
-            got = await self.many(source, method, kind, ids, functools.partial(ask, self.sources), batch)
+            got = await self.ask_ids(tier, list(dict.fromkeys(v for _e, v in wanted.values())))
             for e, value in wanted.values():
                 lk, cached = got[value]
                 if cached or not self.settings.offline:
                     e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
-
-    async def _pubmed(self, todo: Sequence[_Entry]) -> None:
-        await self._by_id(
-            todo, "pmid", "pubmed", Method.PUBMED_ID, "pmid", plan.pubmed_ids, plan.PUBMED_BATCH
-        )
-
-    async def _by_id(
-        self,
-        todo: Sequence[_Entry],
-        field: str,
-        source: str,
-        method: str,
-        kind: str,
-        ask: Callable[[Sources, Sequence[str]], Awaitable[dict[str, Lookup]]],
-        batch: int,
-    ) -> None:
-        """One batched, cached lookup per identifier ``field`` (``arxiv``, ``pmid``)."""
-        need = [e for e in todo if self._needs(e, field)]
-        if not need:
-            return
-        ids = {id(e): getattr(e.ids, field) or "" for e in need}
-        got = await self.many(
-            source, method, kind, list(ids.values()), lambda vs: ask(self.sources, vs), batch
-        )
-        for e in need:
-            lk, cached = got[ids[id(e)]]
-            e.asked.append(Asked(lk, field, ids[id(e)], cached))
 
     # ------------------------------------------------------------------ retraction signal
 
@@ -492,7 +449,7 @@ class _Run:
             self.signal_wake.clear()
             more = self.undone > 0
             n = len(self.awaiting)
-            if n >= plan.CROSSREF_BATCH or (n and (not more or self.identifiers_done)):
+            if n >= plan.CROSSREF_DOIS.batch or (n and (not more or self.identifiers_done)):
                 self.identifiers_done = False
                 batch, self.awaiting = self.awaiting, []
                 await self._signals(batch)  # 50 DOIs per request
@@ -519,26 +476,11 @@ class _Run:
             self.record(e, v)
 
     async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
-        got = await self.many(
-            "crossref",
-            Method.CROSSREF_DOIS,
-            "doi",
-            [d for d in dois if _signal_host(d) == "crossref"],
-            lambda vs: plan.crossref_dois(self.sources, vs),
-            plan.CROSSREF_BATCH,
-        )
+        crossref = [d for d in dois if _signal_tier(d) is plan.CROSSREF_DOIS]
+        got = await self.ask_ids(plan.CROSSREF_DOIS, crossref)
         rest = [d for d in dois if d not in got or got[d][0].outcome is not Outcome.FOUND]
         if rest:
-            got.update(
-                await self.many(
-                    Source.OPENALEX,
-                    Method.OPENALEX_DOIS,
-                    "doi",
-                    rest,
-                    lambda vs: plan.openalex_dois(self.sources, vs),
-                    plan.OPENALEX_BATCH,
-                )
-            )
+            got.update(await self.ask_ids(plan.OPENALEX_DOIS, rest))
         return got
 
     # ------------------------------------------------------------------ title tiers
@@ -625,16 +567,9 @@ class _Run:
         if not same or not all(title_cut_off(e.view.title, r) for r in same):
             return None
         ax = next((r.arxiv_id for r in same if r.arxiv_id), None)
-        if ax is None or any(a.lookup.source == "arxiv" and a.value == ax for a in e.asked):
+        if ax is None or any(a.lookup.source == plan.ARXIV_IDS.source and a.value == ax for a in e.asked):
             return None
-        got = await self.many(
-            "arxiv",
-            Method.ARXIV_ID,
-            "id",
-            [ax],
-            lambda vs: plan.arxiv_ids(self.sources, vs),
-            plan.ARXIV_BATCH,
-        )
+        got = await self.ask_ids(plan.ARXIV_IDS, [ax])
         lk, cached = got[ax]
         return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None
 
@@ -656,7 +591,7 @@ class _Run:
         )
 
     async def title_worker(self, host: str) -> None:
-        if host == "s2":
+        if host == plan.S2_BATCH.host:
             await self.s2_batch_sent.wait()  # the batch goes first: it answers many entries
         while True:
             async with self.changed:
@@ -664,7 +599,9 @@ class _Run:
                     picked = self._pick(host)
                     if picked is not None:
                         break
-                    if not self._waiting_for(host) and not (host == "s2" and self.s2_search_skipped):
+                    if not self._waiting_for(host) and not (
+                        host == plan.S2_SEARCH.host and self.s2_search_skipped
+                    ):
                         return
                     await self.changed.wait()
                 e, tier = picked
@@ -676,7 +613,7 @@ class _Run:
                     plan.title_cache_key(tier, view),
                     tier.host,
                     tier.name,
-                    functools.partial(plan.run_title_tier, self.sources, tier, view),
+                    functools.partial(tier.ask, self.sources, view),
                 )
                 extra = await self._full_version(e, lk)
             except BaseException:

@@ -22,7 +22,7 @@ from citelens.core.settings import Settings
 from citelens.core.source_names import SOURCE_NAMES, Source, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import tiers as plan
+from citelens.verify import plan
 from citelens.verify.identity import Identifiers, identifiers
 from citelens.verify.match.compare import (
     Discrepancy,
