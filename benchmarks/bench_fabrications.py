@@ -56,15 +56,9 @@ from benchmarks.fabrications.generate import ensure_generated, load_set, load_tr
 
 from citelens.core.findings import Severity  # noqa: E402
 from citelens.core.model import EntryView  # noqa: E402
+from citelens.core.normalize import normalize_doi, normalize_title  # noqa: E402
 from citelens.sources.records import PaperRecord  # noqa: E402
-from citelens.verify.match.compare import (  # noqa: E402
-    best_candidate,
-    compare,
-    entry_arxiv_id,
-    identifier_conflict,
-    normalize_doi,
-    normalize_title,
-)
+from citelens.verify.match.compare import best_candidate, compare, entry_arxiv_id, identifier_conflict  # noqa: E402
 
 CURRENT_YEAR = 2025  # the set was generated for this year ("future" years are after it)
 #: Detection targets per type (others: 80 %); overall 95 %, false positives 1 %.

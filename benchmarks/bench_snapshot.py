@@ -167,7 +167,7 @@ def main() -> None:
         )
 
     from citelens.snapshot.store import Snapshot
-    from citelens.verify.match.compare import title_similarity
+    from citelens.verify.match.titles import title_similarity
 
     rng = random.Random(args.seed + 1)
     sample = sorted(rng.sample(range(args.works), args.refs))

@@ -10,7 +10,7 @@ from citelens.core.findings import Severity
 from citelens.lsp.actions import code_actions
 from citelens.lsp.state import CiteLensServer
 from citelens.sources.records import PaperRecord
-from citelens.verify.match.compare import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy
 from citelens.verify.status import Status, Verification
 from tests.lsp_session import uri
 

@@ -12,7 +12,7 @@ from rapidfuzz import fuzz
 
 from citelens.checks.duplicates import DuplicatePair, _may_be_similar, _similar_in_block, find_duplicates
 from citelens.core.model import EntryView, Name
-from citelens.verify.match.compare import _SUBTITLE, SEQUEL_TOKEN, is_typo, split_subtitle
+from citelens.verify.match.titles import _SUBTITLE, SEQUEL_TOKEN, is_typo, split_subtitle
 
 
 def entry(key: str, title: str, **kw: object) -> EntryView:

@@ -9,16 +9,16 @@ import pytest
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
 from citelens.sources.records import PaperRecord
+from citelens.verify.match.authors import is_placeholder_author
 from citelens.verify.match.compare import (
     Comparison,
-    Discrepancy,
     best_candidate,
     compare,
     identifier_conflict,
-    is_placeholder_author,
     is_same_paper,
-    title_similarity,
 )
+from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.titles import title_similarity
 from citelens.verify.match.venues import is_preprint_venue, normalize_venue, same_venue
 
 YEAR_NOW = 2025

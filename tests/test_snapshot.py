@@ -162,7 +162,7 @@ def test_build_reads_each_dump_in_its_real_format_and_counts_malformed_records(t
     ), info.stdout + info.stderr
 
     from citelens.snapshot.store import Snapshot
-    from citelens.verify.match.compare import title_similarity
+    from citelens.verify.match.titles import title_similarity
 
     snap = Snapshot(str(out))
     try:

@@ -30,11 +30,11 @@ from rapidfuzz.distance import Levenshtein
 from citelens.core.model import EntryView
 from citelens.core.normalize import normalize_doi
 from citelens.core.titles import normalize_title
-from citelens.verify.match.compare import (
+from citelens.verify.match.authors import family_key
+from citelens.verify.match.compare import entry_arxiv_id
+from citelens.verify.match.titles import (
     SEQUEL_TOKEN,
     STOPWORDS,
-    entry_arxiv_id,
-    family_key,
     is_typo,
     sequel_conflict,
     split_subtitle,

@@ -24,7 +24,7 @@ from citelens.documents.bibtex.parse import key_table
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
-from citelens.verify.match.compare import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy
 from citelens.verify.status import Status, Verification
 
 #: BibTeX fields holding what a discrepancy is about, most likely first.

@@ -249,7 +249,7 @@ def _published_version(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> PaperR
 
 def _right_papers(ls: CiteLensServer, ctx: _Ctx, v: Verification) -> list[PaperRecord]:
     """Candidates of a DOI_MISMATCH that are the entry's own paper (same title)."""
-    from citelens.verify.match.compare import title_similarity
+    from citelens.verify.match.titles import title_similarity
 
     assert ctx.entry is not None
     view = ls.session.entry_view(ctx.entry, ctx.analysis)

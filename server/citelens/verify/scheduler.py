@@ -41,12 +41,9 @@ from citelens.verify import offline, plan, retraction
 from citelens.verify import snapshot as snapshot_tier
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
-from citelens.verify.match.compare import (
-    identifier_conflict,
-    record_authors_cut,
-    title_cut_off,
-    title_words_changed,
-)
+from citelens.verify.match.authors import record_authors_cut
+from citelens.verify.match.compare import identifier_conflict
+from citelens.verify.match.titles import title_cut_off, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue
 from citelens.verify.status import AuditStep, Status, Verification
 from citelens.verify.verdict import Asked, deadline_reached, decide, internal_error, same_paper

@@ -19,7 +19,8 @@ from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.identity import Identifiers
-from citelens.verify.match.compare import identifier_conflict, is_confident_match, title_similarity
+from citelens.verify.match.compare import identifier_conflict, is_confident_match
+from citelens.verify.match.titles import title_similarity
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.

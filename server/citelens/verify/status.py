@@ -13,7 +13,7 @@ from typing import Any
 
 from citelens.core.findings import Severity
 from citelens.sources.records import Outcome, PaperRecord
-from citelens.verify.match.compare import FABRICATED, WRONG_METADATA, Discrepancy
+from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
 
 __all__ = [
     "FABRICATED",

@@ -24,13 +24,9 @@ from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import plan
 from citelens.verify.identity import Identifiers, identifiers
-from citelens.verify.match.compare import (
-    Discrepancy,
-    compare,
-    identifier_conflict,
-    is_confident_match,
-    record_title_similarity,
-)
+from citelens.verify.match.compare import compare, identifier_conflict, is_confident_match
+from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.titles import record_title_similarity
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Unverified, Verification
 
 #: Title similarity for a search hit to be offered as a "Replace with" candidate.

@@ -20,6 +20,7 @@ from importlib import resources
 from rapidfuzz import fuzz
 
 from citelens.core.accents import strip_accents
+from citelens.sources.records import PaperRecord
 
 _DROP = frozenset(
     {
@@ -190,3 +191,8 @@ def same_venue(a: str, b: str, alternates: Iterable[str] = ()) -> bool:
             if any(_texts_match(alias, plain) for alias in load_table().aliases[known]):
                 return True
     return False
+
+
+def is_preprint_record(record: PaperRecord) -> bool:
+    """A record of the paper's preprint: marked so, or its venue is a preprint server."""
+    return record.is_preprint or (bool(record.venue) and is_preprint_venue(record.venue or ""))
