@@ -55,10 +55,11 @@ from benchmarks.fabrications.e2e import run  # noqa: E402
 from benchmarks.fabrications.generate import ensure_generated, load_set, load_truth  # noqa: E402
 
 from citelens.core.findings import Severity  # noqa: E402
+from citelens.core.identifiers import arxiv_in_view, normalize_doi  # noqa: E402
 from citelens.core.model import EntryView  # noqa: E402
-from citelens.core.normalize import normalize_doi, normalize_title  # noqa: E402
+from citelens.core.titles import normalize_title  # noqa: E402
 from citelens.sources.records import PaperRecord  # noqa: E402
-from citelens.verify.match.compare import best_candidate, compare, entry_arxiv_id, identifier_conflict  # noqa: E402
+from citelens.verify.match.compare import best_candidate, compare, identifier_conflict  # noqa: E402
 
 CURRENT_YEAR = 2025  # the set was generated for this year ("future" years are after it)
 #: Detection targets per type (others: 80 %); overall 95 %, false positives 1 %.
@@ -102,7 +103,7 @@ def evaluate(view: EntryView, db: TruthDB) -> tuple[bool, str]:
     """(flagged, why) for one entry."""
     resolved: str | None = None
     doi = normalize_doi(view.doi)
-    ax = entry_arxiv_id(view)
+    ax = arxiv_in_view(view)
     for name, ident, table in (("DOI", doi, db.by_doi), ("arXiv id", ax, db.by_arxiv)):
         if ident and ident not in table:
             # every source answers "no such id": the verifier reports the identifier

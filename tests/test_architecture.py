@@ -203,8 +203,8 @@ def test_no_server_handle_typed_any() -> None:
 
 #: Each normaliser, the secret list and the coverage policy, and the one module that defines it.
 ONE_HOME = {
-    "normalize_doi": "citelens.core.normalize", "normalize_arxiv": "citelens.core.normalize",
-    "normalize_pmid": "citelens.core.normalize", "source_name": "citelens.core.source_names",
+    "normalize_doi": "citelens.core.identifiers", "normalize_arxiv": "citelens.core.identifiers",
+    "normalize_pmid": "citelens.core.identifiers", "source_name": "citelens.core.source_names",
     "SOURCE_NAMES": "citelens.core.source_names",
     "strip_accents": "citelens.core.accents",
     "to_unicode": "citelens.core.latextext", "latex_to_text": "citelens.core.latextext",

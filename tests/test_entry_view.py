@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.model import BibEntry
-from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import read_text

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.records import Outcome
 from citelens.sources.transport import Sources

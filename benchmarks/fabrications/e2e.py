@@ -36,7 +36,7 @@ from tests.fakes.scholarly import fast_rates, running
 
 from citelens.checks.verification import verification_findings
 from citelens.core.findings import Finding, Severity
-from citelens.core.normalize import normalize_doi
+from citelens.core.identifiers import normalize_doi
 from citelens.core.titles import normalize_title
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view

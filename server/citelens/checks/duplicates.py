@@ -27,11 +27,10 @@ from typing import NamedTuple
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from citelens.core.identifiers import arxiv_in_view, normalize_doi
 from citelens.core.model import EntryView
-from citelens.core.normalize import normalize_doi
 from citelens.core.titles import normalize_title
 from citelens.verify.match.authors import family_key
-from citelens.verify.match.compare import entry_arxiv_id
 from citelens.verify.match.titles import (
     SEQUEL_TOKEN,
     STOPWORDS,
@@ -129,8 +128,8 @@ def _content(title: str, stems: _Stems) -> frozenset[str]:
 
 def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -> bool:
     """Signals that two similar-titled entries (with normalised DOIs) are different publications."""
-    arxiv_a = entry_arxiv_id(a)
-    arxiv_b = entry_arxiv_id(b) if arxiv_a else ""
+    arxiv_a = arxiv_in_view(a)
+    arxiv_b = arxiv_in_view(b) if arxiv_a else ""
     if arxiv_a and arxiv_b and arxiv_a != arxiv_b:
         return True
     if (
@@ -263,7 +262,7 @@ def _no_publication(v: EntryView, doi: str) -> bool:
     publications) or when one's title is only the other's main title ("airspeed velocity"
     and "Airspeed Velocity: A simple Python benchmarking tool ..." are a site and its tool's
     description, not one paper cited twice)."""
-    return not (v.venue or "").strip() and not doi and not entry_arxiv_id(v)
+    return not (v.venue or "").strip() and not doi and not arxiv_in_view(v)
 
 
 def _may_be_similar(a: frozenset[str], b: frozenset[str]) -> bool:

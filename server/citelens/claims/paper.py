@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
 

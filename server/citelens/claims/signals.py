@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.core.model import EntryView
-from citelens.core.normalize import normalize_arxiv, normalize_doi, normalize_pmid
 from citelens.sources.records import PaperRecord
 
 

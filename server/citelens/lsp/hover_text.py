@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from citelens.core.codes import Code
+from citelens.core.identifiers import is_s2_paper_id, normalize_arxiv, normalize_doi
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi
 from citelens.core.source_names import source_name
 
 if TYPE_CHECKING:

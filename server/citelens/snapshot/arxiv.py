@@ -9,8 +9,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.latextext import latex_to_text
-from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.snapshot.dump import Counts, Work, lines
 from citelens.sources.records import PaperRecord

@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.snapshot.dump import Counts, Work, open_text
 from citelens.sources.records import PaperRecord

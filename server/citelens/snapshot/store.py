@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
 from citelens.sources.records import PaperRecord

@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title

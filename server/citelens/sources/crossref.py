@@ -12,7 +12,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.normalize import normalize_doi
+from citelens.core.identifiers import normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title

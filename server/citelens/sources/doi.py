@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.normalize import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
 from citelens.sources.methods import Method

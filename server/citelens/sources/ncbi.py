@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from citelens.core.normalize import normalize_doi, normalize_pmid
+from citelens.core.identifiers import normalize_doi, normalize_pmid
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title

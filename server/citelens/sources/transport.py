@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from citelens.core.normalize import normalize_doi
+from citelens.core.identifiers import normalize_doi
 from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source, source_name

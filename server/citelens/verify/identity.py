@@ -1,19 +1,19 @@
 """What identifies an entry: the hash of what it says, and the identifiers it carries.
 
 :func:`content_hash` keys verdicts (an entry is identified by its text, so a fixed DOI is
-a new entry); :func:`identifiers` is the one reader of an entry's identifiers for the
-verifier (normalised, an arXiv DOI also giving its arXiv id),.
+a new entry); :func:`identifiers` gives the verifier an entry's identifiers in the form
+each is asked about (read from its view, whose identifiers come from the one reader,
+:func:`citelens.core.identifiers.entry_identifiers`; an arXiv DOI also gives its arXiv id).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi, normalize_pmid, normalize_s2
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.normalize import is_s2_paper_id, normalize_arxiv, normalize_doi, normalize_pmid
 
 #: Changes when verdict rules change, so content hashes of old results no longer match.
 ENGINE_VERSION = "2"  # 2: books no longer match a marginal title by another author
@@ -78,13 +78,4 @@ def identifiers(view: EntryView) -> Identifiers:
     if ax is None and d and d.startswith("10.48550/arxiv."):
         ax = normalize_arxiv(d)
     pm = normalize_pmid(view.pmid) if view.pmid else None
-    s2id: str | None = None
-    if view.s2_id:
-        raw = view.s2_id.strip()
-        if is_s2_paper_id(raw):
-            s2id = raw.lower()
-        elif re.fullmatch(r"(?i)corpusid:\d+", raw):
-            s2id = "CorpusId:" + raw.split(":", 1)[1]
-        elif raw.isdigit():
-            s2id = f"CorpusId:{raw}"
-    return Identifiers(d, ax, pm, s2id)
+    return Identifiers(d, ax, pm, normalize_s2(view.s2_id))

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
 from citelens.core.findings import Finding, make_finding
+from citelens.core.identifiers import doi_in
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
-from citelens.documents.bibtex.view import doi_of
 from citelens.documents.read import kind_of, not_regular
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.problems import one_per_problem
@@ -239,7 +239,7 @@ def _field_problems(
             if id(e) not in viewed:
                 values = field_values(e)  # an entry with a problem is parsed in full: its problems
                 if dois is not None and id(e) in firsts:
-                    doi = doi_of(values)
+                    doi = doi_in(values)
                     if doi:
                         dois.setdefault(doi, []).append(e)
         for p in bib.problems:

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, BibFile, EntryView
-from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
 from citelens.core.titles import title_key

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.model import BibFile, SourceDocument, Span
-from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.workspace.project import resolve
 from citelens.workspace.store import DocumentStore
 

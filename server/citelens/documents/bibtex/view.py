@@ -10,28 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from citelens.core.identifiers import entry_identifiers, plain_identifier
 from citelens.core.latextext import to_unicode
 from citelens.core.model import BibEntry, BibField, EntryView
-from citelens.core.normalize import (
-    is_s2_paper_id,
-    normalize_arxiv,
-    normalize_doi,
-    normalize_pmid,
-    plain_identifier,
-)
 from citelens.documents.bibtex.names import split_names
 from citelens.documents.bibtex.parse import crossref_lookup, field_values, resolve_crossref
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
 
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_DOI_IN_URL = re.compile(r"^(?:https?://)?(?:dx\.)?(?:www\.)?doi\.org/(10\.\S+)$", re.IGNORECASE)
-_ARXIV_IN_TEXT = re.compile(
-    r"\barxiv\s*(?:preprint)?\s*(?:arxiv)?\s*[:\s]\s*(\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})"
-    r"(?:v\d+)?\b",
-    re.IGNORECASE,
-)
-
 #: Venue fields by entry type, in order of preference.
 _VENUE_BY_TYPE: dict[str, tuple[str, ...]] = {
     "article": ("journal", "journaltitle"),
@@ -102,7 +89,7 @@ def _view(entry: BibEntry, f: dict[str, str]) -> EntryView:
         title = f"{title}: {subtitle}" if title else subtitle
     people = f.get("author") or f.get("editor") or ""
     names, truncated = split_names(people)
-    doi = _doi(f)
+    ids = entry_identifiers(f)
     return EntryView(
         key=entry.key,
         entry_type=entry.entry_type,
@@ -111,10 +98,10 @@ def _view(entry: BibEntry, f: dict[str, str]) -> EntryView:
         authors_truncated=truncated,
         year=_year(f),
         venue=_venue(entry.entry_type, f),
-        doi=doi,
-        arxiv_id=_arxiv_id(f, doi),
-        pmid=_pmid(f),
-        s2_id=_s2_id(f),
+        doi=ids.doi,
+        arxiv_id=ids.arxiv,
+        pmid=ids.pmid,
+        s2_id=ids.s2,
         url=_url(f),
     )
 
@@ -134,70 +121,6 @@ def _venue(entry_type: str, f: Mapping[str, str]) -> str:
         if value:
             return value
     return ""
-
-
-def doi_of(f: Mapping[str, str]) -> str | None:
-    """The DOI an entry view reads from these field values (``doi``, a DOI ``eprint``, a
-    doi.org URL), normalised; for a comparison that needs nothing else."""
-    return _doi(f)
-
-
-def _doi(f: Mapping[str, str]) -> str | None:
-    value = f.get("doi")
-    if value:
-        for part in re.split(r"\s+|,", plain_identifier(value)):  # some list several DOIs
-            doi = normalize_doi(part)
-            if doi:
-                return doi
-    if (f.get("eprinttype") or "").lower() == "doi" and f.get("eprint"):
-        doi = normalize_doi(f["eprint"])
-        if doi:
-            return doi
-    for name in ("url", "howpublished", "note"):
-        url = plain_identifier(f.get(name, ""))
-        m = _DOI_IN_URL.match(url)
-        if m is not None:
-            return normalize_doi(m.group(1))
-    return None
-
-
-def _arxiv_id(f: Mapping[str, str], doi: str | None) -> str | None:
-    prefix = (f.get("archiveprefix") or f.get("eprinttype") or "").strip().lower()
-    eprint = f.get("eprint")
-    if eprint and prefix in ("", "arxiv"):
-        found = normalize_arxiv(eprint)
-        if found:
-            return found
-    for name in ("arxiv", "arxivid", "arxiv_id"):
-        found = normalize_arxiv(f.get(name))
-        if found:
-            return found
-    if doi and doi.startswith("10.48550/"):
-        found = normalize_arxiv(doi)
-        if found:
-            return found
-    for name in ("url", "pdf", "eprint", "howpublished", "note"):
-        found = normalize_arxiv(f.get(name))
-        if found:
-            return found
-    for name in ("journal", "journaltitle", "booktitle", "howpublished", "note", "volume"):
-        if "arxiv" in f.get(name, "").lower():
-            m = _ARXIV_IN_TEXT.search(plain_identifier(f[name]))
-            if m is not None:
-                return normalize_arxiv(m.group(1))
-    return None
-
-
-def _pmid(f: Mapping[str, str]) -> str | None:
-    return normalize_pmid(plain_identifier(f.get("pmid", "")))
-
-
-def _s2_id(f: Mapping[str, str]) -> str | None:
-    for name in ("s2id", "semantic_scholar_id", "s2_id", "s2paperid"):
-        value = plain_identifier(f.get(name, ""))
-        if value:
-            return value.lower() if is_s2_paper_id(value) else value
-    return None
 
 
 def _url(f: Mapping[str, str]) -> str | None:

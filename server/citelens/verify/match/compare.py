@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from citelens.core.findings import Severity
+from citelens.core.identifiers import arxiv_in_view, normalize_arxiv, normalize_doi
 from citelens.core.model import EntryView
-from citelens.core.normalize import normalize_arxiv, normalize_doi
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import INFORMATIONAL_TYPES
@@ -166,30 +166,9 @@ def identifier_conflict(view: EntryView, record: PaperRecord, threshold: float =
     return record_title_similarity(view.title, record.title) < threshold
 
 
-_ARXIV_ID = re.compile(
-    r"(?:arxiv[:/\s]*(?:abs/)?|abs/|arxiv\.org/(?:abs|pdf)/)\s*"
-    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?",
-    re.IGNORECASE,
-)
-
-
-def entry_arxiv_id(view: EntryView) -> str:
-    """The arXiv id an entry cites: its eprint field, or one in its venue, DOI or URL."""
-    if view.arxiv_id:
-        return _arxiv_of(view.arxiv_id)
-    doi = _doi_of(view.doi)
-    if doi.startswith("10.48550/arxiv."):
-        return doi.removeprefix("10.48550/arxiv.")
-    for text in (view.venue, view.url or ""):
-        m = _ARXIV_ID.search(text or "")
-        if m:
-            return m.group(1).lower()
-    return ""
-
-
 def _shares_identifier(view: EntryView, rec: PaperRecord) -> bool:
     doi = _doi_of(view.doi)
-    ax = entry_arxiv_id(view)
+    ax = arxiv_in_view(view)
     return bool(
         (doi and doi == _doi_of(rec.doi))
         or (ax and ax == _arxiv_of(rec.arxiv_id))
@@ -262,7 +241,7 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
     if not venue:
         return []
     paper_arxiv = {_arxiv_of(v.arxiv_id) for v in versions if v.arxiv_id}
-    cited_arxiv = entry_arxiv_id(view)
+    cited_arxiv = arxiv_in_view(view)
     arxiv_conflict = bool(cited_arxiv and paper_arxiv and cited_arxiv not in paper_arxiv)
     published = [v for v in versions if v.venue and not is_preprint_record(v)]
     if is_preprint_venue(venue):
