@@ -116,7 +116,7 @@ class HostClient:
         offline: bool = False,
         max_body_bytes: int = 16 << 20,
     ) -> None:
-        self.name = name
+        self.name = str(name)  # a plain str: it shows in logs as a dict key
         #: An answer longer than this (on the wire or decompressed) is a failed lookup.
         self.max_body_bytes = max_body_bytes
         self.label = label
