@@ -15,18 +15,22 @@ import ast
 from collections import Counter
 from pathlib import Path
 
+from citelens.core.findings import Severity
 from citelens.core.identifiers import arxiv_in_view, entry_identifiers
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
 from citelens.documents.bibtex.parse import field_values, parse_bib
 from citelens.documents.bibtex.view import entry_view
 from citelens.sources.methods import Method
+from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify import offline, plan
 from citelens.verify.cache import VerificationCache
 from citelens.verify.identity import identifiers
+from citelens.verify.match.discrepancy import Discrepancy
 from citelens.verify.scheduler import verify_entries
-from citelens.verify.status import Status, Unverified
+from citelens.verify.status import Status, Unverified, Verification
+from citelens.verify.verdict import Asked, decide
 from tests.conftest import ROOT
 
 SERVER = ROOT / "server" / "citelens"
@@ -223,3 +227,37 @@ async def test_why_a_verdict_is_unverified_is_a_field(tmp_path: Path) -> None:
     assert untitled.unverified is Unverified.NO_TITLE and not untitled.worth_retrying
     offline_one = results["crossref_doi"]
     assert offline_one.unverified is Unverified.OFFLINE and offline_one.worth_retrying
+
+
+# ---------------------------------------------------------------------- what the fixes read
+
+
+def _record(source: str, title: str, doi: str, **kw: object) -> PaperRecord:
+    return PaperRecord(source=source, title=title, authors=["Kaiming He"], year=2016, doi=doi, **kw)  # type: ignore[arg-type]
+
+
+def test_a_doi_mismatch_names_the_entrys_own_papers() -> None:
+    """The verdict lists the candidates that are the entry's paper (the quick fixes' "Fix
+    DOI" reads them): not the wrong DOI's paper, not a paper with another title."""
+    view = next(v for v in _views() if v.key == "crossref_doi")
+    wrong = _record("s2", "A completely different paper about gardens", "10.1109/cvpr.2016.90")
+    right = _record("crossref", "Deep residual learning", "10.1000/right")
+    other = _record("openalex", "Deep residual learning for image recognition in gardens", "10.1000/o")
+    asked = [
+        Asked(Lookup("s2", "s2_batch", Outcome.FOUND, [wrong]), "doi", "DOI:10.1109/cvpr.2016.90"),
+        Asked(Lookup("crossref", "crossref_doi", Outcome.FOUND, [wrong]), "doi", "10.1109/cvpr.2016.90"),
+        Asked(Lookup("crossref", "crossref_search", Outcome.FOUND, [right, other]), None, view.title),
+    ]
+    v = decide(view, asked, Settings())
+    assert v.status is Status.DOI_MISMATCH
+    assert [r.doi for r in v.right_papers] == ["10.1000/right"]
+
+
+def test_a_preprint_verdict_names_the_published_version() -> None:
+    preprint = _record("arxiv", "Deep residual learning", "10.48550/arxiv.1512.03385", is_preprint=True)
+    published = _record("crossref", "Deep residual learning", "10.1109/cvpr.2016.90", venue="CVPR")
+    d = Discrepancy("venue", "preprint_status", Severity.WARNING, "published since")
+    v = Verification("k", Status.PARTIAL, "", match=preprint, versions=[published], discrepancies=[d])
+    assert v.published_version() is published
+    no_discrepancy = Verification("k", Status.PARTIAL, "", match=preprint, versions=[published])
+    assert no_discrepancy.published_version() is None

@@ -698,6 +698,7 @@ class _Run:
                     content_hash=e.chash,
                     audit=list(first.audit),
                     candidates=list(first.candidates),
+                    right_papers=list(first.right_papers),
                     notices=list(first.notices),
                 ),
             )

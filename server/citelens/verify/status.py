@@ -14,6 +14,7 @@ from typing import Any
 from citelens.core.findings import Severity
 from citelens.sources.records import Outcome, PaperRecord
 from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
+from citelens.verify.match.venues import is_preprint_record
 
 __all__ = [
     "FABRICATED",
@@ -106,6 +107,17 @@ class Verification:
     #: Why the verdict is UNVERIFIED (None for the other statuses, and for a verdict read
     #: back from JSON); read this, never the summary's words.
     unverified: Unverified | None = None
+    #: DOI_MISMATCH: the candidates that are the entry's own paper (its title at the
+    #: verified threshold, not the wrong identifier's paper), best first; the "Fix DOI"
+    #: and "Replace entry" quick fixes read these instead of scoring titles again.
+    right_papers: list[PaperRecord] = field(default_factory=list)
+
+    def published_version(self) -> PaperRecord | None:
+        """When the verdict says the entry cites a preprint of a paper published since (a
+        ``preprint_status`` discrepancy): the first of its records published in a venue."""
+        if not any(d.kind == "preprint_status" for d in self.discrepancies) or self.match is None:
+            return None
+        return next((r for r in (self.match, *self.versions) if r.venue and not is_preprint_record(r)), None)
 
     @property
     def worth_retrying(self) -> bool:

@@ -26,7 +26,7 @@ from citelens.verify import plan
 from citelens.verify.identity import Identifiers, identifiers
 from citelens.verify.match.compare import compare, identifier_conflict, is_confident_match
 from citelens.verify.match.discrepancy import Discrepancy
-from citelens.verify.match.titles import record_title_similarity
+from citelens.verify.match.titles import record_title_similarity, title_similarity
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Unverified, Verification
 
 #: Title similarity for a search hit to be offered as a "Replace with" candidate.
@@ -333,6 +333,9 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
             )
         )
     right = _dedupe([r for _, r in ans.same_by_id] + [r for _, r in ans.same_by_title])
+    candidates = right + ans.candidates(right)
+    wrong = rec.doi.lower() if rec.doi else None
+    threshold = ans.settings.title_verified_threshold
     first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND), None)
     return (
         Status.DOI_MISMATCH,
@@ -342,7 +345,13 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
             score=record_title_similarity(view.title, rec.title or ""),
             method=first.lookup.method if first else "",
             discrepancies=discrepancies,
-            candidates=right + ans.candidates(right),
+            candidates=candidates,
+            right_papers=[
+                c
+                for c in candidates
+                if title_similarity(view.title, c.title or "") >= threshold
+                and not (wrong and c.doi and c.doi.lower() == wrong)
+            ],
         ),
     )
 
