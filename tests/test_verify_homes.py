@@ -31,7 +31,7 @@ from citelens.verify.match.discrepancy import Discrepancy
 from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Unverified, Verification
 from citelens.verify.verdict import Asked, decide
-from tests.conftest import ROOT
+from tests.harness import ROOT
 
 SERVER = ROOT / "server" / "citelens"
 
