@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citelens.core.model import Name
-from citelens.documents.bibtex.names import family_key, split_names
+from citelens.documents.bibtex.names import author_list, family_key, split_names
 
 
 def parts(value: str) -> list[tuple[str, str, str, str]]:
@@ -133,3 +133,44 @@ def test_aps_names_with_a_math_and_a_text_accent_are_one_name() -> None:
     )
     names, _ = split_names(value)
     assert [(n.first, n.last) for n in names] == [("Ivan", "Mušić"), ("Diego", "Garcimartín")]
+
+
+# ----------------------------------------------------------------------- parsed when read
+
+TRICKY_LISTS = [
+    "Eriksson, Anders B. and Dahlqvist, Per",
+    "others, and Smith, John",  # "others," is a name whose last part is "others"
+    "{\\relax} and Doe, J.",  # a first name that converts to nothing
+    ", and others,",
+    "Others and Xu Yi",
+    "{}",
+    "de la Fontaine, Jean",
+    "jean de la fontaine",
+    "Smith et al.",
+    "Charles Louis Xavier Joseph de la Vall{\\'e}e Poussin and others",
+    "Mu\\ifmmode \\check{s}\\else \\v{s}\\fi{}i\\ifmmode \\acute{c}\\else \\'{c}\\fi{}, Ivan",
+    "",
+]
+
+
+@pytest.mark.parametrize("value", TRICKY_LISTS)
+def test_first_author_read_alone_is_the_first_author_of_the_whole_list(value: str) -> None:
+    """Duplicate detection reads only each entry's first author (parsing a 68,000-entry
+    library's every name cost a sixth of its report): it must be the first author the full
+    parse gives, "others" and names that convert to nothing skipped alike."""
+    lazy, truncated = author_list(value)
+    names, truncated_too = split_names(value)
+    first = next((n for n in names if not n.is_others), None)
+    assert lazy.first_last() == (first.last if first else "")
+    assert (lazy, truncated) == (tuple(names), truncated_too)
+    assert len(lazy) == len(names) and list(lazy) == names
+
+
+def test_an_author_list_survives_pickling_as_its_names() -> None:
+    """Entry views travel to other processes (the venue check on Ray workers)."""
+    import pickle
+
+    lazy, _ = author_list("van Beethoven, Ludwig and Segr\\`e, P. N.")
+    back = pickle.loads(pickle.dumps(lazy))
+    assert back == lazy and back.first_last() == "Beethoven" and back[1].last == "Segrè"
+    assert back.written == lazy.written  # what an entry's content hash reads

@@ -98,11 +98,11 @@ def _prepare(views: list[EntryView]) -> _Prepared:
     families: dict[str, str] = {}  # family_key once per family name
     firsts = []
     for v in views:
-        author = next((n for n in v.authors if not n.is_others), None)
-        first = "" if author is None else families.get(author.last)
-        if first is None and author is not None:
-            family = family_key(author.last).split()
-            first = families[author.last] = family[-1] if family else ""
+        last = v.authors.first_last()  # reads only as much of the list as that needs
+        first = families.get(last) if last else ""
+        if first is None:
+            family = family_key(last).split()
+            first = families[last] = family[-1] if family else ""
         firsts.append(first or "")
     dois = [normalize_doi(v.doi) or "" for v in views]
     return _Prepared(list(map(normalize_title, raw)), mains, firsts, dois)

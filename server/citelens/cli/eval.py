@@ -33,7 +33,7 @@ from citelens.claims.llm import LLM_TIMEOUT_S, LLMConfig
 from citelens.claims.pipeline import check_claim
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.claims.sentences import strip_citation_markers
-from citelens.core.model import EntryView
+from citelens.core.model import Authors, EntryView
 from citelens.core.settings import Settings, from_sources
 
 LABELS = (Verdict.SUPPORTS, Verdict.CONTRADICTS, Verdict.NOT_ENOUGH_INFO)
@@ -222,7 +222,7 @@ def _view(item: Item) -> EntryView | None:
         key=f"line{item.line}",
         entry_type="article",
         title=p.get("title", ""),
-        authors=(),
+        authors=Authors.of(()),
         authors_truncated=False,
         year=None,
         venue="",

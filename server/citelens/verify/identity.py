@@ -31,7 +31,7 @@ def content_hash(item: EntryView | BibEntry) -> str:
         payload = [
             item.entry_type.lower(),
             item.title,
-            [[n.first, n.von, n.last, n.jr] for n in item.authors],
+            list(item.authors.written),  # as written: the names are parsed only when compared
             item.authors_truncated,
             item.year,
             item.venue,

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from citelens.core.accents import strip_accents
 from citelens.core.latextext import text_mode, to_unicode
-from citelens.core.model import Name
+from citelens.core.model import Authors, Name
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")
@@ -25,16 +25,25 @@ _SPECIAL_CHAR = re.compile(r"\{\\([A-Za-z]+|.)\s*\{?\s*\\?([A-Za-z])?")
 
 def split_names(value: str) -> tuple[list[Name], bool]:
     """The names in a BibTeX ``author``/``editor`` value, and whether it ends in "and others"."""
+    authors, truncated = author_list(value)
+    return list(authors), truncated
+
+
+def author_list(value: str) -> tuple[Authors, bool]:
+    """A BibTeX ``author``/``editor`` value as an :class:`Authors` list, each name parsed
+    when first read, and whether it ends in "and others" (known at once)."""
     try:
-        names, truncated = _split_names(text_mode(value))
-        return list(names), truncated
+        written, truncated = _written_names(text_mode(value))
+        return Authors(written, _parse_name, _last_part), truncated
     except Exception:  # pragma: no cover - defensive: never raise for odd input
-        return [], False
+        return Authors((), _parse_name), False
 
 
 @lru_cache(maxsize=32768)
-def _split_names(value: str) -> tuple[tuple[Name, ...], bool]:
-    names: list[Name] = []
+def _written_names(value: str) -> tuple[tuple[str, ...], bool]:
+    """The names of an author list as written (split at "and", stripped), "others" and
+    "et al." taken off and reported as the second value."""
+    names: list[str] = []
     truncated = False
     for raw in _split_depth0(value):
         words = raw.strip()
@@ -48,9 +57,7 @@ def _split_names(value: str) -> tuple[tuple[Name, ...], bool]:
             words = words[: words.lower().rfind("et al")].strip().rstrip(",")
             if not words:
                 continue
-        name = _parse_name(words)
-        if name.last or name.first:
-            names.append(name)
+        names.append(words)
     return tuple(names), truncated
 
 
@@ -169,32 +176,35 @@ def _is_lower(word: str) -> bool:
 
 @lru_cache(maxsize=65536)  # authors recur across a library's entries
 def _parse_name(text: str) -> Name:
+    first, von, last, jr = _parts(text)
+    return Name(first=_join(first), von=_join(von), last=_join(last), jr=_join(jr))
+
+
+def _last_part(text: str) -> str:
+    """``_parse_name(text).last``, without converting the other parts."""
+    return _join(_parts(text)[2])
+
+
+def _parts(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The words of a name's First, von, Last and Jr parts."""
     parts = [p.strip() for p in _tokens(text, ",")]
     if len(parts) == 1:
         words = _words(parts[0])
         if not words:
-            return Name("", "", "", "")
+            return [], [], [], []
         # von starts at the first lower-case word before the last word ...
         body = words[:-1]
         von_start = next((i for i, w in enumerate(body) if _is_lower(w)), None)
         if von_start is None:
-            first, von, last = body, [], words[-1:]
-        else:
-            # ... and ends at the last lower-case word before the last word
-            von_end = max(i for i, w in enumerate(body) if _is_lower(w)) + 1
-            first, von, last = words[:von_start], words[von_start:von_end], words[von_end:]
-        jr: list[str] = []
-    else:
-        von_last = _words(parts[0])
-        jr = _words(parts[1]) if len(parts) >= 3 else []
-        first = _words(" ".join(parts[2:] if len(parts) >= 3 else parts[1:]))
-        von, last = _split_von_last(von_last)
-    return Name(
-        first=_join(first),
-        von=_join(von),
-        last=_join(last),
-        jr=_join(jr),
-    )
+            return body, [], words[-1:], []
+        # ... and ends at the last lower-case word before the last word
+        von_end = max(i for i, w in enumerate(body) if _is_lower(w)) + 1
+        return words[:von_start], words[von_start:von_end], words[von_end:], []
+    von_last = _words(parts[0])
+    jr = _words(parts[1]) if len(parts) >= 3 else []
+    first = _words(" ".join(parts[2:] if len(parts) >= 3 else parts[1:]))
+    von, last = _split_von_last(von_last)
+    return first, von, last, jr
 
 
 def _split_von_last(words: list[str]) -> tuple[list[str], list[str]]:

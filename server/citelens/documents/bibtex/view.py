@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 
 from citelens.core.identifiers import entry_identifiers, plain_identifier
 from citelens.core.latextext import to_unicode
-from citelens.core.model import BibEntry, BibField, EntryView
-from citelens.documents.bibtex.names import split_names
+from citelens.core.model import Authors, BibEntry, BibField, EntryView
+from citelens.documents.bibtex.names import author_list
 from citelens.documents.bibtex.parse import crossref_lookup, field_values, resolve_crossref
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
@@ -55,7 +55,8 @@ def entry_view(entry: BibEntry, crossref: CrossrefSource | None = None) -> Entry
         fields = _fields(entry, crossref)
         return _view(entry, fields)
     except Exception:  # pragma: no cover - defensive: never raise for odd input
-        return EntryView(entry.key, entry.entry_type, "", (), False, None, "", None, None, None, None, None)
+        none = Authors.of(())
+        return EntryView(entry.key, entry.entry_type, "", none, False, None, "", None, None, None, None, None)
 
 
 def _fields(entry: BibEntry, crossref: CrossrefSource | None) -> dict[str, str]:
@@ -88,13 +89,13 @@ def _view(entry: BibEntry, f: dict[str, str]) -> EntryView:
     if subtitle:
         title = f"{title}: {subtitle}" if title else subtitle
     people = f.get("author") or f.get("editor") or ""
-    names, truncated = split_names(people)
+    authors, truncated = author_list(people)
     ids = entry_identifiers(f)
     return EntryView(
         key=entry.key,
         entry_type=entry.entry_type,
         title=title,
-        authors=tuple(names),
+        authors=authors,
         authors_truncated=truncated,
         year=_year(f),
         venue=_venue(entry.entry_type, f),
