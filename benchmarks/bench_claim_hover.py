@@ -126,7 +126,7 @@ async def run_paths(preset: str, scholarly: ScholarlyFake, llm: FakeLLM, setting
     lat: dict[str, list[float]] = {"first": [], "pending": [], "cached": []}
     with tempfile.TemporaryDirectory() as tmp:
         project = Project(Path(tmp), paths)
-        env = {**scholarly.env(), "CITELENS_CACHE_DIR": str(Path(tmp) / "cache")}
+        env = scholarly.env(cache=Path(tmp) / "cache")
         async with session(preset, tmp, env=env, settings=settings) as client:
             u = open_doc(client, project.doc, project.text)
             await wait_for(lambda: any("verified" in m.message for m in client.log_messages),

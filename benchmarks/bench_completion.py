@@ -118,7 +118,7 @@ async def first_papers(n: int) -> dict[str, Any]:
                        "\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
         (folder / "refs.bib").write_text("@article{a, title={x}, author={A, B}, year={2000}}\n",
                                          encoding="utf-8")
-        env = {**fake.env(), "CITELENS_CACHE_DIR": str(folder / "cache")}
+        env = fake.env(cache=folder / "cache")
         settings = {"verificationEnabled": False}  # default debounce, S2 at 1 request/s
         lat: list[float] = []
         found = 0

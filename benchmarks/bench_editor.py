@@ -170,7 +170,7 @@ async def main_async(args: argparse.Namespace) -> None:
         folder.mkdir()
         tex = make_paper(folder, fake, args.entries)
         text = tex.read_text(encoding="utf-8")
-        env = {**fake.env(), "CITELENS_CACHE_DIR": str(Path(tmp) / "cache")}
+        env = fake.env(cache=Path(tmp) / "cache")
         settings = {"verificationEnabled": True, "verifyDebounceMs": 100,
                     "s2RequestsPerSecond": args.s2_rps}
         print(f"paper: {args.entries} cited entries ({min(len(fake.db.papers), args.entries)} "

@@ -33,7 +33,7 @@ async def one_run(preset: str) -> tuple[float, dict[str, tuple[float, str]]]:
         for p in fake_papers():
             fake.add_paper(p)
         paper = seed(Path(tmp) / "paper")
-        env = {**fake.env(), "CITELENS_CACHE_DIR": str(Path(tmp) / "cache"), "CITELENS_S2_RPS": "1000"}
+        env = {**fake.env(cache=Path(tmp) / "cache"), "CITELENS_S2_RPS": "1000"}
         settings = {"verifyDebounceMs": 0, "fetchEntryUrls": False}
         async with session(preset, paper.dir, env=env, settings=settings) as client:
             t0 = time.perf_counter()

@@ -186,7 +186,7 @@ async def bench_stream(tmp: Path) -> None:
     tex = folder / "ms.tex"
     with running() as fake:
         fake.enforce_real_limits()
-        env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp / "cache-stream")}
+        env = fake.env(cache=tmp / "cache-stream")
         settings = {"verificationEnabled": True, "verifyDebounceMs": 100}
         async with session("visual-studio-code", folder, env=env, settings=settings) as client:
             t0 = time.monotonic()

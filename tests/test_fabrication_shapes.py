@@ -312,7 +312,7 @@ async def test_the_title_fix_replaces_only_the_title_and_the_hover_gives_the_cla
     bib = tmp_path / "refs.bib"
     text = BIB.split("\n\n@article{okafor2026sparse", 1)[0] + "\n"
     bib.write_text(text, encoding="utf-8")
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     settings = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
                 "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
     async with session("visual-studio-code", tmp_path, env=env, settings=settings) as client:

@@ -134,7 +134,7 @@ def test_an_oversized_api_answer_is_a_failed_lookup(
     for source in SOURCES:
         scholarly_server.set_mode(source, mode)
     (tmp_path / "refs.bib").write_text(SMITH, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     proc = check("refs.bib", "--format", "json", "-q", cwd=tmp_path, env=env, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     report = json.loads(proc.stdout)
@@ -185,7 +185,7 @@ def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
     scholarly_server.add_paper(SMITH_PAPER)
     (tmp_path / "refs.bib").write_text(SMITH + FABRICATED, encoding="utf-8")
     cache = tmp_path / "cache"
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(cache)}
+    env = scholarly_server.env(cache=cache)
     args = ("refs.bib", "--format", "json", "-q")
     first = _statuses(check(*args, cwd=tmp_path, env=env))
     assert first["fabricated"] == "NOT_FOUND" and first["smith2020"] in ("VERIFIED", "PARTIAL")
@@ -257,7 +257,7 @@ def test_different_works_are_not_called_duplicates(
     and the triangular lattice: none is DUPLICATE_ENTRY. The control (one paper, two
     spellings) still is. Before, every one of them was paired."""
     (tmp_path / "refs.bib").write_text(DIFFERENT_WORKS, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     proc = check("refs.bib", "--format", "json", "-q", cwd=tmp_path, env=env, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     paired = sorted({d["key"] for d in json.loads(proc.stdout)["diagnostics"]

@@ -71,7 +71,7 @@ def _settings(**extra: Any) -> dict[str, Any]:
 
 
 def _env(fake: ScholarlyFake, tmp: Path) -> dict[str, str]:
-    return {**fake.env(), "CITELENS_CACHE_DIR": str(tmp / "cache")}
+    return fake.env(cache=tmp / "cache")
 
 
 @pytest.fixture(params=PRESETS)

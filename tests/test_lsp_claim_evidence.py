@@ -53,7 +53,7 @@ async def test_evidence_best_first_whole_and_no_overlap_said(
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
     doc = tmp_path / "main.tex"
     doc.write_text(TEXT, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session("neovim", tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
         u = open_doc(client, doc, TEXT)
         await wait_for(lambda: any("verified 1 entries" in m.message for m in client.log_messages),

@@ -84,7 +84,7 @@ async def test_a_not_found_entry_is_not_judged_against_the_closest_candidate(
     (tmp_path / "refs.bib").write_text(DEMPSTER_BIB, encoding="utf-8")
     doc = tmp_path / "paper.md"
     doc.write_text(PAPER_MD, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session("neovim", tmp_path, env=env, settings=llm_settings(llm)) as client:
         hovers = await _hovers_after_verification(client, doc, PAPER_MD, "Dempster1977")
         assert not any("Real-world learning tasks" in h for h in hovers), hovers[-1]  # candidate's
@@ -110,7 +110,7 @@ async def test_b_an_entry_whose_doi_names_another_paper_gets_no_claim_check(
             "\\bibliography{refs}\n\\end{document}\n")
     doc = tmp_path / "main.tex"
     doc.write_text(text, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session("visual-studio-code", tmp_path, env=env, settings=llm_settings(llm)) as client:
         hovers = await _hovers_after_verification(client, doc, text, "lovelace23")
         assert not any("surveyed with radar" in h or "We show that gated" in h for h in hovers), hovers[-1]
@@ -134,7 +134,7 @@ async def test_c_an_unverified_entry_gets_one_line_and_no_lookup(
             "\\bibliography{refs}\n\\end{document}\n")
     doc = tmp_path / "main.tex"
     doc.write_text(text, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     settings = llm_settings(llm, offline=True)
     async with session("neovim", tmp_path, env=env, settings=settings) as client:
         hovers = await _hovers_after_verification(client, doc, text, "lovelace23", settle_s=0.5)

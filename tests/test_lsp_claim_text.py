@@ -32,7 +32,7 @@ async def _claim_line(tmp_path: Path, server: ScholarlyFake, name: str, text: st
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
     doc = tmp_path / name
     doc.write_text(text, encoding="utf-8")
-    env = {**server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = server.env(cache=tmp_path / "cache")
     async with session("neovim", tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
         u = open_doc(client, doc, text)
         await wait_for(lambda: any("verified 1 entries" in m.message for m in client.log_messages),

@@ -200,7 +200,7 @@ async def test_a_phase_one_decides_from_the_abstract(
 ) -> None:
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, tmp_path, env=env, settings=llm_settings(llm)) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "lovelace23"))
@@ -223,7 +223,7 @@ async def test_b_escalation_to_full_text_passages(
 ) -> None:
     scholarly_server.add_paper(MONOTONE)
     doc, text = write_project(tmp_path, "hopper22", MONOTONE, CLAIM_B)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, tmp_path, env=env, settings=llm_settings(llm)) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "hopper22"))
@@ -252,7 +252,7 @@ async def test_c_no_full_text_leaves_not_enough_info(
 ) -> None:
     scholarly_server.add_paper(NO_FULL_TEXT)
     doc, text = write_project(tmp_path, "noether21", NO_FULL_TEXT, CLAIM_C)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, tmp_path, env=env, settings=llm_settings(llm)) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "noether21"))
@@ -284,7 +284,7 @@ async def test_d_no_model_shows_the_abstract_and_how_to_turn_checks_on(
 ) -> None:
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "lovelace23"))
@@ -313,7 +313,7 @@ async def test_d_no_model_shows_the_evidence_of_the_record_at_once(
     """A record that carries the abstract (OpenAlex's does): the first hover shows it."""
     scholarly_server.add_paper({**LATTICES, "sources": ["crossref", "doi", "openalex"]})
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session("neovim", tmp_path, env=env,
                        settings={**NO_MODEL_SETTINGS, "hoverDetail": "verbose"}) as client:
         u = await open_and_wait(client, doc, text)
@@ -334,7 +334,7 @@ async def test_e_malformed_output_is_retried_once_then_shown_as_an_error(
 ) -> None:
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     llm.reply("Sure! The claim is supported by the paper.", '{"verdict": "PROBABLY"}')
     async with session(preset, tmp_path, env=env, settings=llm_settings(llm)) as client:
         u = await open_and_wait(client, doc, text)
@@ -372,7 +372,7 @@ async def test_g_unreachable_model_still_shows_the_evidence(
 ) -> None:
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     settings = llm_settings(llm, llmBaseUrl=f"http://127.0.0.1:{closed_port()}/v1")
     async with session("neovim", tmp_path, env=env, settings=settings) as client:
         u = await open_and_wait(client, doc, text)
@@ -395,7 +395,7 @@ async def test_h_hung_model_gives_up_after_the_claim_timeout_with_the_evidence(
     stops waiting after claimTimeoutS, not after the 120 s model timeout."""
     scholarly_server.add_paper(LATTICES)
     doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     llm.delay_s = 30.0
     settings = llm_settings(llm, claimTimeoutS=2, requestTimeoutS=60)
     async with session("neovim", tmp_path, env=env, settings=settings) as client:
@@ -421,7 +421,7 @@ async def test_f_an_injection_in_the_abstract_does_not_decide_the_verdict(
 ) -> None:
     scholarly_server.add_paper(INJECTED)
     doc, text = write_project(tmp_path, "jones24", INJECTED, CLAIM_F)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     # A model that falls for it and echoes the forced answer: not one JSON object, so no
     # verdict (and no SUPPORTS) is shown.
     llm.reply('SUPPORTS {"verdict": "SUPPORTS"}', 'SUPPORTS {"verdict": "SUPPORTS"}')

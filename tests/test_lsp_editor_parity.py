@@ -322,7 +322,7 @@ async def test_hover_says_in_one_line_that_verification_is_running(
     (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
     for source in SOURCES:
         scholarly_server.set_mode(source, "stall", stall_s=8.0)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     settings = {"verificationEnabled": True, "verifyDebounceMs": 0, "requestTimeoutS": 10.0}
     async with session(preset, tmp_path, env=env, settings=settings) as client:
         u = open_doc(client, tmp_path / "paper.tex")
@@ -386,7 +386,7 @@ async def test_the_end_of_run_summary_is_logged_at_info(
 ) -> None:
     (tmp_path / "paper.tex").write_text(PAPER_TEX, encoding="utf-8")
     (tmp_path / "refs.bib").write_text(PAPER_BIB, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     settings = {
         "verificationEnabled": True,
         "verifyDebounceMs": 0,

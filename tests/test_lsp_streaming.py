@@ -72,7 +72,7 @@ async def test_verdicts_arrive_in_several_publishes_while_the_run_lasts(
     fake = scholarly_server
     fake.set_rate_limit("s2", S2_RPS, 1)
     tex, _ = _write(tmp_path)
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     async with session("visual-studio-code", tmp_path, env=env, settings=_settings()) as client:
         u = open_doc(client, tex)
         stop = asyncio.Event()
@@ -100,7 +100,7 @@ async def test_a_bib_edit_that_cancels_the_run_keeps_the_verdicts_reached(
     fake = scholarly_server
     fake.set_rate_limit("s2", S2_RPS, 1)
     tex, bib = _write(tmp_path)
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     async with session("visual-studio-code", tmp_path, env=env, settings=_settings()) as client:
         u = open_doc(client, tex)
         ub = open_doc(client, bib)
@@ -139,7 +139,7 @@ async def test_the_report_command_during_a_run_shares_its_rate_limits(
     fake = scholarly_server
     fake.set_rate_limit("s2", S2_RPS, 1)
     tex, _ = _write(tmp_path)
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     async with session("visual-studio-code", tmp_path, env=env, settings=_settings()) as client:
         u = open_doc(client, tex)
         await wait_for(lambda: fake.count("s2") >= 2, 30, "the background run's first requests")

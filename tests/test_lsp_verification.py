@@ -141,7 +141,7 @@ def preset(request: pytest.FixtureRequest) -> str:
 
 
 def _env(fake: ScholarlyFake, paper: Path) -> dict[str, str]:
-    return {**fake.env(), "CITELENS_CACHE_DIR": str(paper.parent / "cache")}
+    return fake.env(cache=paper.parent / "cache")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -101,7 +101,7 @@ async def test_a_merge_across_two_bib_files_never_breaks_another_paper(
         (tmp_path / name).mkdir()
         (tmp_path / name / "main.tex").write_text(_tex(cites, bibs), encoding="utf-8")
     scholarly_server.add_paper(SMITH_PAPER)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session("visual-studio-code", tmp_path, env=env, settings=SETTINGS) as client:
         open_doc(client, tmp_path / "paperB" / "main.tex")
         u = open_doc(client, tmp_path / "shared.bib")

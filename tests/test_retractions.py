@@ -283,7 +283,7 @@ async def test_editor_flags_the_citation_hovers_the_notice_and_opens_it(
                 "\\bibliography{refs}\n\\end{document}\n")
     (folder / "refs.bib").write_text(bib_text, encoding="utf-8")
     (folder / "paper.tex").write_text(tex_text, encoding="utf-8")
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     async with session(preset, folder, env=env, settings=LSP_SETTINGS) as client:
         shown = client.shown_documents  # pytest-lsp records window/showDocument
         _read_code_actions_like_editors(client)

@@ -92,7 +92,7 @@ async def test_astroml_book_is_not_replaced_by_an_unrelated_paper(
     tex = ("\\documentclass{article}\n\\begin{document}\nSee \\cite{astroML_book} and "
            "\\cite{courtois_book}.\n\\bibliography{refs}\n\\end{document}\n")
     (folder / "main.tex").write_text(tex, encoding="utf-8")
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, folder, env=env, settings=SETTINGS) as client:
         open_doc(client, folder / "main.tex")
         u_bib = open_doc(client, folder / "refs.bib")
@@ -148,7 +148,7 @@ async def test_merge_in_paper_a_never_touches_paper_b(
     b_before = (b_tex.read_text(encoding="utf-8"), b_bib.read_text(encoding="utf-8"))
     scholarly_server.add_paper(COURTOIS)
     scholarly_server.add_paper(EYAL)
-    env = {**scholarly_server.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = scholarly_server.env(cache=tmp_path / "cache")
     async with session(preset, ws, env=env, settings=SETTINGS) as client:
         u_a_tex = open_doc(client, a_tex)
         u_a_bib = open_doc(client, a_bib)

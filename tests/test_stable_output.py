@@ -55,7 +55,7 @@ def _paper(folder: Path) -> Path:
 
 
 def _check(folder: Path, fake: ScholarlyFake, cache: Path, fmt: str) -> tuple[str, str]:
-    env = {**os.environ, **fake.env(), "CITELENS_CACHE_DIR": str(cache),
+    env = {**os.environ, **fake.env(cache=cache),
            "CITELENS_S2_RPS": "50", "CITELENS_RETRY_BACKOFF": "0.01"}
     proc = subprocess.run([sys.executable, "-m", "citelens", "check", "main.tex",
                            "--format", fmt], cwd=folder, env=env, capture_output=True,

@@ -150,7 +150,7 @@ async def test_editor_background_run_stops_at_its_deadline(
         "requestTimeoutS": 60,
         "verifyDeadlineS": 1,
     }
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "c")}
+    env = fake.env(cache=tmp_path / "c")
     async with session("visual-studio-code", tmp_path, env=env, settings=settings) as client:
         open_doc(client, tex)
 

@@ -51,7 +51,7 @@ async def _check_claim(
     doc, text = write_project(tmp_path, "hopper22", paper, CLAIM_B)
     if bib is not None:
         (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
-    env = {**fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = fake.env(cache=tmp_path / "cache")
     async with session(PRESET, tmp_path, env=env, settings=_settings(llm)) as client:
         u = await open_and_wait(client, doc, text)
         h = Hovering(client, u, position_of(text, "hopper22"))

@@ -70,7 +70,7 @@ def test_a_venue_in_one_command_with_reports_a_ranked_summary_and_resume(
     fake = scholarly_server
     v = venue(tmp_path)
     out = tmp_path / "out"
-    env = {**os.environ, **fake.env(), "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, **fake.env(cache=tmp_path / "cache")}
     proc = run(v, out, env)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -814,9 +814,13 @@ class ScholarlyFake:
         """Base URL per source, as the Settings fields expect them."""
         return {src: self.root + prefix for prefix, src in PREFIXES}
 
-    def env(self) -> dict[str, str]:
-        """``CITELENS_*_URL`` variables pointing a subprocess at this server."""
-        return {ENV_VARS[src]: url for src, url in self.urls().items()}
+    def env(self, cache: str | Path | None = None) -> dict[str, str]:
+        """``CITELENS_*_URL`` variables pointing a subprocess at this server (and, with
+        ``cache``, ``CITELENS_CACHE_DIR`` at that folder)."""
+        env = {ENV_VARS[src]: url for src, url in self.urls().items()}
+        if cache is not None:
+            env["CITELENS_CACHE_DIR"] = str(cache)
+        return env
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings pointing at this server, with test-friendly timing unless overridden."""
