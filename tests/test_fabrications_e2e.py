@@ -79,8 +79,7 @@ def test_the_slice_covers_every_type_and_runs_cleanly(outcome: Any) -> None:
         assert e.verification.status.value != "UNVERIFIED", e.why()
     assert len(types) == 12 and min(types.values()) >= PER_TYPE, dict(types)
     assert 55 <= len(outcome.entries) <= 70
-    assert outcome.parse_diffs == []
-    assert outcome.wall_s < 15
+    assert outcome.parse_diffs == []  # (the time it takes: benchmarks/bench_fabrications.py)
 
 
 def test_every_fabricated_type_is_flagged(outcome: Any) -> None:
