@@ -147,6 +147,10 @@ TRICKY_LISTS = [
     "de la Fontaine, Jean",
     "jean de la fontaine",
     "Smith et al.",
+    "O'Brien, J. and Smith--Jones, A.",  # a plain "Last," read alone; "--" is LaTeX (a dash)
+    "Smith--Jones, A.",
+    "X'', Y",
+    "van Dyke, J.",
     "Charles Louis Xavier Joseph de la Vall{\\'e}e Poussin and others",
     "Mu\\ifmmode \\check{s}\\else \\v{s}\\fi{}i\\ifmmode \\acute{c}\\else \\'{c}\\fi{}, Ivan",
     "",

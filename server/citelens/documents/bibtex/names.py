@@ -180,8 +180,16 @@ def _parse_name(text: str) -> Name:
     return Name(first=_join(first), von=_join(von), last=_join(last), jr=_join(jr))
 
 
+#: "Last, First" with Last one plain word (most names of a library): that word is the last
+#: part as written and as converted (nothing in it is LaTeX).
+_PLAIN_LAST_FIRST = re.compile(r"([A-Za-z][A-Za-z.'-]*)\s*,")
+
+
 def _last_part(text: str) -> str:
     """``_parse_name(text).last``, without converting the other parts."""
+    m = _PLAIN_LAST_FIRST.match(text)
+    if m is not None and "--" not in m.group(1) and "''" not in m.group(1):
+        return m.group(1)
     return _join(_parts(text)[2])
 
 
