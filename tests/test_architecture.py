@@ -280,6 +280,8 @@ def test_no_module_level_mutable_state() -> None:
                     isinstance(v, ast.Call) and ast.unparse(v.func).split(".")[-1] in _MUTABLE_CALLS)
                 if mutable and var and not var.isupper() and var != "__all__":
                     found.append(f"{name}.{var}")
+                elif mutable and var and _changed_in_functions(tree, var):
+                    found.append(f"{name}.{var}: a module-level table changed at run time")
             if isinstance(node, ast.FunctionDef):
                 for d in node.decorator_list:
                     text = ast.unparse(d)
@@ -288,6 +290,43 @@ def test_no_module_level_mutable_state() -> None:
                     if text.split(".")[-1] == "cache" and node.args.args:
                         found.append(f"{name}.{node.name}: @cache on a function with arguments")
     assert found == []
+
+
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem",
+             "clear", "remove", "discard", "appendleft", "popleft", "__setitem__"}
+
+
+def _changed_in_functions(tree: ast.Module, var: str) -> bool:
+    """Whether a function of the module writes into the module-level container ``var``
+    (``VAR[k] = v``, ``del VAR[k]``, ``VAR.setdefault(...)``...): an upper-case name is a
+    constant table only if nothing fills it at run time (a cache by another name)."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
+        for node in ast.walk(fn):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == var
+                   for t in targets):
+                return True
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == var
+                    and node.func.attr in _MUTATORS):
+                return True
+    return False
+
+
+def test_a_module_level_cache_under_a_constant_name_is_found() -> None:
+    """The check behind the invariant: a constant-looking name filled at run time is state."""
+    cache = ast.parse("_SEEN: dict[str, int] = {}\ndef f(k):\n    _SEEN[k] = 1\n")
+    table = ast.parse("_SPELLING = {'colour': 'color'}\ndef f(w):\n    return _SPELLING.get(w, w)\n")
+    popped = ast.parse("_T = {}\ndef f(k):\n    return lambda _: _T.pop(k, None)\n")
+    assert _changed_in_functions(cache, "_SEEN")
+    assert not _changed_in_functions(table, "_SPELLING")
+    assert _changed_in_functions(popped, "_T")
 
 
 _UNSAFE_IMPORTS = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from citelens.core.findings import Severity
@@ -229,20 +230,16 @@ def decide(
     return make(status, summary, **kw)
 
 
-#: Audit steps are plain data no one changes: equal ones are shared (an offline run over
-#: 68,000 entries would otherwise hold 600,000 copies of "offline: not in the cache").
-_STEPS: dict[tuple[str, str, str, str, bool], AuditStep] = {}
-
-
 def _step(a: Asked) -> AuditStep:
     lk = a.lookup
-    k = (lk.method, lk.source, lk.outcome.value, lk.detail, a.cached)
-    step = _STEPS.get(k)
-    if step is None:
-        if len(_STEPS) >= 4096:
-            _STEPS.clear()
-        step = _STEPS[k] = AuditStep(*k)
-    return step
+    return _shared_step(lk.method, lk.source, lk.outcome.value, lk.detail, a.cached)
+
+
+#: Audit steps are plain data no one changes: equal ones are shared (an offline run over
+#: 68,000 entries would otherwise hold 600,000 copies of "offline: not in the cache").
+@lru_cache(maxsize=4096)
+def _shared_step(method: str, source: str, outcome: str, detail: str, cached: bool) -> AuditStep:
+    return AuditStep(method, source, outcome, detail, cached)
 
 
 @dataclass(slots=True)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -383,44 +382,30 @@ def index_entries(entries: Iterable[BibEntry]) -> dict[str, BibEntry]:
     return out
 
 
-#: Key tables of the BibFiles alive (a keystroke in a .tex file analyses the same
-#: 68,000-entry BibFile again): id -> (a weak reference to the BibFile, its table); a table
-#: goes when its BibFile does.
-_TABLES: dict[int, tuple[weakref.ref[BibFile], tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]]] = {}
-
-
 def key_table(
     bibs: Sequence[BibFile],
 ) -> tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]:
     """(key -> its first definition, key -> every definition for the keys defined again),
     both in the order of first definitions, over ``bibs`` in order. An entry without a path
-    gets its file's. The table of one BibFile is shared while it lives: never change it."""
+    gets its file's. The table of one BibFile is kept on it (``BibFile.key_table``) and
+    shared while it lives: never change it."""
     if len(bibs) != 1:
         return _build_table(bibs)
     bib = bibs[0]
-    hit = _TABLES.get(id(bib))
-    if hit is not None and hit[0]() is bib:
-        return hit[1]
-    table = _build_table(bibs)
-    _remember_table(bib, table)
-    return table
+    if bib.key_table is None:
+        bib.key_table = _build_table(bibs)
+    return bib.key_table
 
 
 _Table = tuple[dict[str, BibEntry], dict[str, list[BibEntry]]]
 
 
-def _remember_table(bib: BibFile, table: _Table) -> None:
-    key = id(bib)
-    _TABLES[key] = (weakref.ref(bib, lambda _gone: _TABLES.pop(key, None)), table)
-
-
 def _table_after_edit(old: BibFile, removed: list[BibEntry], added: list[BibEntry]) -> _Table | None:
     """The key table after an edit that replaced ``removed`` by ``added`` (the same keys in
     the same order, each defined once: an edit inside entries), from the table before it."""
-    hit = _TABLES.get(id(old))
-    if hit is None or hit[0]() is not old or [e.key for e in removed] != [e.key for e in added]:
+    if old.key_table is None or [e.key for e in removed] != [e.key for e in added]:
         return None
-    first, more = hit[1]
+    first, more = old.key_table
     if any(e.key in more or first.get(e.key) is not e for e in removed):
         return None
     new_first = dict(first)  # a copy in C: the same order, the edited entries replaced
@@ -1053,9 +1038,7 @@ def reparse_edit(
     # near the top of a 68,000-entry file must not build 68,000 new entries).
     _move(entries[last:], delta, ctx)
     bib = BibFile(old.path, [*entries[:first], *part.entries, *entries[last:]], ctx.problems, ctx.macros)
-    table = _table_after_edit(old, entries[first:last], part.entries)
-    if table is not None:
-        _remember_table(bib, table)
+    bib.key_table = _table_after_edit(old, entries[first:last], part.entries)
     return bib
 
 
