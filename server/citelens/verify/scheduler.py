@@ -42,11 +42,17 @@ from citelens.verify import snapshot as snapshot_tier
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.authors import record_authors_cut
-from citelens.verify.match.compare import identifier_conflict
 from citelens.verify.match.titles import title_cut_off, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue
 from citelens.verify.status import AuditStep, Status, Verification
-from citelens.verify.verdict import Asked, deadline_reached, decide, internal_error, same_paper
+from citelens.verify.verdict import (
+    Asked,
+    deadline_reached,
+    decide,
+    identifier_hits,
+    internal_error,
+    same_paper,
+)
 
 Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -291,16 +297,11 @@ class _Run:
         naming another paper)."""
         same_fields: set[str] = set()
         conflict: dict[str, set[str]] = {}
-        for a in e.asked:
-            if a.field is None or a.lookup.outcome is not Outcome.FOUND:
-                continue
-            rec = a.lookup.records[0] if a.lookup.records else None
-            if rec is None:
-                continue
-            if identifier_conflict(e.view, rec, self.settings.title_candidate_threshold):
-                conflict.setdefault(a.field, set()).add(a.lookup.source)
+        for a, f, _rec, other_paper in identifier_hits(e.view, e.asked, self.settings):
+            if other_paper:
+                conflict.setdefault(f, set()).add(a.lookup.source)
             else:
-                same_fields.add(a.field)
+                same_fields.add(f)
         return bool(same_fields), same_fields, conflict
 
     def _needs(self, e: _Entry, f: str) -> bool:

@@ -12,7 +12,7 @@ deadline) are :func:`internal_error` and :func:`deadline_reached`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -271,18 +271,28 @@ class _Answers:
 _Verdict = tuple[Status, str, dict[str, Any]]
 
 
-def _answers(view: EntryView, asked: list[Asked], settings: Settings, ids: Identifiers) -> _Answers:
-    ans = _Answers(view, asked, settings, ids)
-    cand_t = settings.title_candidate_threshold
+def identifier_hits(
+    view: EntryView, asked: Iterable[Asked], settings: Settings
+) -> Iterator[tuple[Asked, str, PaperRecord, bool]]:
+    """Each identifier lookup that found a record: (the answer, its field, the record,
+    whether the record is another paper than the entry's). The scheduler asks the next
+    source by these, and :func:`decide` judges by them."""
+    threshold = settings.title_candidate_threshold
     for a in asked:
         if a.field is None or a.lookup.outcome is not Outcome.FOUND:
             continue
         for rec in a.lookup.records[:1]:
-            if identifier_conflict(view, rec, cand_t):
-                ans.conflicts.setdefault(a.field, []).append(rec)
-            else:
-                ans.same_by_id.append((a, rec))
-                ans.same_fields.add(a.field)
+            yield a, a.field, rec, identifier_conflict(view, rec, threshold)
+
+
+def _answers(view: EntryView, asked: list[Asked], settings: Settings, ids: Identifiers) -> _Answers:
+    ans = _Answers(view, asked, settings, ids)
+    for a, f, rec, other_paper in identifier_hits(view, asked, settings):
+        if other_paper:
+            ans.conflicts.setdefault(f, []).append(rec)
+        else:
+            ans.same_by_id.append((a, rec))
+            ans.same_fields.add(f)
     title_hits = [
         (a, r)
         for a in asked
