@@ -21,6 +21,7 @@ It also holds the parts of the plan that need no state: which entry types are
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -109,11 +110,10 @@ class IdTier:
     batch: int  # values per request; 1: one request per value
     ask: AskIds
     datacite: bool = True  # asks about DataCite DOIs too (Crossref does not know them)
+    cache_kind: str = dataclasses.field(init=False)  # ``source:kind`` of its cache keys
 
-    @property
-    def cache_kind(self) -> str:
-        """``source:kind`` of its cache keys."""
-        return f"{self.source}:{self.kind}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cache_kind", f"{self.source}:{self.kind}")
 
     def values(self, ids: Identifiers) -> list[tuple[str, str]]:
         """(field, value asked) for an entry's identifiers: what this tier looks up."""
@@ -193,11 +193,10 @@ class Tier:
     source: Source  # the source of its cache keys
     kind: str  # the kind of its cache keys
     ask: AskTitle
+    cache_kind: str = dataclasses.field(init=False)  # ``source:kind`` of its cache keys
 
-    @property
-    def cache_kind(self) -> str:
-        """``source:kind`` of its cache keys."""
-        return f"{self.source}:{self.kind}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cache_kind", f"{self.source}:{self.kind}")
 
 
 def first_author_family(view: EntryView) -> str | None:
