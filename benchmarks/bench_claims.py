@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from tests.fakes.llm import FakeLLM
 from tests.harness import CORPUS, attention_view
+from tests.test_claims_pipeline import ABSTRACT, CLAIM_P1, CLAIM_P2
 
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.pipeline import check_claim
@@ -29,11 +30,6 @@ from citelens.claims.sentences import extract_claim
 from citelens.core.model import Span
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
-
-ABSTRACT = ("We introduce the Transformer, a sequence transduction model based solely on "
-            "attention mechanisms, dispensing with recurrence and convolutions entirely.")
-CLAIM_P1 = "The Transformer is based solely on attention mechanisms."
-CLAIM_P2 = "Training the big Transformer took 3.5 days on eight P100 GPUs."
 
 
 def _record() -> PaperRecord:
