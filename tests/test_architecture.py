@@ -344,7 +344,8 @@ def test_nothing_read_is_executed() -> None:
     assert found == []
 
 
-@invariant("Every module the module list names exists, in the folder it is listed under.")
+@invariant("Every folder and module the module list names exists, the module in the folder it is "
+           "listed under.")
 def test_every_module_the_list_names_exists() -> None:
     folder = ""
     missing = []
@@ -352,8 +353,9 @@ def test_every_module_the_list_names_exists() -> None:
         m = re.match(r"^  (\w+)/\s", line)
         if m:
             folder = m.group(1)
+            if not (PACKAGE / folder / "__init__.py").is_file():
+                missing.append(f"{folder}/")
         for name in re.findall(r"(?<![\w./])(\w+)\.py\b", line):
-            here = [p for p in (PACKAGE / folder).rglob(f"{name}.py")]
-            if not folder or not here:
+            if not folder or not any((PACKAGE / folder).rglob(f"{name}.py")):
                 missing.append(f"{folder}/{name}.py")
     assert missing == []
