@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import NamedTuple
@@ -27,9 +27,13 @@ from typing import NamedTuple
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from citelens.core.codes import Code
+from citelens.core.findings import Finding, FixData, Related, severity_of
 from citelens.core.identifiers import arxiv_in_view, normalize_doi
-from citelens.core.model import EntryView
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.settings import Settings
 from citelens.core.titles import normalize_title
+from citelens.documents.bibtex.view import entry_view
 from citelens.verify.match.authors import family_key
 from citelens.verify.match.titles import (
     SEQUEL_TOKEN,
@@ -41,6 +45,7 @@ from citelens.verify.match.titles import (
     title_similarity,
 )
 from citelens.verify.match.venues import is_preprint_venue, same_venue
+from citelens.verify.status import Status, Verification
 
 TITLE_THRESHOLD = 0.90
 AUTHOR_YEAR_TITLE_THRESHOLD = 0.80
@@ -388,6 +393,60 @@ def doi_duplicates(views: list[EntryView]) -> dict[tuple[int, int], DuplicatePai
         return found.pairs
     except Exception:  # a broken entry must not break the document
         return {}
+
+
+#: An entry's view when the caller keeps them (None: compute it).
+ViewOf = Callable[[BibEntry], EntryView | None]
+#: :func:`text_duplicates` of some views, kept by the caller.
+TextPairsOf = Callable[[list[EntryView]], Pairs]
+
+
+def duplicate_findings(
+    defs: Mapping[str, BibEntry],
+    results: Mapping[str, Verification],
+    settings: Settings,
+    view_of: ViewOf | None = None,
+    text_pairs_of: TextPairsOf | None = None,
+) -> list[Finding]:
+    """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
+    paper, or the same title), each pointing at the other. ``view_of`` gives an entry's
+    view when the caller keeps them (computing 68,000 views again costs seconds), and
+    ``text_pairs_of`` the pairs their text gives (an editor publishing each verdict as it
+    comes would compare every title again)."""
+    sev = severity_of(settings, Code.DUPLICATE_ENTRY)
+    if sev is None or len(defs) < 2:
+        return []
+    views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs) for e in defs.values()]
+    resolved = {
+        k: v.match.s2_paper_id
+        for k, v in results.items()
+        if v.match is not None and v.match.s2_paper_id and v.status in (Status.VERIFIED, Status.PARTIAL)
+    }
+    out = []
+    text_pairs = text_pairs_of(views) if text_pairs_of is not None else None
+    for pair in find_duplicates(views, resolved, text_pairs):
+        a, b = defs.get(pair.key_a), defs.get(pair.key_b)
+        if a is None or b is None:
+            continue
+        for this, other in ((a, b), (b, a)):
+            out.append(
+                Finding(
+                    this.path,
+                    this.key_span,
+                    Code.DUPLICATE_ENTRY,
+                    f"{this.key} and {other.key} are the same paper: {pair.message}",
+                    sev,
+                    this.key,
+                    related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
+                    data={
+                        **FixData(
+                            this.key, this.path, duplicate_of=other.key, duplicate_bib=other.path
+                        ).to_json(),
+                        "reason": pair.reason,
+                    },
+                )
+            )
+    return out
 
 
 @dataclass(slots=True)

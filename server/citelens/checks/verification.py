@@ -13,15 +13,14 @@ the field and its value span, the duplicate's key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
-from citelens.checks.duplicates import Pairs, find_duplicates
+from citelens.checks.duplicates import TextPairsOf, ViewOf, duplicate_findings
 from citelens.core.codes import Code
-from citelens.core.findings import Finding, FixData, Related, Severity
-from citelens.core.model import BibEntry, BibField, BibFile, Citation, EntryView, Span
-from citelens.core.settings import DEFAULT_SEVERITY, Settings
+from citelens.core.findings import Finding, FixData, Related, Severity, severity_of
+from citelens.core.model import BibEntry, BibField, BibFile, Citation, Span
+from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import key_table
-from citelens.documents.bibtex.view import entry_view
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Discrepancy
@@ -49,28 +48,38 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "s2": ("s2id", "s2_id", "url"),
 }
 
-#: An entry's view when the caller keeps them (None: compute it).
-ViewOf = Callable[[BibEntry], EntryView | None]
-#: :func:`~citelens.checks.duplicates.text_duplicates` of some views, kept by the caller.
-TextPairsOf = Callable[[list[EntryView]], Pairs]
 
-_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+#: The code of each verdict's findings: the one table (quick fixes read it backwards).
+CODE_OF_STATUS: dict[Status, Code] = {
+    Status.DOI_MISMATCH: Code.DOI_MISMATCH,
+    Status.NOT_FOUND: Code.NOT_FOUND,
+    Status.PARTIAL: Code.METADATA_MISMATCH,
+    Status.UNVERIFIED: Code.UNVERIFIED,
+}
+#: Verdicts whose finding is repeated at every citation of the entry.
 _AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
 
 
-def _severity(settings: Settings, code: str, *, default: Severity | None = None) -> Severity | None:
-    """The configured severity of ``code`` (None = "off"). ``default`` replaces our own
-    default when the user configured nothing for this code."""
-    configured = code in settings.diagnostic_severity or "default" in settings.diagnostic_severity
-    raw = settings.severity(code)
-    if raw == "off":
-        return None
-    if not configured and default is not None:
-        return default
-    try:
-        return Severity(raw)
-    except ValueError:
-        return Severity(DEFAULT_SEVERITY.get(code, "warning"))
+def status_of(code: Code) -> Status | None:
+    """The verdict a verification code comes from (None: not a verdict's code)."""
+    return next((s for s, c in CODE_OF_STATUS.items() if c is code), None)
+
+
+def verdict_severity(
+    settings: Settings, v: Verification, discrepancies: Sequence[Discrepancy] | None = None
+) -> Severity | None:
+    """The severity of a verdict's finding (None: its code is off): a miss of a book or
+    thesis is information at most; a METADATA_MISMATCH is a warning by default when one of
+    its ``discrepancies`` (all of the verdict's unless given) is."""
+    code = CODE_OF_STATUS[v.status]
+    if v.status is Status.PARTIAL:
+        ds = v.discrepancies if discrepancies is None else discrepancies
+        worst = max((d.severity.rank for d in ds), default=Severity.INFORMATION.rank)
+        default = Severity.WARNING if worst >= Severity.WARNING.rank else None
+        return severity_of(settings, code, default=default)
+    if v.status is Status.NOT_FOUND and v.informational:
+        return severity_of(settings, code, at_most=Severity.INFORMATION)
+    return severity_of(settings, code)
 
 
 def _field(entry: BibEntry, what: str) -> BibField | None:
@@ -139,74 +148,28 @@ def _on_field(entry: BibEntry, what: str) -> tuple[Span, dict[str, object]]:
 
 
 def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
-    path = entry.path
-    if v.status is Status.DOI_MISMATCH:
-        sev = _severity(settings, Code.DOI_MISMATCH)
-        if sev is None:
-            return []
-        ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
-        span, where = _on_field(entry, ident.field if ident else "doi")
-        data = _data(entry, v, **where)
-        return [Finding(path, span, Code.DOI_MISMATCH, v.summary, sev, entry.key, data=data)]
-    if v.status is Status.NOT_FOUND:
-        sev = _severity(settings, Code.NOT_FOUND)
-        if sev is None:
-            return []
-        if v.informational and _RANK[sev] > _RANK[Severity.INFORMATION]:
-            sev = Severity.INFORMATION
-        return [
-            Finding(
-                path,
-                entry.key_span,
-                Code.NOT_FOUND,
-                v.summary,
-                sev,
-                entry.key,
-                data=_data(entry, v, field=None),
-            )
-        ]
-    if v.status is Status.UNVERIFIED:
-        sev = _severity(settings, Code.UNVERIFIED)
-        if sev is None:
-            return []
-        return [
-            Finding(
-                path,
-                entry.key_span,
-                Code.UNVERIFIED,
-                v.summary,
-                sev,
-                entry.key,
-                data=_data(entry, v, field=None),
-            )
-        ]
+    code = CODE_OF_STATUS.get(v.status)
+    if code is None:
+        return []
     if v.status is Status.PARTIAL:
         out = []
         for d in v.discrepancies:
-            sev = _metadata_severity(settings, [d])
+            sev = verdict_severity(settings, v, [d])
             if sev is None:
                 continue
             span, where = _on_field(entry, d.field)
-            out.append(
-                Finding(
-                    path,
-                    span,
-                    Code.METADATA_MISMATCH,
-                    d.message,
-                    sev,
-                    entry.key,
-                    data=_data(entry, v, discrepancy=d.to_json(), **{"class": d.klass}, **where),
-                )
-            )
+            data = _data(entry, v, discrepancy=d.to_json(), **{"class": d.klass}, **where)
+            out.append(Finding(entry.path, span, code, d.message, sev, entry.key, data=data))
         return out
-    return []
-
-
-def _metadata_severity(settings: Settings, discrepancies: Sequence[Discrepancy]) -> Severity | None:
-    """Information by default; warning when a discrepancy is one (wrong authors, ...)."""
-    worst = max((d.severity for d in discrepancies), key=_RANK.__getitem__, default=Severity.INFORMATION)
-    base = Severity.WARNING if _RANK[worst] >= _RANK[Severity.WARNING] else None
-    return _severity(settings, Code.METADATA_MISMATCH, default=base)
+    sev = verdict_severity(settings, v)
+    if sev is None:
+        return []
+    if v.status is Status.DOI_MISMATCH:
+        ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
+        span, where = _on_field(entry, ident.field if ident else "doi")
+    else:
+        span, where = entry.key_span, {"field": None}
+    return [Finding(entry.path, span, code, v.summary, sev, entry.key, data=_data(entry, v, **where))]
 
 
 def _cited(
@@ -257,64 +220,9 @@ def _citation_findings(
     for path, c, entry, v in _cited(citations, defs, results):
         if v.status not in _AT_CITATIONS:
             continue
-        if v.status is Status.DOI_MISMATCH:
-            code, sev = Code.DOI_MISMATCH, _severity(settings, Code.DOI_MISMATCH)
-        elif v.status is Status.NOT_FOUND:
-            code, sev = Code.NOT_FOUND, _severity(settings, Code.NOT_FOUND)
-            if sev is not None and v.informational and _RANK[sev] > 1:
-                sev = Severity.INFORMATION
-        else:
-            code, sev = Code.METADATA_MISMATCH, _metadata_severity(settings, v.discrepancies)
+        sev = verdict_severity(settings, v)
         if sev is not None:
-            out.append(_at_citation(path, c, entry, v, code, v.summary, sev))
-    return out
-
-
-def duplicate_findings(
-    defs: Mapping[str, BibEntry],
-    results: Mapping[str, Verification],
-    settings: Settings,
-    view_of: ViewOf | None = None,
-    text_pairs_of: TextPairsOf | None = None,
-) -> list[Finding]:
-    """``DUPLICATE_ENTRY`` on both entries of every pair (same DOI, same resolved S2
-    paper, or the same title), each pointing at the other. ``view_of`` gives an entry's
-    view when the caller keeps them (computing 68,000 views again costs seconds), and
-    ``text_pairs_of`` the pairs their text gives (an editor publishing each verdict as it
-    comes would compare every title again)."""
-    sev = _severity(settings, Code.DUPLICATE_ENTRY)
-    if sev is None or len(defs) < 2:
-        return []
-    views = [(view_of(e) if view_of is not None else None) or entry_view(e, defs) for e in defs.values()]
-    resolved = {
-        k: v.match.s2_paper_id
-        for k, v in results.items()
-        if v.match is not None and v.match.s2_paper_id and v.status in (Status.VERIFIED, Status.PARTIAL)
-    }
-    out = []
-    text_pairs = text_pairs_of(views) if text_pairs_of is not None else None
-    for pair in find_duplicates(views, resolved, text_pairs):
-        a, b = defs.get(pair.key_a), defs.get(pair.key_b)
-        if a is None or b is None:
-            continue
-        for this, other in ((a, b), (b, a)):
-            out.append(
-                Finding(
-                    this.path,
-                    this.key_span,
-                    Code.DUPLICATE_ENTRY,
-                    f"{this.key} and {other.key} are the same paper: {pair.message}",
-                    sev,
-                    this.key,
-                    related=[Related(other.path, other.key_span, f"duplicate entry {other.key}")],
-                    data={
-                        **FixData(
-                            this.key, this.path, duplicate_of=other.key, duplicate_bib=other.path
-                        ).to_json(),
-                        "reason": pair.reason,
-                    },
-                )
-            )
+            out.append(_at_citation(path, c, entry, v, CODE_OF_STATUS[v.status], v.summary, sev))
     return out
 
 
@@ -388,11 +296,9 @@ def notice_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
     if found is None:
         return []
     code, top = found
-    sev = _severity(settings, code)
+    sev = severity_of(settings, code, at_most=Severity.INFORMATION if code is Code.CORRECTION else None)
     if sev is None:
         return []
-    if code == Code.CORRECTION and _RANK[sev] > _RANK[Severity.INFORMATION]:
-        sev = Severity.INFORMATION
     return [
         Finding(
             entry.path,
@@ -419,7 +325,7 @@ def notice_citation_findings(
         if found is None:
             continue
         code, top = found
-        sev = _severity(settings, code)
+        sev = severity_of(settings, code)
         if code not in _NOTICE_AT_CITATIONS or sev is None:
             continue
         message = retraction.message(v.notices)

@@ -12,7 +12,7 @@ from enum import Enum
 
 from citelens.core.codes import Code
 from citelens.core.model import Span
-from citelens.core.settings import Settings
+from citelens.core.settings import DEFAULT_SEVERITY, Settings
 
 DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
 
@@ -68,6 +68,14 @@ class Severity(str, Enum):
     INFORMATION = "information"
     HINT = "hint"
 
+    @property
+    def rank(self) -> int:
+        """How serious: hint 0, information 1, warning 2, error 3."""
+        return _ORDER.index(self.value)
+
+
+_ORDER = ("hint", "information", "warning", "error")
+
 
 @dataclass(frozen=True, slots=True)
 class Related:
@@ -92,6 +100,33 @@ class Finding:
     data: dict[str, object] = field(default_factory=dict)
 
 
+def severity_of(
+    settings: Settings,
+    code: Code,
+    *,
+    default: Severity | None = None,
+    at_most: Severity | None = None,
+) -> Severity | None:
+    """The severity of a finding of ``code``, decided here for every producer: the user's
+    setting (None when the code is "off"), else ``default`` when a producer has its own
+    for this finding (a METADATA_MISMATCH about authors is a warning), else ours; never
+    above ``at_most`` (a correction notice, a book no index has)."""
+    raw = settings.severity(code)
+    if raw == "off":
+        return None
+    configured = code in settings.diagnostic_severity or "default" in settings.diagnostic_severity
+    if not configured and default is not None:
+        sev = default
+    else:
+        try:
+            sev = Severity(raw)
+        except ValueError:  # a setting no severity has
+            sev = Severity(DEFAULT_SEVERITY.get(code, "warning"))
+    if at_most is not None and sev.rank > at_most.rank:
+        sev = at_most
+    return sev
+
+
 def make_finding(
     settings: Settings,
     path: str,
@@ -102,16 +137,16 @@ def make_finding(
     key: str | None = None,
     related: list[Related] | None = None,
     data: dict[str, object] | None = None,
+    default: Severity | None = None,
+    at_most: Severity | None = None,
+    severity: Severity | None = None,
 ) -> Finding | None:
-    """A finding at the configured severity, or None when the code is turned off."""
-    sev = settings.severity(code)
-    if sev == "off":
+    """A finding at its severity (:func:`severity_of`; ``severity``: this one whenever the
+    code is on), or None when the code is turned off."""
+    sev = severity_of(settings, code, default=default, at_most=at_most)
+    if sev is None:
         return None
-    try:
-        severity = Severity(sev)
-    except ValueError:
-        severity = Severity.WARNING
-    return Finding(path, span, code, message, severity, key, related or [], data or {})
+    return Finding(path, span, code, message, severity or sev, key, related or [], data or {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +154,7 @@ class FixData:
     """What a quick fix reads back from a diagnostic's ``data`` (the LSP ``Diagnostic.data``
     round trip), typed: the entry it is about, the verdict it was computed from, the
     document version, and the papers or duplicate a fix may use. Written by
-    ``checks/verification.py``, read by ``lsp/actions.py``; other keys in ``data`` are for
+    ``checks/``, read by ``fixes/rules.py``; other keys in ``data`` are for
     people and reports."""
 
     key: str  # the entry's cite key

@@ -214,8 +214,7 @@ def _same_doi_findings(dois: dict[str, list[BibEntry]], settings: Settings) -> l
     """DUPLICATE_ENTRY for the entries that share a DOI, with no verification: a comparison
     of the entries' own text (titles are compared only with the verdicts). Only the entries
     whose DOI another entry has are viewed (68,000 views cost seconds)."""
-    from citelens.checks.duplicates import doi_duplicates
-    from citelens.checks.verification import duplicate_findings
+    from citelens.checks.duplicates import doi_duplicates, duplicate_findings
 
     defs: dict[str, BibEntry] = {}
     for same in dois.values():

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from citelens.core.codes import Code
-from citelens.core.findings import Finding, Related, Severity
+from citelens.core.findings import Finding, Related
 
-_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 #: Codes whose findings at citations repeat a finding on the entry.
 _ALSO_AT_CITATIONS = frozenset(
     {Code.DOI_MISMATCH, Code.NOT_FOUND, Code.METADATA_MISMATCH, Code.RETRACTED, Code.EXPRESSION_OF_CONCERN}
@@ -72,6 +71,6 @@ def _join(primary: Finding, other: Finding, message: str) -> Finding:
     related = list(primary.related)
     if (other.path, other.span.start) not in have:
         related.append(Related(other.path, other.span, message))
-    severity = other.severity if _RANK[other.severity] > _RANK[primary.severity] else primary.severity
+    severity = other.severity if other.severity.rank > primary.severity.rank else primary.severity
     p = primary
     return Finding(p.path, p.span, p.code, p.message, severity, p.key, related, p.data)
