@@ -18,9 +18,10 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from citelens.documents.bibtex.edit import TextEdit
+from citelens.core.model import Span
+from citelens.fixes.fix import FileEdit
 from citelens.lsp.completion import ADD_PAPER
-from citelens.lsp.convert import uri_of
+from citelens.lsp.edits import workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 from citelens.workspace import citesearch
@@ -51,30 +52,6 @@ def _exists(path: str) -> bool:
 def _write_new(path: str, text: str) -> None:
     with open(path, "x", encoding="utf-8") as fh:
         fh.write(text)
-
-
-def _workspace_edit(
-    ls: CiteLensServer, path: str, text: str, edit: TextEdit, create: bool
-) -> lsp.WorkspaceEdit | None:
-    uri = uri_of(path)
-    if create:
-        if not ls.flags.create_files:
-            return None
-        return lsp.WorkspaceEdit(
-            document_changes=[
-                lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(ignore_if_exists=True)),
-                lsp.TextDocumentEdit(
-                    text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-                    edits=[lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)), edit.new)],
-                ),
-            ]
-        )
-    index = ls.session.store.line_index(path)
-    if index is None:
-        return None
-    pos = index.position(edit.start, ls.encoding)
-    at = lsp.Position(pos.line, pos.character)
-    return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(lsp.Range(at, at), edit.new)]})
 
 
 def register(server: CiteLensServer) -> None:
@@ -150,7 +127,8 @@ async def _add(ls: CiteLensServer, path: str, key: str, create: bool, record: Pa
     ):
         return {"added": False, "why": "already in the bibliography"}
     edit = citesearch.entry_edit(text, bib, record, key)
-    wedit = _workspace_edit(ls, path, text, edit, create)
+    added = [FileEdit(path, Span(edit.start, edit.end), edit.new)]
+    wedit = workspace_edit(ls, added, create=[path] if create else [], versioned=False)
     name = os.path.basename(path)
     if wedit is None and create:  # the client cannot create files: write it ourselves
         _write_new(path, edit.new)

@@ -16,8 +16,9 @@ from pygls.exceptions import JsonRpcException
 
 from citelens.core.model import BibEntry, Span
 from citelens.documents.read import kind_of
-from citelens.lsp.actions import workspace_edit
+from citelens.fixes.fix import file_edits
 from citelens.lsp.convert import path_of, span_range
+from citelens.lsp.edits import workspace_edit
 from citelens.lsp.state import CiteLensServer
 from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 
@@ -111,5 +112,5 @@ def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | 
     sources: dict[str, None] = {}
     for bib in bib_paths:
         sources.update(dict.fromkeys(ls.session.documents_using_bib(bib)))
-    edits = rename_edits(ls.session.store, key, params.new_name, bib_paths, list(sources))
-    return workspace_edit(ls, edits)
+    edits = file_edits(rename_edits(ls.session.store, key, params.new_name, bib_paths, list(sources)))
+    return workspace_edit(ls, edits) if edits is not None else None
