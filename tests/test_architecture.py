@@ -192,6 +192,20 @@ def test_fixes_checks_and_verify_never_import_the_protocol() -> None:
     assert bad == {}
 
 
+@invariant("A finding's severity is decided in one place: only `core/findings.severity_of` reads the "
+           "severity settings.")
+def test_a_findings_severity_is_decided_in_one_place() -> None:
+    """No producer calls ``Settings.severity`` or reads ``DEFAULT_SEVERITY`` itself."""
+    readers = sorted({
+        name for name, tree in MODULES.items() for node in ast.walk(tree)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "severity")
+        or (isinstance(node, ast.Name | ast.alias) and getattr(node, "id", getattr(node, "name", ""))
+            == "DEFAULT_SEVERITY")
+    })
+    assert readers == ["citelens.core.findings", "citelens.core.settings"]
+
+
 @invariant("Feature code takes a typed server or session, never `ls: Any`.")
 def test_no_server_handle_typed_any() -> None:
     loose = [f"{name}.{node.name}" for name, tree in MODULES.items()

@@ -31,9 +31,16 @@ BIB = """@inproceedings{eyal,
   journal = {arXiv preprint arXiv:1706.03762},
   year = {2017},
 }
+
+@inproceedings{attention,
+  title = {Attention is all you need},
+  author = {Vaswani, Ashish and Shazeer, Noam and Parmar, Niki},
+  booktitle = {Advances in Neural Information Processing Systems},
+  year = {2017},
+}
 """
 TEX = (
-    "\\documentclass{article}\n\\begin{document}\n\\cite{eyal} \\cite{vaswani}\n"
+    "\\documentclass{article}\n\\begin{document}\n\\cite{eyal} \\cite{vaswani} \\cite{attention}\n"
     "\\bibliography{refs}\n\\end{document}\n"
 )
 WRONG = PaperRecord("s2", "Matplotlib: A 2D graphics environment", ["J. D. Hunter"], 2007,
@@ -127,3 +134,17 @@ def test_no_fix_for_another_servers_data_or_a_stale_finding(tmp_path: Path) -> N
     session.store.open(bib, BIB, 7)  # now open in an editor, at a version the finding never saw
     assert fixes_for(session, bib, f.code, f.data) == []
     assert fixes_for(session, bib, f.code, {**f.data, "version": 7}) != []
+
+
+def test_merging_a_duplicate_renames_its_citations(tmp_path: Path) -> None:
+    session, bib, tex = _session(tmp_path)
+    f = _finding(session, Code.DUPLICATE_ENTRY, "vaswani", bib)
+    fixes = fixes_for(session, f.path, f.code, f.data)
+    assert [(x.title, x.preferred) for x in fixes] == [
+        ("Merge duplicate into attention", False),  # it deletes an entry: never preferred
+        ("Merge duplicate into vaswani", False),
+    ]
+    after = _applied(session, fixes[0])
+    assert set(after) == {bib, tex}
+    assert list(parse_bib(after[bib]).by_key()) == ["eyal", "attention"]
+    assert after[tex] == TEX.replace("\\cite{vaswani}", "\\cite{attention}")
