@@ -1,14 +1,15 @@
-"""Verification results as :class:`~citelens.core.model.Finding` diagnostics.
+"""Verification results as :class:`~citelens.core.findings.Finding` diagnostics.
 
 Codes: ``DOI_MISMATCH`` (the identifier names another paper), ``NOT_FOUND``,
 ``METADATA_MISMATCH`` (the paper exists, some fields are wrong), ``UNVERIFIED``
-(a source failed; nothing is claimed), ``DUPLICATE_ENTRY``, and the notices of a found
-paper: ``RETRACTED``, ``EXPRESSION_OF_CONCERN`` (also at every citation) and
-``CORRECTION`` (on the entry only). Each lands in the
-.bib file on the field that is wrong (the entry key otherwise) and, for the first
-three, at every citation of the key. ``Finding.data`` carries what a quick fix
-needs: key, bib path, status, the matched record and candidate records as JSON,
-the field and its value span, the duplicate's key.
+(a source failed; nothing is claimed), and the notices of a found paper: ``RETRACTED``,
+``EXPRESSION_OF_CONCERN`` (also at every citation) and ``CORRECTION`` (on the entry
+only); ``DUPLICATE_ENTRY`` comes from :mod:`citelens.checks.duplicates`. A verdict's code
+is :data:`CODE_OF_STATUS` (the one table) and its severity :func:`verdict_severity`. Each
+lands in the .bib file on the field that is wrong (the entry key otherwise) and, for the
+first three, at every citation of the key. ``Finding.data`` carries what a quick fix
+needs: key, bib path, status, the matched record and candidate records as JSON, the field
+and its value span.
 """
 
 from __future__ import annotations
