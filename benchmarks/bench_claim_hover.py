@@ -221,7 +221,6 @@ def publish_cost(repeat: int = 50) -> None:
     from tests.harness import CORPUS
     from tests.lsp_session import in_process_server
 
-    from citelens.checks import claims as diagnostics
     from citelens.claims.result import ClaimResult, Status, Verdict
     from citelens.sources.records import PaperRecord
     from citelens.verify.status import Status as VStatus
@@ -257,7 +256,7 @@ def publish_cost(repeat: int = 50) -> None:
         t0 = time.perf_counter()
         ls.session.claim_findings()
         rounds.append((time.perf_counter() - t0) * 1000)
-        state = diagnostics.state_of(ls.session.claim_checker())
+        state = ls.session.claim_queue
         if len(rounds) > 1 and len(state.queued) == n_before:
             break
         n_before = len(state.queued)

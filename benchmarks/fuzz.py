@@ -183,6 +183,7 @@ async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
 
     from citelens.core.settings import Settings
     from citelens.workspace.check import run_check
+    from citelens.workspace.pipeline import Pipeline
     from citelens.workspace.report import to_json
 
     problems: list[str] = []
@@ -210,7 +211,7 @@ async def fuzz_server(edits: int, sessions: int, seed: int) -> list[str]:
                         await asyncio.wait_for(client.text_document_completion_async(
                             lsp.CompletionParams(lsp.TextDocumentIdentifier(u), pos)), 10)
                 doc.write_bytes(text.encode("utf-8"))
-                fresh = to_json(await run_check([str(folder)], Settings(), verify=False))
+                fresh = to_json(await run_check([str(folder)], Pipeline(Settings()), verify=False))
                 want = sorted(_key(d) for d in fresh["diagnostics"]
                               if d["file"].endswith("main.tex"))
                 try:

@@ -21,6 +21,7 @@ import pytest
 from citelens.cli import main as cli
 from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
+from citelens.workspace.pipeline import Pipeline
 from tests.harness import CORPUS, ROOT
 
 BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
@@ -142,7 +143,7 @@ def test_binary_junk(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix:
 @pytest.mark.skipif(not BIG_BIB.exists(), reason="the 50 MB corpus .bib is not here")
 async def test_fifty_megabyte_bib(tmp_path: Path) -> None:
     # a generous bound; the time it takes: benchmarks/bench_pathological.py
-    result = await asyncio.wait_for(run_check([str(BIG_BIB)], Settings(), verify=False), 60)
+    result = await asyncio.wait_for(run_check([str(BIG_BIB)], Pipeline(Settings()), verify=False), 60)
     assert len(result.entries) > 37_000
     # DUPLICATE_ENTRY: entries sharing a DOI (a local comparison, made without verification too)
     assert {f.code for f in result.findings} <= {"DUPLICATE_KEY", "BIB_SYNTAX", "DUPLICATE_ENTRY"}

@@ -519,7 +519,7 @@ class InProcess:
     async def close(self) -> None:
         from citelens.checks.claims import wait_idle
 
-        await wait_idle(self.ls.session.claims)
+        await wait_idle(self.ls.session.claim_queue)
         if self.ls.session.claims is not None:
             await self.ls.session.claims.aclose()
 
@@ -537,7 +537,7 @@ def diag_settings(scholarly: ScholarlyFake, llm: FakeLLM, **extra: Any) -> dict[
 async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
     tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
 ) -> None:
-    from citelens.checks.claims import state_of, wait_idle
+    from citelens.checks.claims import wait_idle
 
     for paper, _ in PAPERS_FOR_DIAGNOSTICS.values():
         scholarly_server.add_paper(paper)
@@ -549,7 +549,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         server.open(doc, text)
         assert server.latest(doc) == []  # nothing known yet: publish is instant
         await server.verified()
-        await wait_idle(server.ls.session.claims)
+        await wait_idle(server.ls.session.claim_queue)
         await wait_for(lambda: len(server.latest(doc)) == 2, 5, "claim diagnostics")
         diags = sorted(server.latest(doc), key=lambda d: d.range.start.line)
         by_code = {str(d.code): d for d in diags}
@@ -568,7 +568,7 @@ async def test_claim_diagnostics_contradicted_and_unsupported_at_the_citation(
         # 3 claims: 3 phase-1 calls; NOT ENOUGH INFO escalated but found no full text
         assert llm.chat_calls() == 3
         assert probe.peak <= 2  # bounded concurrency (MAX_CONCURRENT)
-        assert state_of(server.ls.session.claim_checker()).checks == 3
+        assert server.ls.session.claim_queue.checks == 3
         # Publishing again (an edit elsewhere) neither re-checks nor loses anything.
         calls = len(llm.requests)
         server.ls.publish()
@@ -639,7 +639,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     try:
         server.open(doc, text)
         await server.verified()
-        await wait_idle(server.ls.session.claims)
+        await wait_idle(server.ls.session.claim_queue)
         await wait_for(lambda: len(server.latest(doc)) == 1, 5, "claim diagnostics")
         findings = server.ls.session.claim_findings()
         assert [(f.code, f.severity) for f in findings] == [("CLAIM_CONTRADICTED", Severity.ERROR)]
@@ -654,11 +654,11 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
     try:
         server.open(doc, text)
         await server.verified()
-        await wait_idle(server.ls.session.claims)
+        await wait_idle(server.ls.session.claim_queue)
         assert llm.chat_calls() == 6 and server.ls.session.claim_findings() == []
         for _ in range(3):
             server.ls.publish()
-            await wait_idle(server.ls.session.claims)
+            await wait_idle(server.ls.session.claim_queue)
         assert llm.chat_calls() == 6
     finally:
         await server.close()
@@ -680,13 +680,13 @@ async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None
     from citelens.workspace.session import Session
 
     session = Session(Settings(cache_dir=str(tmp_path / "c")))
-    first = session.sources()
+    first = session.pipeline.sources()
     checker = session.claim_checker()
     assert checker._sources is first and session.claim_checker() is checker
-    assert session.take_sources() is first  # closed by settings_changed(), not yet recreated
+    assert session.pipeline.take_sources() is first  # closed by settings_changed(), not yet recreated
     rebuilt = session.claim_checker()
     assert rebuilt is not checker and rebuilt._sources is None  # it will open its own
-    second = session.sources()
+    second = session.pipeline.sources()
     assert session.claim_checker() is rebuilt  # its own clients stay valid
     await first.aclose()
     await second.aclose()

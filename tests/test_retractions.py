@@ -26,6 +26,7 @@ from citelens.verify.cache import VerificationCache
 from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Verification
 from citelens.workspace.check import run_check
+from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import has_errors, to_json, to_sarif
 from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
 from tests.harness import FIXTURES
@@ -189,7 +190,14 @@ def check(fake: ScholarlyFake, folder: Path, bib: str) -> Any:
     tex = folder / "paper.tex"
     tex.write_text("\\documentclass{article}\n\\begin{document}\nAs shown~\\cite{" + key
                    + "}.\n\\bibliography{refs}\n\\end{document}\n", encoding="utf-8")
-    return asyncio.run(run_check([str(tex)], fake.settings(cache_dir=str(folder / "cache"))))
+    async def go() -> Any:
+        pipeline = Pipeline(fake.settings(cache_dir=str(folder / "cache")))
+        try:
+            return await run_check([str(tex)], pipeline)
+        finally:
+            await pipeline.aclose()
+
+    return asyncio.run(go())
 
 
 def test_check_reports_retraction_as_error_with_the_notice_in_json_and_sarif(

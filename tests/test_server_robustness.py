@@ -18,6 +18,7 @@ from lsprotocol import types as lsp
 
 from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
+from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
 from tests.harness import CORPUS
 from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
@@ -202,7 +203,7 @@ async def test_random_edits_then_same_diagnostics_as_a_fresh_check(tmp_path: Pat
         await asyncio.wait_for(client.text_document_completion_async(lsp.CompletionParams(
             lsp.TextDocumentIdentifier(u), lsp.Position(0, 0))), 20)
         doc.write_bytes(text.encode("utf-8"))
-        fresh = to_json(await run_check([str(tmp_path)], Settings(), verify=False))
+        fresh = to_json(await run_check([str(tmp_path)], Pipeline(Settings()), verify=False))
         want = sorted(_key(d) for d in fresh["diagnostics"] if d["file"].endswith("main.tex"))
         await wait_for(lambda: sorted(_key(d) for d in client.diagnostics.get(u, [])) == want,
                        20, "diagnostics equal to a fresh check")

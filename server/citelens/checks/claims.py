@@ -73,8 +73,10 @@ class _Job:
 
 
 @dataclass(slots=True)
-class _State:
-    """Per checker (a settings change builds a new checker, so this starts afresh)."""
+class ClaimQueue:
+    """The claim diagnostics' state: the queue, the workers and the results. Its owner (the
+    editor's Session) builds a new one with each new checker (a settings change), so it
+    starts afresh."""
 
     queue: deque[_Job] = field(default_factory=deque)
     queued: set[str] = field(default_factory=set)  # keys in the queue or running
@@ -85,23 +87,18 @@ class _State:
     checks: int = 0  # checks started by diagnostics (for tests and benchmarks)
 
 
-def state_of(checker: ClaimChecker) -> _State:
-    """The diagnostics' state, kept on the checker (a new checker starts afresh)."""
-    state = checker.diagnostics_state
-    if not isinstance(state, _State):
-        state = checker.diagnostics_state = _State()
-    return state
-
-
 def claim_findings(
-    sites: Iterable[ClaimSite], checker: ClaimChecker, settings: Settings, republish: Republish
+    sites: Iterable[ClaimSite],
+    checker: ClaimChecker,
+    state: ClaimQueue,
+    settings: Settings,
+    republish: Republish,
 ) -> list[Finding]:
     """CLAIM_* findings for the claims whose check has finished; queues the others.
 
     Claims not extracted yet are extracted within :data:`EXTRACT_BUDGET_S` (at least one
     per call); the rest are extracted by the next publish, asked for at once.
     """
-    state = state_of(checker)
     out: list[Finding] = []
     wanted: set[str] = set()
     deadline: float | None = None
@@ -130,7 +127,7 @@ def claim_findings(
 
 
 def _finding_for(
-    site: ClaimSite, claim: str, key: str, checker: ClaimChecker, state: _State, settings: Settings
+    site: ClaimSite, claim: str, key: str, checker: ClaimChecker, state: ClaimQueue, settings: Settings
 ) -> Finding | None:
     """The finding of a finished check, else queue the check (unless it is running or the
     entry is still being verified: its record often carries the abstract)."""
@@ -187,7 +184,7 @@ def _finding(
 # ---------------------------------------------------------------------------- the workers
 
 
-def _pump(checker: ClaimChecker, state: _State, republish: Republish) -> None:
+def _pump(checker: ClaimChecker, state: ClaimQueue, republish: Republish) -> None:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not serving (tests of the engine): nothing runs
@@ -198,7 +195,7 @@ def _pump(checker: ClaimChecker, state: _State, republish: Republish) -> None:
         task.add_done_callback(state.workers.discard)
 
 
-async def _worker(checker: ClaimChecker, state: _State, republish: Republish) -> None:
+async def _worker(checker: ClaimChecker, state: ClaimQueue, republish: Republish) -> None:
     while state.queue:
         job = state.queue.popleft()
         try:
@@ -226,11 +223,10 @@ async def _worker(checker: ClaimChecker, state: _State, republish: Republish) ->
             republish(REPUBLISH_DELAY_S)
 
 
-async def wait_idle(checker: ClaimChecker | None, timeout: float = 30.0) -> None:
+async def wait_idle(state: ClaimQueue | None, timeout: float = 30.0) -> None:
     """For tests and benchmarks: until the diagnostics queue is empty and nothing runs."""
-    if checker is None:
+    if state is None:
         return
-    state = state_of(checker)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while state.queue or state.workers:

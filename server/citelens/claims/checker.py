@@ -53,8 +53,6 @@ class ClaimChecker:
         self.uncached: dict[str, ClaimResult] = {}
         #: Claim texts by paragraph (see claims.hover.claim_at), bounded.
         self.claim_memo: dict[tuple[str, str, int, int], str] = {}
-        #: State of claims.diagnostics for this checker (its queue and results).
-        self.diagnostics_state: object | None = None
 
     # ------------------------------------------------------------------ keys
 

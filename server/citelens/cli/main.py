@@ -87,6 +87,7 @@ class ProgressLines:
 
 def _check(args: argparse.Namespace, settings: Settings) -> int:
     from citelens.workspace.check import CheckResult, UsageError, run_check
+    from citelens.workspace.pipeline import Pipeline
     from citelens.workspace.report import fails, write
 
     if args.offline:
@@ -122,14 +123,18 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
     async def check() -> int:
         # Only an int leaves asyncio.run: on exit it may repr() the task's result.
-        result = await run_check(
-            args.paths,
-            settings,
-            verify=not args.no_verify,
-            log=log,
-            progress=progress,
-            on_verdict=lines.verdict if lines is not None else None,
-        )
+        pipeline = Pipeline(settings, log)  # the process's clients, cache and snapshot
+        try:
+            result = await run_check(
+                args.paths,
+                pipeline,
+                verify=not args.no_verify,
+                log=log,
+                progress=progress,
+                on_verdict=lines.verdict if lines is not None else None,
+            )
+        finally:
+            await pipeline.aclose()
         results.append(result)
         return 1 if fails(result, args.fail_on) else 0
 

@@ -46,12 +46,10 @@ async def report(ls: CiteLensServer, *args: Any) -> dict[str, Any] | str:
         return {"version": 1, "entries": [], "diagnostics": [], "summary": {}}
     result = await run_check(
         paths,
-        session.settings,
+        session.pipeline,  # the background run's clients and rate limiters, not a second set
         store=session.store,
         verify=session.settings.verification_enabled,
         log=lambda m: ls.log_once(m),
-        sources=session.sources(),  # the background run's rate limiters, not a second set
-        cache=session.cache(),
     )
     if fmt == "text":
         return render(result, "text")

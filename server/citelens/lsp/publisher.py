@@ -43,12 +43,8 @@ class Publisher:
         self._cancel_due()
         store = self.session.store
         by_path: dict[str, list[Finding]] = {}
-        seen: set[tuple[str, int, int, str, str]] = set()
-        for f in self.session.findings():
-            k = (f.path, f.span.start, f.span.end, f.code, f.message)
-            if k not in seen:
-                seen.add(k)
-                by_path.setdefault(f.path, []).append(f)
+        for f in self.session.findings():  # each finding once
+            by_path.setdefault(f.path, []).append(f)
         for path in store.open_paths():  # an open document always gets an answer
             by_path.setdefault(path, [])
         stale = set(self.published)

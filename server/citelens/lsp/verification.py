@@ -20,10 +20,9 @@ from lsprotocol import types as lsp
 from pygls.progress import Progress as ProgressTracker
 
 from citelens.core.model import EntryView
-from citelens.sources.transport import Sources
 from citelens.verify.identity import content_hash
-from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Verification
+from citelens.workspace.pipeline import close_later
 from citelens.workspace.session import Session
 
 log = logging.getLogger("citelens")
@@ -67,17 +66,17 @@ class Verifier:
         task = self._task
         if task is not None and not task.done():
             task.cancel()
-        sources = self.session.take_sources()
+        sources = self.session.pipeline.take_sources()
         if sources is not None:
-            self._closing = asyncio.ensure_future(_close(sources, task))
+            self._closing = asyncio.ensure_future(close_later(sources, task))
 
     def reset(self) -> None:
         """Forget verdicts (``citelens.verifyNow``): everything is checked again."""
         self.session.forget_verdicts()
-        self.session.reset_sources()
+        self.session.pipeline.reset_sources()
 
     def clear_cache(self) -> str:
-        cache = self.session.cache()
+        cache = self.session.pipeline.cache()
         cache.clear()
         self.reset()
         return str(getattr(cache, "directory", "") or "cache")
@@ -124,7 +123,7 @@ class Verifier:
                 for h, v in list(self.session.verdicts.items())
                 if v.content_hash in hashes and v.status is Status.UNVERIFIED
             )
-            self.session.reset_sources()
+            self.session.pipeline.reset_sources()
             self.schedule(delay=0.0)
 
         try:
@@ -167,12 +166,8 @@ class Verifier:
         await progress.begin()
         self.runs += 1
         try:
-            results = await verify_entries(
+            results = await session.pipeline.verify(
                 list(by_key.values()),
-                session.settings,
-                sources=session.sources(),
-                cache=session.cache(),
-                log=session.log,
                 progress=progress.report,
                 info=lambda m: self._log_line(m, lsp.MessageType.Info),  # the summary
                 on_verdict=self._reached(by_key, progress),
@@ -196,15 +191,6 @@ class Verifier:
         # Entries that changed while this ran.
         if session.unverified_entries():
             self.schedule()
-
-
-async def _close(sources: Sources, task: asyncio.Task[None] | None) -> None:
-    try:
-        if task is not None and not task.done():
-            await asyncio.wait({task}, timeout=30)
-        await sources.aclose()
-    except Exception:  # pragma: no cover
-        pass
 
 
 #: Statuses counted in the progress message, in this order.

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.scale.limiter import RateLimiter
+from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.venue import Checked, Paper, VenueOutput, VenueRun, check_batch
 
 Log = Callable[[str], None]
@@ -32,35 +32,21 @@ LIMITER_NAME = "citelens-rate-limiter"
 
 
 async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
-    from citelens.sources.transport import Sources
-    from citelens.verify.cache import open_cache
-    from citelens.verify.scheduler import verify_entries
-    from citelens.verify.snapshot import open_snapshot
-
     logs: list[str] = []
-    cache = open_cache(settings, logs.append)
-    sources = Sources.from_settings(settings, logs.append)
-    snap = open_snapshot(settings, logs.append)
+    pipeline = Pipeline(settings, logs.append)  # this task's event loop: its own clients
 
     async def pace(host: str, interval: float) -> None:
         delay = await limiter.slot.remote(host, interval)
         if delay > 0:
             await asyncio.sleep(delay)
 
-    for h in sources.hosts().values():
+    for h in pipeline.sources().hosts().values():
         h.shared_pacer = pace
     try:
-
-        async def verify(views: list[EntryView]) -> dict[str, Any]:
-            return await verify_entries(views, settings, sources=sources, cache=cache, snapshot=snap)
-
         with tempfile.TemporaryDirectory(prefix="citelens-bbl-") as bbl:
-            return await check_batch(part, settings, verify, OrderedDict(), Path(bbl))
+            return await check_batch(part, pipeline, OrderedDict(), Path(bbl))
     finally:
-        await sources.aclose()
-        cache.close()
-        if snap is not None:
-            snap.close()
+        await pipeline.aclose()
 
 
 def batch_task(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:

@@ -19,20 +19,18 @@ from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.read import kind_of, not_regular
+from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
-from citelens.workspace.problems import one_per_problem
+from citelens.workspace.problems import by_place, distinct, one_per_problem
 from citelens.workspace.project import Project, build_project, find_root
 from citelens.workspace.store import DocumentStore
 
 if TYPE_CHECKING:
-    from citelens.sources.transport import Sources
-    from citelens.verify.cache import VerificationCache
+    from citelens.workspace.pipeline import Pipeline
 
 #: Verifies views (cited first) and returns a verdict per key: ``verify_entries`` by default;
 #: the venue check (``workspace/venue.py``) verifies the entries of many papers together.
 Verifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
-
-_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
 
 
 @dataclass(slots=True, repr=False)
@@ -55,22 +53,13 @@ class UsageError(Exception):
     """A problem with the command line (exit status 2)."""
 
 
-def _walk(folder: Path) -> Iterable[str]:
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
-            if kind_of(path) is not None and not name.endswith((".sty", ".cls")):
-                yield os.path.normpath(path)
-
-
 def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Settings) -> list[Project]:
     """Projects for the given files and folders; .bib files outside any project stand alone."""
     files: list[str] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(_walk(p))
+            files.extend(documents_under(str(p)))
         elif p.is_file():
             files.append(os.path.normpath(str(p.resolve())) if not p.is_absolute() else str(p))
         elif (why := not_regular(raw)) is not None:
@@ -106,18 +95,6 @@ def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Setti
     return projects
 
 
-def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
-    seen: set[tuple[str, int, int, str, str]] = set()
-    out: list[Finding] = []
-    for f in findings:
-        k = (f.path, f.span.start, f.span.end, f.code, f.message)
-        if k not in seen:
-            seen.add(k)
-            out.append(f)
-    out.sort(key=lambda f: (f.path, f.span.start, f.span.end, f.code, f.message))
-    return out
-
-
 def all_entries(bibs: Iterable[BibFile]) -> list[BibEntry]:
     """Each key once: its first definition (a key defined again is a DUPLICATE_KEY finding,
     not another entry)."""
@@ -146,21 +123,23 @@ def count_citations(analyses: Iterable[Analysis]) -> int:
 
 async def run_check(
     paths: Sequence[str],
-    settings: Settings,
+    pipeline: Pipeline,
     *,
+    settings: Settings | None = None,
     store: DocumentStore | None = None,
     verify: bool = True,
     log: Callable[[str], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
-    sources: Sources | None = None,
-    cache: VerificationCache | None = None,
     on_verdict: Callable[[Any], None] | None = None,
     verifier: Verifier | None = None,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
-    ``sources`` and ``cache``: a running server's own (one rate limiter per host in a process),
-    else ones built for this run."""
+    Entries are verified through ``pipeline`` (the process's one set of clients, cache and
+    snapshot; a running server's own), or ``verifier`` (the venue check's batches, which
+    verify through the venue's pipeline). ``settings``: this run's (the pipeline's by default)."""
+    if settings is None:
+        settings = pipeline.settings
     result = CheckResult(store if store is not None else DocumentStore(settings.extra_cite_commands))
     if store is None:  # (an editor's store says so in the editor's log)
         store = result.store
@@ -195,8 +174,7 @@ async def run_check(
                 settings,
                 log,
                 progress,
-                sources,
-                cache,
+                pipeline,
                 on_verdict,
                 verifier,
             )
@@ -206,7 +184,7 @@ async def run_check(
     findings.extend(_field_problems(bibs.values(), settings, viewed, None if verifying else dois))
     if not verifying:
         findings.extend(_same_doi_findings(dois, settings))
-    result.findings = one_per_problem(_dedupe(findings))
+    result.findings = one_per_problem(by_place(distinct(findings)))
     return result
 
 
@@ -255,14 +233,12 @@ async def _verify(
     settings: Settings,
     log: Callable[[str], None] | None,
     progress: Callable[[int, int], None] | None,
-    sources: Sources | None,
-    cache: VerificationCache | None,
+    pipeline: Pipeline,
     on_verdict: Callable[[Any], None] | None = None,
     verifier: Verifier | None = None,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
-    from citelens.verify.scheduler import verify_entries
 
     def _log(msg: str) -> None:
         result.log.append(msg)
@@ -280,8 +256,8 @@ async def _verify(
     if verifier is not None:
         result.verifications = await verifier(views)
     else:
-        result.verifications = await verify_entries(
-            views, settings, sources=sources, cache=cache, log=_log, progress=progress, on_verdict=on_verdict
+        result.verifications = await pipeline.verify(
+            views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
         )
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:

@@ -1,4 +1,5 @@
-"""Each problem once, for reports: the editor shows a wrong entry at the ``.bib`` and at
+"""The same finding twice is one (:func:`distinct`, for the editor and for reports); and
+each problem once, for reports: the editor shows a wrong entry at the ``.bib`` and at
 every citation of it, and both entries of a duplicate pair; ``citelens check`` prints and
 counts the problem once, at one place, with its other places as related locations.
 
@@ -30,6 +31,26 @@ def _at_citation(f: Finding) -> bool:
         and f.related[0].path != f.path
         and f.data.get("bib") == f.related[0].path
     )
+
+
+def distinct(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` without repeats, in their order: a finding at the same place with the
+    same code and message as an earlier one (two projects sharing a .bib find its
+    problems twice) is dropped. The one de-duplication of findings: the editor's
+    (``Session.findings``) and ``citelens check``'s."""
+    seen: set[tuple[str, int, int, str, str]] = set()
+    out: list[Finding] = []
+    for f in findings:
+        k = (f.path, f.span.start, f.span.end, f.code, f.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(f)
+    return out
+
+
+def by_place(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` sorted by file, place, code and message (a report's order)."""
+    return sorted(findings, key=lambda f: (f.path, f.span.start, f.span.end, f.code, f.message))
 
 
 def one_per_problem(findings: Iterable[Finding]) -> list[Finding]:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from citelens.checks.claims import ClaimSite, claim_findings
+from citelens.checks.claims import ClaimQueue, ClaimSite, claim_findings
 from citelens.checks.duplicates import Pairs, text_duplicates
 from citelens.checks.verification import citation_findings, entry_level_findings
 from citelens.claims.checker import ClaimChecker
@@ -37,13 +37,14 @@ from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import kind_of
-from citelens.sources.transport import Sources
-from citelens.verify.cache import VerificationCache, open_cache
 from citelens.verify.identity import content_hash
 from citelens.verify.status import Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.citesearch import PaperSearch
+from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.pipeline import Pipeline
+from citelens.workspace.problems import distinct
 from citelens.workspace.project import (
     Project,
     build_project,
@@ -71,17 +72,14 @@ def _quiet(_message: str) -> None:
 def workspace_sources(
     roots: Iterable[str], limit: int = 5000, kinds: tuple[str, ...] = ("latex", "markdown")
 ) -> list[str]:
-    """The documents under the workspace folders (hidden folders and node_modules skipped)."""
+    """The documents under the workspace folders (``workspace/files.py``: the folders
+    ``citelens check`` skips are skipped), at most ``limit``."""
     out: list[str] = []
     for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
-            for name in sorted(filenames):
-                p = os.path.join(dirpath, name)
-                if kind_of(p) in kinds:
-                    out.append(p)
-                    if len(out) >= limit:
-                        return out
+        for path in documents_under(root, kinds):
+            out.append(path)
+            if len(out) >= limit:
+                return out
     return out
 
 
@@ -106,11 +104,16 @@ class Session:
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
         #: project root -> (ids of the views, the views, the pairs their text gives)
         self._text_pairs: dict[str, tuple[tuple[int, ...], list[EntryView], Pairs]] = {}
-        self._sources: Sources | None = None
-        self._cache: VerificationCache | None = None
+        #: The verification stage and this process's clients, cache and snapshot: the
+        #: background run, ``citelens.report`` and the paper searches all use these.
+        self.pipeline = Pipeline(self.settings, log)
         self._claims: ClaimChecker | None = None
+        #: The claim diagnostics' queue and results, for the current checker.
+        self.claim_queue = ClaimQueue()
         #: Background paper searches for completion (cite while writing).
-        self.paper_search = PaperSearch(self.sources, self.cache, lambda: self.settings, self.log)
+        self.paper_search = PaperSearch(
+            self.pipeline.sources, self.pipeline.cache, lambda: self.settings, self.log
+        )
         self.recent_keys: list[str] = []  # keys added from completion, newest last
         self._haystacks: dict[str, tuple[object, list[str]]] = {}  # .bib -> (stamp, texts)
 
@@ -125,33 +128,11 @@ class Session:
         self.store.extra_cite_commands = new.extra_cite_commands
         for path in list(self.roots):
             self.store.invalidate(path)
-        self._cache = None
+        self.pipeline.configure(new)
         self.forget_verdicts()
         return True
 
-    # ------------------------------------------------------------------ shared clients
-
-    def sources(self) -> Sources:
-        """The rate-limited scholarly clients, shared by verification and claim checks."""
-        if self._sources is None:
-            self._sources = Sources.from_settings(self.settings, self.log)
-        return self._sources
-
-    def take_sources(self) -> Sources | None:
-        """Hand over the current clients (to close once their users stopped); the next
-        call of :meth:`sources` builds new ones, with the current settings."""
-        sources, self._sources = self._sources, None
-        return sources
-
-    def reset_sources(self) -> None:
-        """Forget outages and tripped circuit breakers: ask every source again."""
-        if self._sources is not None:
-            self._sources.reset_availability()
-
-    def cache(self) -> VerificationCache:
-        if self._cache is None:
-            self._cache = open_cache(self.settings, self.log)
-        return self._cache
+    # ------------------------------------------------------------------ claim checks
 
     def claim_checker(self) -> ClaimChecker:
         """The claim checker, rebuilt when the settings or the shared clients changed."""
@@ -159,10 +140,11 @@ class Session:
         if (
             current is not None
             and current.settings == self.settings
-            and (current.shared_sources is None or current.shared_sources is self._sources)
+            and (current.shared_sources is None or current.shared_sources is self.pipeline.built_sources)
         ):
             return current
-        checker = ClaimChecker(self.settings, sources=self._sources)
+        checker = ClaimChecker(self.settings, sources=self.pipeline.built_sources)
+        self.claim_queue = ClaimQueue()  # a new checker: its diagnostics start afresh
         if current is not None:
             with contextlib.suppress(RuntimeError):  # no loop: nothing runs either
                 asyncio.get_running_loop().create_task(current.aclose())
@@ -424,14 +406,15 @@ class Session:
     # ------------------------------------------------------------------ findings
 
     def findings(self) -> list[Finding]:
-        """Every finding of the analysed projects, by source: local checks, verification,
-        and (with ``claimDiagnostics``) claim checks."""
+        """Every finding of the analysed projects, each once (``problems.distinct``: two
+        projects sharing a .bib find its problems twice), by source: local checks,
+        verification, and (with ``claimDiagnostics``) claim checks."""
         out: list[Finding] = []
         for a in self.analyses.values():
             out.extend(a.findings)
             out.extend(self.verification_findings(a))
         out.extend(self.claim_findings())
-        return out
+        return distinct(out)
 
     def verification_findings(self, analysis: Analysis) -> list[Finding]:
         """Verification findings of one project. The .bib part (entries, duplicates) is
@@ -484,7 +467,8 @@ class Session:
         """CLAIM_* findings of the open documents (``claimDiagnostics`` with a model)."""
         if not self.settings.claim_diagnostics or LLMConfig.from_settings(self.settings) is None:
             return []
-        return claim_findings(self._claim_sites(), self.claim_checker(), self.settings, self.on_change)
+        checker = self.claim_checker()
+        return claim_findings(self._claim_sites(), checker, self.claim_queue, self.settings, self.on_change)
 
     def _claim_sites(self) -> Iterable[ClaimSite]:
         for path in self.store.open_paths():

@@ -34,6 +34,8 @@ from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.read import kind_of, read_text
 from citelens.workspace.check import CheckResult, UsageError, run_check
+from citelens.workspace.files import documents_under, files_under
+from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
 
 Log = Callable[[str], None]
@@ -69,10 +71,11 @@ def _bbl_bibs(paper: Paper, out: Path) -> tuple[str, ...]:
     """BibTeX made from the paper's ``.bbl`` files when it has no ``.bib`` (written under OUT,
     never into the paper's folder)."""
     p = Path(paper.path)
-    if not p.is_dir() or any(p.rglob("*.bib")):
+    if not p.is_dir() or any(documents_under(str(p), ("bib",))):
         return ()
     made = []
-    for i, bbl in enumerate(sorted(p.rglob("*.bbl"))):
+    bbls = sorted(Path(f) for f in files_under(str(p)) if f.lower().endswith(".bbl"))
+    for i, bbl in enumerate(bbls):
         text = bbl_to_bibtex(read_text(bbl))
         if text:
             target = out / paper.name / f"{i}-{bbl.stem}.bib"
@@ -227,23 +230,23 @@ class Checked:
 
 async def check_batch(
     part: list[Paper],
-    settings: Settings,
-    verify: BatchVerifier,
+    pipeline: Pipeline,
     memo: OrderedDict[str, Any],
     bbl_dir: Path,
     log: Log | None = None,
 ) -> tuple[list[Checked], int]:
-    """Check a batch of papers, their entries verified together: (outcomes, distinct
-    entries verified)."""
+    """Check a batch of papers, their entries verified together through ``pipeline``:
+    (outcomes, distinct entries verified)."""
     distinct = 0
+    quiet: Log = log or (lambda _m: None)
 
     async def counting(views: list[EntryView]) -> dict[str, Any]:
         nonlocal distinct
         distinct += len(views)
-        return await verify(views)
+        return await pipeline.verify(views, log=quiet)
 
     batch = _Batch(len(part), counting, memo)
-    results = await asyncio.gather(*(_one(p, bbl_dir, settings, batch, log) for p in part))
+    results = await asyncio.gather(*(_one(p, bbl_dir, pipeline, batch, log) for p in part))
     out = []
     for paper, (result, seconds) in zip(part, results, strict=True):
         report = to_json(result)
@@ -299,21 +302,20 @@ class VenueOutput:
 async def run_venue(
     folder: str,
     out_dir: str,
-    settings: Settings,
-    verify: BatchVerifier,
+    pipeline: Pipeline,
     *,
     log: Log | None = None,
     progress: Log | None = None,
     batch_size: int = PAPERS_PER_BATCH,
 ) -> VenueRun:
-    """Check every paper of ``folder`` on this machine; ``verify`` verifies a batch's
+    """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
     distinct views."""
     output = VenueOutput(folder, out_dir, progress)
     memo: OrderedDict[str, Any] = OrderedDict()
     try:
         for start in range(0, len(output.todo), batch_size):
             part = output.todo[start : start + batch_size]
-            checked, distinct = await check_batch(part, settings, verify, memo, output.out / "bbl", log)
+            checked, distinct = await check_batch(part, pipeline, memo, output.out / "bbl", log)
             output.add(checked, distinct)
     finally:
         run = output.close()
@@ -339,7 +341,7 @@ def _titles(result: CheckResult) -> dict[str, str]:
 
 
 async def _one(
-    paper: Paper, bbl_dir: Path, settings: Settings, batch: _Batch, log: Log | None
+    paper: Paper, bbl_dir: Path, pipeline: Pipeline, batch: _Batch, log: Log | None
 ) -> tuple[CheckResult, float]:
     t0 = time.monotonic()
     asked = False
@@ -351,9 +353,10 @@ async def _one(
 
     try:
         extra = _bbl_bibs(paper, bbl_dir)
+        settings = pipeline.settings
         mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
         try:
-            result = await run_check([paper.path], mine, verifier=verifier)
+            result = await run_check([paper.path], pipeline, settings=mine, verifier=verifier)
         except UsageError as exc:
             if log is not None:
                 log(f"{paper.name}: {exc}")
@@ -434,33 +437,16 @@ def check_venue(
     progress: Log | None = None,
     batch_size: int = PAPERS_PER_BATCH,
 ) -> VenueRun:
-    """The whole venue on this machine: one verification cache, one set of sources, one
-    snapshot for every batch."""
+    """The whole venue on this machine: one pipeline (verification cache, sources, snapshot)
+    for every batch."""
 
     async def go() -> VenueRun:
-        from citelens.sources.transport import Sources
-        from citelens.verify.cache import open_cache
-        from citelens.verify.scheduler import verify_entries
-        from citelens.verify.snapshot import open_snapshot
-
-        quiet: Log = log or (lambda _m: None)
-        cache = open_cache(settings, quiet)
-        sources = Sources.from_settings(settings, quiet)
-        snap = open_snapshot(settings, quiet)
+        pipeline = Pipeline(settings, log or (lambda _m: None))
         try:
-
-            async def verify(views: list[EntryView]) -> dict[str, Any]:
-                return await verify_entries(
-                    views, settings, sources=sources, cache=cache, snapshot=snap, log=quiet
-                )
-
             return await run_venue(
-                folder, out_dir, settings, verify, log=log, progress=progress, batch_size=batch_size
+                folder, out_dir, pipeline, log=log, progress=progress, batch_size=batch_size
             )
         finally:
-            await sources.aclose()
-            cache.close()
-            if snap is not None:
-                snap.close()
+            await pipeline.aclose()
 
     return asyncio.run(go())

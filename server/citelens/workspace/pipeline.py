@@ -1,0 +1,149 @@
+"""The verification stage every driver shares, with one set of resources per process.
+
+Four drivers run analyse → verify → findings: the editor (:class:`~citelens.workspace.session.Session`
+and its background run), ``citelens check`` and the ``citelens.report`` command
+(:func:`citelens.workspace.check.run_check`), and the venue check (``workspace/venue.py``).
+Each verifies through one :class:`Pipeline`: the scholarly clients (each host's rate
+limiter, retries, circuit breaker), the verification cache and the snapshot are built once,
+when first needed, and shared by every run of the process. ``run_check`` takes a pipeline
+and has no way to build clients of its own, so the ``citelens.report`` command cannot ask
+Semantic Scholar from a second limiter while the editor's background run asks from the first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from citelens.core.model import EntryView
+from citelens.core.settings import Settings
+
+if TYPE_CHECKING:  # (imported when first used: ``citelens check --no-verify`` needs none)
+    from citelens.snapshot.store import Snapshot
+    from citelens.sources.transport import Sources
+    from citelens.verify.cache import VerificationCache
+    from citelens.verify.status import Verification
+
+Log = Callable[[str], None]
+
+
+def _quiet(_message: str) -> None:
+    pass
+
+
+class Pipeline:
+    """One process's verification: its clients, cache and snapshot, and :meth:`verify`."""
+
+    def __init__(self, settings: Settings, log: Log = _quiet) -> None:
+        self.settings = settings
+        self.log = log
+        self._sources: Sources | None = None
+        self._cache: VerificationCache | None = None
+        self._snapshot: Snapshot | None = None
+        self._snapshot_opened = False
+
+    def configure(self, settings: Settings) -> None:
+        """New settings: the cache and snapshot are opened again when next needed (the
+        clients are handed over with :meth:`take_sources`, to close once their users stopped)."""
+        self.settings = settings
+        self._cache = None
+        if self._snapshot is not None:
+            self._snapshot.close()
+        self._snapshot, self._snapshot_opened = None, False
+
+    # ------------------------------------------------------------------ resources
+
+    def sources(self) -> Sources:
+        """The rate-limited scholarly clients, shared by every run and the claim checks."""
+        from citelens.sources.transport import Sources
+
+        if self._sources is None:
+            self._sources = Sources.from_settings(self.settings, self.log)
+        return self._sources
+
+    @property
+    def built_sources(self) -> Sources | None:
+        """The clients if they were built (None: nothing asked a source yet)."""
+        return self._sources
+
+    def take_sources(self) -> Sources | None:
+        """Hand over the current clients (to close once their users stopped); the next
+        call of :meth:`sources` builds new ones, with the current settings."""
+        sources, self._sources = self._sources, None
+        return sources
+
+    def reset_sources(self) -> None:
+        """Forget outages and tripped circuit breakers: ask every source again."""
+        if self._sources is not None:
+            self._sources.reset_availability()
+
+    def cache(self) -> VerificationCache:
+        from citelens.verify.cache import open_cache
+
+        if self._cache is None:
+            self._cache = open_cache(self.settings, self.log)
+        return self._cache
+
+    def snapshot(self) -> Snapshot | None:
+        """The local snapshot the ``snapshot`` setting names (opened once), or None."""
+        from citelens.verify.snapshot import open_snapshot
+
+        if not self._snapshot_opened:
+            self._snapshot = open_snapshot(self.settings, self.log)
+            self._snapshot_opened = True
+        return self._snapshot
+
+    # ------------------------------------------------------------------ the stage
+
+    async def verify(
+        self,
+        views: Sequence[EntryView],
+        *,
+        settings: Settings | None = None,
+        log: Log | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        info: Log | None = None,
+        on_verdict: Callable[[Verification], None] | None = None,
+    ) -> dict[str, Verification]:
+        """A verdict per entry key (cited entries first), through this process's clients,
+        cache and snapshot. ``settings``: a run's own (a venue paper's extra bibliographies,
+        the CLI's severities), the pipeline's by default."""
+        from citelens.verify.scheduler import verify_entries
+
+        return await verify_entries(
+            views,
+            settings if settings is not None else self.settings,
+            sources=self.sources(),
+            cache=self.cache(),
+            snapshot=self.snapshot(),
+            log=log if log is not None else self.log,
+            progress=progress,
+            info=info,
+            on_verdict=on_verdict,
+        )
+
+    async def aclose(self) -> None:
+        """Close the clients, the cache and the snapshot (a driver that ends: the CLI, a
+        venue run, a Ray task)."""
+        sources = self.take_sources()
+        if sources is not None:
+            await sources.aclose()
+        if self._cache is not None:
+            with contextlib.suppress(Exception):
+                self._cache.close()
+            self._cache = None
+        if self._snapshot is not None:
+            self._snapshot.close()
+        self._snapshot, self._snapshot_opened = None, False
+
+
+async def close_later(sources: Sources, task: asyncio.Task[None] | None) -> None:
+    """Close ``sources`` once ``task`` (a run still using them) has stopped."""
+    try:
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=30)
+        await sources.aclose()
+    except Exception:  # pragma: no cover
+        pass
