@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Protocol
 
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
@@ -10,7 +11,6 @@ from pygls.uris import from_fs_path, to_fs_path
 from citelens.core.findings import Finding, Severity, code_url
 from citelens.core.model import Span
 from citelens.core.text import LineIndex
-from citelens.workspace.store import DocumentStore
 
 _SEVERITY = {
     Severity.ERROR: lsp.DiagnosticSeverity.Error,
@@ -34,7 +34,7 @@ def to_range(index: LineIndex, span: Span, encoding: str) -> lsp.Range:
     return lsp.Range(lsp.Position(s.line, s.character), lsp.Position(e.line, e.character))
 
 
-def span_range(store: DocumentStore, path: str, span: Span, encoding: str) -> lsp.Range:
+def span_range(store: Positions, path: str, span: Span, encoding: str) -> lsp.Range:
     index = store.line_index(path)
     if index is None:
         return lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
@@ -44,8 +44,16 @@ def span_range(store: DocumentStore, path: str, span: Span, encoding: str) -> ls
 RelatedMemo = dict[tuple[object, ...], lsp.DiagnosticRelatedInformation]
 
 
+class Positions(Protocol):
+    """Where offsets become positions: a DocumentStore, or the Changes of an update."""
+
+    def line_index(self, path: str) -> LineIndex | None: ...
+    def version(self, path: str) -> int | None: ...
+    def stamp(self, path: str) -> object: ...
+
+
 def to_diagnostic(
-    store: DocumentStore,
+    store: Positions,
     f: Finding,
     encoding: str,
     related_support: bool = True,

@@ -12,6 +12,7 @@ from lsprotocol import types as lsp
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.lsp.textsync import BIG, current_text, keep_index, line_index, take_edit
+from citelens.workspace.changes import Edit
 
 _WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
 
@@ -57,11 +58,11 @@ async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None
 
 
 def _sync(ls: CiteLensServer, uri: str) -> str | None:
-    """Copy the workspace's view of an open document into the store; its path."""
+    """Hand the workspace's view of an open document to the session; its path."""
     path = path_of(uri)
     if path:
         doc = ls.workspace.get_text_document(uri)
-        ls.session.store.open(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc))
+        ls.edited(Edit(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc)))
     return path
 
 
@@ -74,9 +75,7 @@ def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
 
 
 def did_change(ls: CiteLensServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    path = _sync(ls, params.text_document.uri)
-    if path:
-        ls.mark_dirty(path)
+    _sync(ls, params.text_document.uri)
 
 
 def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:

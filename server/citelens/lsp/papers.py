@@ -57,7 +57,7 @@ def _write_new(path: str, text: str) -> None:
 def register(server: CiteLensServer) -> None:
     # pygls announces commands in executeCommandProvider and dispatches them.
     server.command(ADD_PAPER)(guarded(add_paper_command))
-    server.after_flush.append(lambda paths: adopt_typed_keys(server, paths))
+    server.after_flush.append(lambda changes: adopt_typed_keys(server, changes.typed_offers))
 
 
 #: Seconds during which a second add of the same key to the same .bib is refused (the
@@ -65,29 +65,21 @@ def register(server: CiteLensServer) -> None:
 ADDED_FOR_S = 120.0
 
 
-def adopt_typed_keys(ls: CiteLensServer, paths: set[str]) -> None:
+def adopt_typed_keys(ls: CiteLensServer, offers: list[Any]) -> None:
     """Add the entry of every offered paper whose key the analysed documents now cite
-    and no bibliography defines (the client did not run the item's command)."""
-    search = ls.session.paper_search
-    if not search.offers:
+    and no bibliography defines (``Session.update`` finds them: the client did not run
+    the item's command)."""
+    if not offers:
         return
-    for path in paths:
-        analysis = ls.session.analysis_for(path)
-        doc = analysis.sources.get(path) if analysis is not None else None
-        if analysis is None or doc is None:
-            continue
-        for c in doc.citations:
-            payload = search.offers.get((path, c.key))
-            if payload is None or c.key in analysis.definitions:
-                continue
-            del search.offers[(path, c.key)]
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            task = loop.create_task(guarded(add_paper)(ls, payload))
-            search.adding.add(task)
-            task.add_done_callback(search.adding.discard)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    adding = ls.session.paper_search.adding
+    for payload in offers:
+        task = loop.create_task(guarded(add_paper)(ls, payload))
+        adding.add(task)
+        task.add_done_callback(adding.discard)
 
 
 async def add_paper_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:

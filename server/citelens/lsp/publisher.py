@@ -1,9 +1,11 @@
 """Publishing diagnostics: the session's findings as ``textDocument/publishDiagnostics``.
 
-:meth:`Publisher.publish` sends, for every file whose set changed, its whole list (LSP
-has no partial update), and an empty list to a file that no longer has any. Converting
-offsets to positions is the costly part: a file whose findings and texts did not change
-since the last publish is skipped. :meth:`Publisher.soon` coalesces publishes asked for
+:meth:`Publisher.publish_changes` sends, for every file whose findings changed (the engine's
+:class:`~citelens.workspace.changes.Changes`: a file whose findings and texts did not
+change since the last report is not in it), its whole list (LSP has no partial update),
+and an empty list to a file that no longer has any; positions come from the line indexes
+the changes carry. :meth:`Publisher.publish` asks the session for its report first.
+:meth:`Publisher.soon` coalesces publishes asked for
 by background work (verdicts, claim checks) to one per :data:`EVERY_S`.
 """
 
@@ -15,8 +17,9 @@ from collections.abc import Callable
 
 from lsprotocol import types as lsp
 
-from citelens.core.findings import Finding
+from citelens.core.text import LineIndex
 from citelens.lsp.convert import RelatedMemo, to_diagnostic, uri_of
+from citelens.workspace.changes import Changes
 from citelens.workspace.session import Session
 
 log = logging.getLogger("citelens")
@@ -31,44 +34,43 @@ class Publisher:
         self.session = session
         self.send = send
         self.published: dict[str, list[lsp.Diagnostic]] = {}  # uri -> what the client has
-        self._signatures: dict[str, tuple[object, ...]] = {}
         self._related: RelatedMemo = {}
+        self._encoding_sent = "utf-16"
         self._due: asyncio.TimerHandle | None = None
         self._last = 0.0
         self.encoding = "utf-16"
         self.related_information = False
 
     def publish(self) -> None:
-        """Push diagnostics for every file whose set changed (and clear stale ones)."""
+        """Push diagnostics for every file whose findings changed since the last send (and
+        clear stale ones): asks the session for its report (background results)."""
+        self.publish_changes(self.session.report())
+
+    def publish_changes(self, changes: Changes) -> None:
+        """Diagnostics for the files ``changes`` names, converted from it alone (their line
+        indexes travel with it): a file whose diagnostics the client has already is skipped."""
         self._cancel_due()
-        store = self.session.store
-        by_path: dict[str, list[Finding]] = {}
-        for f in self.session.findings():  # each finding once
-            by_path.setdefault(f.path, []).append(f)
-        for path in store.open_paths():  # an open document always gets an answer
-            by_path.setdefault(path, [])
-        stale = set(self.published)
-        for path, fs in by_path.items():
-            uri = uri_of(path)
-            stale.discard(uri)
-            sig = self._signature(path, fs)
-            if uri in self.published and self._signatures.get(uri) == sig:
+        if self.encoding != self._encoding_sent:  # every position moves: report all again
+            self._encoding_sent = self.encoding
+            if self.published:
+                self.session.reported.forget()
+                changes = self.session.report()
+        positions = _Positions(changes)
+        for ff in changes.files:
+            uri = uri_of(ff.path)
+            if ff.cleared:  # a file that no longer has any
+                if self.published.get(uri):
+                    self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+                self.published.pop(uri, None)
                 continue
-            self._signatures[uri] = sig
             diags = [
-                to_diagnostic(store, f, self.encoding, self.related_information, self._related) for f in fs
+                to_diagnostic(positions, f, self.encoding, self.related_information, self._related)
+                for f in ff.findings
             ]
             diags.sort(key=lambda d: (d.range.start.line, d.range.start.character, str(d.code), d.message))
             if self.published.get(uri) != diags or uri not in self.published:
                 self.published[uri] = diags
-                self.send(
-                    lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=store.version(path))
-                )
-        for uri in stale:  # files that no longer have any
-            if self.published.get(uri):
-                self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-            self.published.pop(uri, None)
-            self._signatures.pop(uri, None)
+                self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=ff.version))
 
     def soon(self, delay_s: float = 0.0, *, limit: bool = True) -> None:
         """Publish after ``delay_s`` and, with ``limit`` (a stream of verdicts), at most once
@@ -98,24 +100,18 @@ class Publisher:
         except RuntimeError:
             pass
 
-    def _signature(self, path: str, findings: list[Finding]) -> tuple[object, ...]:
-        paths = {path}
-        items = []
-        for f in findings:
-            rel = tuple((r.path, r.span.start, r.span.end, r.message) for r in f.related)
-            paths.update(r[0] for r in rel)
-            items.append(
-                (
-                    f.code,
-                    f.span.start,
-                    f.span.end,
-                    f.message,
-                    f.severity,
-                    rel,
-                    tuple(sorted(f.data.items(), key=lambda kv: kv[0]))
-                    if f.data and len(f.data) < 8
-                    else id(f.data),
-                )
-            )
-        stamps = tuple((p, self.session.store.stamp(p)) for p in sorted(paths))
-        return (self.encoding, stamps, tuple(items))
+
+class _Positions:
+    """The line indexes, versions and stamps an update carries, read as a store's."""
+
+    def __init__(self, changes: Changes) -> None:
+        self.changes = changes
+
+    def line_index(self, path: str) -> LineIndex | None:
+        return self.changes.indexes.get(path)
+
+    def version(self, path: str) -> int | None:
+        return self.changes.versions.get(path)
+
+    def stamp(self, path: str) -> object:
+        return self.changes.stamps.get(path)

@@ -1,10 +1,14 @@
-"""The language server's state: one :class:`~citelens.workspace.session.Session` plus what
-only an LSP server has (the client's flags, what it was sent, the background run).
+"""The language server: one :class:`~citelens.workspace.session.Session` (the engine and
+its state) plus what only an LSP server has: the client's flags (``lsp/flags.py``), what the
+client was sent (``lsp/publisher.py``), the background run's task and progress
+(``lsp/verification.py``), the lines already logged, and the timer that gathers edits.
 
 Feature modules (hover, completion, actions, ...) get a :class:`CiteLensServer` and read the
-session through it; ``lsp/server.py`` wires them together. Edits that arrive together are
-analysed once (:meth:`CiteLensServer.mark_dirty`); a request first applies pending edits
-(:meth:`CiteLensServer.flush`), so it answers from the latest text.
+session through it; ``lsp/server.py`` wires them together. An edit reaches the engine at
+once (:meth:`CiteLensServer.edited`: ``Session.apply_edit``); edits that arrive together are
+analysed by one ``Session.update`` (:meth:`CiteLensServer.flush`), whose :class:`Changes`
+are sent with no other engine call (:meth:`CiteLensServer.send`). A request first flushes,
+so it answers from the latest text.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from citelens.lsp.flags import ClientFlags
 from citelens.lsp.protocol import CiteLensProtocol
 from citelens.lsp.publisher import Publisher
 from citelens.lsp.verification import Progress, Verifier
+from citelens.workspace.changes import Changes, Edit
 from citelens.workspace.session import Session
 
 log = logging.getLogger("citelens")
@@ -51,11 +56,11 @@ class CiteLensServer(LanguageServer):
             progress=lambda total: Progress(self.work_done_progress, self.flags.work_done_progress, total),
         )
         self.session.on_change = lambda delay: self.publisher.soon(delay, limit=False)
-        self._dirty: set[str] = set()
-        #: Called with the paths analysed by each :meth:`flush` (lsp/papers.py adds the
-        #: paper a completion item offered when its key is typed in and undefined).
-        self.after_flush: list[Callable[[set[str]], None]] = []
+        #: Called with the changes of each :meth:`flush` (lsp/papers.py adds the paper a
+        #: completion item offered when its key is typed in and undefined).
+        self.after_flush: list[Callable[[Changes], None]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
+        self._pending = False  # edits the session has and has not analysed yet
         self._logged: set[str] = set()
 
     # ------------------------------------------------------------------ the client
@@ -102,16 +107,19 @@ class CiteLensServer(LanguageServer):
     # ------------------------------------------------------------------ changes
     def apply_settings(self, values: dict[str, Any] | None) -> None:
         if self.session.apply_settings(values):
-            self.verifier.settings_changed()
+            self.verifier.settings_changed(self.session.settings)
 
     def publish(self) -> None:
+        """Send what changed since the last send (background results, closed files)."""
         self.publisher.encoding = self.encoding
         self.publisher.publish()
 
-    def mark_dirty(self, path: str) -> None:
-        """Note a changed document; one refresh follows a burst of changes (queued edits
-        are not analysed one by one). Request handlers call :meth:`flush` first."""
-        self._dirty.add(path)
+    def edited(self, edit: Edit) -> None:
+        """An edit of an open document (engine crossing 1 of a keystroke: the store has the
+        text at once); one :meth:`flush` follows a burst of edits (queued edits are not
+        analysed one by one). Request handlers call :meth:`flush` first."""
+        self.session.apply_edit(edit)
+        self._pending = True
         if self._flush_handle is None:
             try:
                 self._flush_handle = asyncio.get_running_loop().call_later(GATHER_S, self.flush)
@@ -120,29 +128,37 @@ class CiteLensServer(LanguageServer):
 
     def dirty(self, kind: Callable[[str], bool]) -> bool:
         """Whether a pending edit is of a document ``kind`` accepts."""
-        return any(kind(p) for p in self._dirty)
+        return self._pending and any(kind(p) for p in self.session.edited)
 
     def flush(self) -> None:
+        """Analyse the pending edits (engine crossing 2 of a keystroke) and send the changes."""
+        self._cancel_flush()
+        if self._pending:
+            self._pending = False
+            self.send(self.session.update())
+
+    def _cancel_flush(self) -> None:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
-        if not self._dirty:
-            return
-        paths, self._dirty = self._dirty, set()
-        for path in paths:
-            self.session.reanalyse(path)
-        self.publish()
-        self.verifier.schedule()
+
+    def send(self, changes: Changes, verify_delay: float | None = None) -> None:
+        """Diagnostics of the files that changed, a verification run for new entries, and
+        the typed offered papers' entries: from ``changes`` alone, no engine call."""
+        self.publisher.encoding = self.encoding
+        self.publisher.publish_changes(changes)
+        if changes.to_verify:
+            self.verifier.start(changes.to_verify, verify_delay)
+        elif verify_delay == 0.0:
+            self.verifier.hurry()
         for hook in self.after_flush:
-            hook(paths)
+            hook(changes)
 
     def check_now(self, path: str) -> None:
         """On open and save: find the project again, analyse, verify without the debounce."""
-        self.session.roots.pop(path, None)
-        self._dirty.discard(path)
-        self.session.reanalyse(path)
-        self.publish()
-        self.verifier.schedule(delay=0.0)
+        self._cancel_flush()
+        self._pending = False
+        self.send(self.session.update(recheck=[path]), verify_delay=0.0)
 
     def reanalyse_all(self) -> None:
         self.session.reanalyse_all()

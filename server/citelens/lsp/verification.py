@@ -20,7 +20,7 @@ from lsprotocol import types as lsp
 from pygls.progress import Progress as ProgressTracker
 
 from citelens.core.model import EntryView
-from citelens.verify.identity import content_hash
+from citelens.core.settings import Settings
 from citelens.verify.status import Status, Verification
 from citelens.workspace.pipeline import close_later
 from citelens.workspace.session import Session
@@ -52,17 +52,20 @@ class Verifier:
         self._log_line = log_line
         self._progress = progress
         self._task: asyncio.Task[None] | None = None
+        self._views: list[EntryView] = []  # what the current task checks
         self._sleeping = False  # the current task is still in its debounce
+        self._debounce_s = session.settings.verify_debounce_ms / 1000.0
         self._retry: asyncio.TimerHandle | None = None
         self._retry_delay = RETRY_FIRST_S
         self._closing: asyncio.Future[None] | None = None
         self.runs = 0
 
     # ------------------------------------------------------------------ state
-    def settings_changed(self) -> None:
+    def settings_changed(self, settings: Settings) -> None:
         """Stop the running check (it uses the old settings' clients) and close those
         clients once it has stopped; the next check runs with the new settings (answers
         come from the cache)."""
+        self._debounce_s = settings.verify_debounce_ms / 1000.0
         task = self._task
         if task is not None and not task.done():
             task.cancel()
@@ -83,26 +86,39 @@ class Verifier:
 
     # ------------------------------------------------------------------ work
     def schedule(self, delay: float | None = None, force: bool = False) -> None:
-        settings = self.session.settings
-        if not settings.verification_enabled:
-            return
-        views = self.session.unverified_entries()
-        if not views:
-            return
-        wanted = frozenset(content_hash(v) for v in views)
-        running = self._task is not None and not self._task.done()
-        hurry = delay == 0.0 and self._sleeping  # open/save while a debounce is waiting
-        if running and not force and not hurry and wanted <= self.session.checking:
-            return  # the running check already covers these
-        if running and self._task is not None:
+        """Verify what the session says has no verdict (``force``: even what the running
+        check covers); ``delay`` 0: now, also for a check still in its debounce."""
+        views = self.session.plan_verification(force=force)
+        if views:
+            self.start(views, delay)
+        elif delay == 0.0:
+            self.hurry()
+
+    def start(self, views: list[EntryView], delay: float | None = None) -> None:
+        """A new run for ``views`` (the session counts them as being checked), superseding
+        (cancelling) the running one; after the debounce unless ``delay`` is given."""
+        if self._task is not None and not self._task.done():
             self._task.cancel()  # superseded: its entries changed
-        if delay is None:
-            delay = settings.verify_debounce_ms / 1000.0
-        self.session.checking = wanted
+        self._views = views
         try:
-            self._task = asyncio.get_running_loop().create_task(self._run(views, delay))
+            task = asyncio.get_running_loop().create_task(
+                self._run(views, self._debounce_s if delay is None else delay)
+            )
         except RuntimeError:  # no loop (not serving)
             self._task = None
+            return
+        self._task = task
+        task.add_done_callback(self._ended)
+
+    def hurry(self) -> None:
+        """On open and save: a check still waiting for its debounce starts now."""
+        if self._sleeping and self._task is not None and not self._task.done():
+            self.start(self._views, 0.0)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        """The current run ended (also cancelled in its debounce): nothing is being checked."""
+        if task is self._task:
+            self.session.checking = frozenset()
 
     def _retry_later(self, results: Iterable[Verification]) -> None:
         """Entries left UNVERIFIED because a source failed are checked again later (1, 2, 4…
@@ -189,8 +205,7 @@ class Verifier:
             progress.end()
             session.checking = frozenset()
         # Entries that changed while this ran.
-        if session.unverified_entries():
-            self.schedule()
+        self.schedule()
 
 
 #: Statuses counted in the progress message, in this order.

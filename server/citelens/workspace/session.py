@@ -40,6 +40,7 @@ from citelens.documents.read import kind_of
 from citelens.verify.identity import content_hash
 from citelens.verify.status import Verification
 from citelens.workspace.bibsearch import haystacks
+from citelens.workspace.changes import Changes, Edit, Reported
 from citelens.workspace.citesearch import PaperSearch
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
@@ -115,6 +116,10 @@ class Session:
             self.pipeline.sources, self.pipeline.cache, lambda: self.settings, self.log
         )
         self.recent_keys: list[str] = []  # keys added from completion, newest last
+        #: Open documents edited since the last :meth:`update` (analysed by it).
+        self.edited: set[str] = set()
+        #: What the last reports said, per file (an update names only the files that changed).
+        self.reported = Reported()
         self._haystacks: dict[str, tuple[object, list[str]]] = {}  # .bib -> (stamp, texts)
 
     # ------------------------------------------------------------------ settings
@@ -249,6 +254,76 @@ class Session:
         except (TypeError, ValueError):
             return True
         return time.time() - when <= self.settings.verified_max_age_days * 86400.0
+
+    # ------------------------------------------------------------------ updates
+
+    def apply_edit(self, edit: Edit) -> None:
+        """An open document's new text (``didOpen``, ``didChange``): the store has it at once
+        (completion reads the line being typed); the analysis waits for :meth:`update`, so
+        edits that arrive together are analysed once."""
+        self.store.open(edit.path, edit.text, edit.version, edit.edit, edit.index)
+        self.edited.add(edit.path)
+
+    def update(self, recheck: Iterable[str] = ()) -> Changes:
+        """Analyse the documents edited since the last update (and ``recheck``: opened or
+        saved, whose project is found again), and say what changed: the findings of every
+        file whose findings changed, the entries a new verification run checks, the offered
+        papers whose key is now typed. One call per burst of edits."""
+        paths = dict.fromkeys(self.edited)
+        self.edited = set()
+        for path in recheck:
+            self.roots.pop(path, None)
+            paths[path] = None
+        for path in paths:
+            self.reanalyse(path)
+        changes = self.report()
+        changes.to_verify = self.plan_verification()
+        changes.typed_offers = self._typed_offers(paths)
+        return changes
+
+    def report(self) -> Changes:
+        """The findings of every file whose findings (or text) changed since the last
+        report, each finding once; an open document always has an entry the first time."""
+        by_path: dict[str, list[Finding]] = {}
+        for f in self.findings():
+            by_path.setdefault(f.path, []).append(f)
+        for path in self.store.open_paths():  # an open document always gets an answer
+            by_path.setdefault(path, [])
+        return self.reported.changes(self.store, by_path)
+
+    def plan_verification(self, *, force: bool = False) -> list[EntryView]:
+        """The entries a new verification run checks, now counted as being checked: none
+        when verification is off, when every entry has a verdict, or when the running
+        check covers them all (``force``: every unverified entry, whatever runs)."""
+        if not self.settings.verification_enabled:
+            return []
+        views = self.unverified_entries()
+        if not views:
+            return []
+        wanted = frozenset(content_hash(v) for v in views)
+        if not force and self.checking and wanted <= self.checking:
+            return []  # the running check already covers these
+        self.checking = wanted
+        return views
+
+    def _typed_offers(self, paths: Iterable[str]) -> list[Any]:
+        """Papers completion offered whose key the analysed ``paths`` now cite and no
+        bibliography defines (the client did not run the item's command): each once."""
+        offers = self.paper_search.offers
+        out: list[Any] = []
+        if not offers:
+            return out
+        for path in paths:
+            analysis = self.analysis_for(path)
+            doc = analysis.sources.get(path) if analysis is not None else None
+            if analysis is None or doc is None:
+                continue
+            for c in doc.citations:
+                payload = offers.get((path, c.key))
+                if payload is not None and c.key not in analysis.definitions:
+                    del offers[(path, c.key)]
+                    out.append(payload)
+        return out
 
     # ------------------------------------------------------------------ projects
 
