@@ -12,27 +12,11 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from tests.lsp_session import uri
+from tests.lsp_session import in_process_server, uri
 
 BIB = "@article{beta, title = {Beta}, author = {Bee, Anna}, year = {2020}}\n"
 TEX = ("\\documentclass{article}\n\\begin{document}\nSee \\cite{betx} here.\n"
        "\\bibliography{refs}\n\\end{document}\n")
-
-
-def _server(folder: Path) -> Any:
-    from citelens.lsp.server import create_server
-
-    ls = create_server()
-    steps = ls.protocol.lsp_initialize(lsp.InitializeParams(
-        capabilities=lsp.ClientCapabilities(), root_uri=uri(folder),
-        workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=folder.name)],
-        initialization_options={"citelens": {"offline": True, "cacheDir": str(folder / "cache")}}))
-    try:
-        handler, args, _ = next(steps)
-        steps.send(handler(*args))
-    except StopIteration:
-        pass
-    return ls
 
 
 def _crossings(run: Any) -> list[str]:
@@ -62,7 +46,7 @@ def test_a_keystroke_crosses_into_the_engine_at_most_twice(tmp_path: Path) -> No
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
     tex = tmp_path / "main.tex"
     tex.write_text(TEX, encoding="utf-8")
-    ls = _server(tmp_path)
+    ls = in_process_server(tmp_path, {"offline": True, "cacheDir": str(tmp_path / "cache")})
     sent: list[lsp.PublishDiagnosticsParams] = []
     ls.publisher.send = sent.append
     u = uri(tex)
