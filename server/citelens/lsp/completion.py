@@ -144,7 +144,7 @@ def key_items(
 ) -> tuple[list[lsp.CompletionItem], bool]:
     doc = analysis.sources.get(path)
     here = [c.key for c in doc.citations] if doc is not None else []
-    first = [*reversed(ls.session.recent_keys), *here, *analysis.cited_keys()]
+    first = [*reversed(ls.session.paper_search.recent_keys), *here, *analysis.cited_keys()]
     first = [k for k in dict.fromkeys(first) if k in analysis.definitions]
     keys, capped = rank_keys(list(analysis.definitions), prefix, first)
     items = []

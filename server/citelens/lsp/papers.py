@@ -133,7 +133,7 @@ async def _add(ls: CiteLensServer, path: str, key: str, create: bool, record: Pa
             return {"added": False, "why": "edit refused"}
     else:
         return {"added": False, "why": "bibliography not readable"}
-    ls.session.recent_keys = [*[k for k in ls.session.recent_keys if k != key][-49:], key]
+    ls.session.paper_search.added_key(key)
     if create:
         ls.window_show_message(
             lsp.ShowMessageParams(

@@ -118,7 +118,7 @@ class Verifier:
     def _ended(self, task: asyncio.Task[None]) -> None:
         """The current run ended (also cancelled in its debounce): nothing is being checked."""
         if task is self._task:
-            self.session.checking = frozenset()
+            self.session.verification_ended()
 
     def _retry_later(self, results: Iterable[Verification]) -> None:
         """Entries left UNVERIFIED because a source failed are checked again later (1, 2, 4…
@@ -134,11 +134,7 @@ class Verifier:
 
         def retry() -> None:
             self._retry = None
-            self.session.forget_verdicts(
-                h
-                for h, v in list(self.session.verdicts.items())
-                if v.content_hash in hashes and v.status is Status.UNVERIFIED
-            )
+            self.session.forget_unverified(hashes)
             self.session.pipeline.reset_sources()
             self.schedule(delay=0.0)
 
@@ -203,7 +199,7 @@ class Verifier:
             self._log_line(f"verification failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
         finally:
             progress.end()
-            session.checking = frozenset()
+            session.verification_ended()
         # Entries that changed while this ran.
         self.schedule()
 

@@ -253,6 +253,11 @@ class PaperSearch:
         #: (bib, key) -> when its entry was added (or is being added): added once.
         self.added: dict[tuple[str, str], float] = {}
         self.adding: set[asyncio.Task[Any]] = set()  # adds started by a typed key
+        self.recent_keys: list[str] = []  # keys added from completion, newest last (50)
+
+    def added_key(self, key: str) -> None:
+        """``key``'s entry was added: completion offers it first."""
+        self.recent_keys = [*[k for k in self.recent_keys if k != key][-49:], key]
 
     def offer(self, doc: str, key: str, payload: dict[str, Any]) -> None:
         if len(self.offers) >= OFFERS_MAX:

@@ -8,11 +8,15 @@ A :class:`Session` holds what the language server knows between two keystrokes:
   local analysis (:mod:`citelens.workspace.index`);
 * the identity of every entry (its path, key and text: an edit inside it is a new entry),
   its plain-Unicode view, and the verdicts known for it, by content hash;
-* the scholarly clients and the claim checker, shared by verification and claim checks;
-* the findings of every project, by source (local checks, verification, claims).
+* the pipeline (``workspace/pipeline.py``: the process's scholarly clients, cache and
+  snapshot), the claim checker and its queue, the paper search of cite-while-writing;
+* the findings of every project, by source (local checks, verification, claims), and what
+  was last reported of them.
 
-The language server (``citelens.lsp``) keeps one Session and turns what it says into LSP
-messages; the background verification run (``lsp/verification.py``) fills its verdicts.
+The language server (``citelens.lsp``) keeps one Session: a keystroke is
+:meth:`Session.apply_edit` then :meth:`Session.update`, whose
+:class:`~citelens.workspace.changes.Changes` it sends; the background verification run
+(``lsp/verification.py``) fills its verdicts.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from citelens.core.settings import Settings, from_sources
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import kind_of
 from citelens.verify.identity import content_hash
-from citelens.verify.status import Verification
+from citelens.verify.status import Status, Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.changes import Changes, Edit, Reported
 from citelens.workspace.citesearch import PaperSearch
@@ -115,7 +119,6 @@ class Session:
         self.paper_search = PaperSearch(
             self.pipeline.sources, self.pipeline.cache, lambda: self.settings, self.log
         )
-        self.recent_keys: list[str] = []  # keys added from completion, newest last
         #: Open documents edited since the last :meth:`update` (analysed by it).
         self.edited: set[str] = set()
         #: What the last reports said, per file (an update names only the files that changed).
@@ -217,6 +220,19 @@ class Session:
                 self.verdicts.pop(h, None)
         self._findings.clear()
         self.generation += 1
+
+    def verification_ended(self) -> None:
+        """The running check ended (finished, failed or cancelled): nothing is being checked."""
+        self.checking = frozenset()
+
+    def forget_unverified(self, hashes: set[str]) -> None:
+        """Forget the UNVERIFIED verdicts of the entries ``hashes`` names (a source failed
+        for them): they are checked again."""
+        self.forget_verdicts(
+            h
+            for h, v in list(self.verdicts.items())
+            if v.content_hash in hashes and v.status is Status.UNVERIFIED
+        )
 
     def unverified_entries(self) -> list[EntryView]:
         """Entries of the analysed projects with no verdict (or a stale one): the cited
