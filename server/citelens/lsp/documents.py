@@ -5,7 +5,6 @@ publishing follow (edits are gathered, see ``CiteLensServer.mark_dirty``)."""
 from __future__ import annotations
 
 import asyncio
-import os
 
 from lsprotocol import types as lsp
 
@@ -86,38 +85,22 @@ def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
 
 def did_close(ls: CiteLensServer, params: lsp.DidCloseTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
-    if not path:
-        return
-    session = ls.session
-    session.store.close(path)
-    session.store.invalidate(path)
-    session.forget_unused()
-    if os.path.exists(path):
-        for root in session.projects_using(path):
-            session.analyse(root)
-    ls.publish()
+    if path:
+        ls.session.close(path)
+        ls.publish()
 
 
 def did_change_watched(ls: CiteLensServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-    session = ls.session
-    touched = False
-    for change in params.changes:
-        path = path_of(change.uri)
-        if path and not session.store.is_open(path):
-            session.store.invalidate(path)
-            for root in session.projects_using(path):
-                session.analyse(root)
-                touched = True
-    if touched:
+    paths = [p for change in params.changes if (p := path_of(change.uri))]
+    if ls.session.files_changed(paths):
         ls.publish()
         ls.verifier.schedule()
 
 
 def did_change_folders(ls: CiteLensServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-    removed = {p for f in params.event.removed if (p := path_of(f.uri))}
-    roots = [r for r in ls.session.workspace_roots if r not in removed]
-    roots.extend(p for f in params.event.added if (p := path_of(f.uri)) and p not in roots)
-    ls.session.workspace_roots = roots
+    removed = [p for f in params.event.removed if (p := path_of(f.uri))]
+    added = [p for f in params.event.added if (p := path_of(f.uri))]
+    ls.session.folders_changed(added, removed)
 
 
 async def did_change_configuration(ls: CiteLensServer, params: lsp.DidChangeConfigurationParams) -> None:

@@ -391,6 +391,34 @@ class Session:
             self.roots[f] = root
         return analysis
 
+    def close(self, path: str) -> None:
+        """An open document was closed: the disk's file counts again (its projects are
+        analysed again, if it exists), projects no open document needs are dropped."""
+        self.store.close(path)
+        self.store.invalidate(path)
+        self.forget_unused()
+        if os.path.exists(path):
+            for root in self.projects_using(path):
+                self.analyse(root)
+
+    def files_changed(self, paths: Iterable[str]) -> bool:
+        """Files changed on disk (not open ones: their buffers count): their projects are
+        analysed again. Whether any analysed project used one."""
+        touched = False
+        for path in paths:
+            if not self.store.is_open(path):
+                self.store.invalidate(path)
+                for root in self.projects_using(path):
+                    self.analyse(root)
+                    touched = True
+        return touched
+
+    def folders_changed(self, added: Iterable[str], removed: Iterable[str]) -> None:
+        gone = set(removed)
+        roots = [r for r in self.workspace_roots if r not in gone]
+        roots.extend(p for p in added if p not in roots)
+        self.workspace_roots = roots
+
     def forget_unused(self) -> None:
         """Drop analyses no open document needs any more."""
         open_paths = set(self.store.open_paths())
