@@ -1,6 +1,7 @@
 """The client's documents, folders and settings: initialize, text sync, watched files,
-workspace folders, configuration. Each change reaches the session's store; analysis and
-publishing follow (edits are gathered, see ``CiteLensServer.mark_dirty``)."""
+workspace folders, configuration: each handler turns the message into one Session call
+(an edit: ``Session.apply_edit``; analysis and publishing follow, edits gathered, see
+``CiteLensServer.edited``)."""
 
 from __future__ import annotations
 
