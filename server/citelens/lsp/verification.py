@@ -21,7 +21,7 @@ from pygls.progress import Progress as ProgressTracker
 
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.verify.status import Status, Verification
+from citelens.verify.status import Verification
 from citelens.workspace.pipeline import close_later
 from citelens.workspace.session import Session
 
