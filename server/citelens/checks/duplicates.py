@@ -304,10 +304,10 @@ def _blocks(titles: list[str]) -> Iterable[list[int]]:
     words = [set(t.split()) for t in titles]
     df = Counter(chain.from_iterable(words))
     rank = {t: r for r, t in enumerate(sorted(df, key=lambda t: (df[t], t)))}  # rarest first
-    index: dict[str, list[int]] = defaultdict(list)
+    index: dict[int, list[int]] = defaultdict(list)  # by the word's rank (ints sort in C)
     for i, w in enumerate(words):
-        for t in sorted(w - STOPWORDS, key=rank.__getitem__)[:_BLOCK_TOKENS]:
-            index[t].append(i)
+        for r in sorted(map(rank.__getitem__, w - STOPWORDS))[:_BLOCK_TOKENS]:
+            index[r].append(i)
     for members in index.values():
         if 1 < len(members) <= _BLOCK_MAX:
             yield members

@@ -115,7 +115,7 @@ def normalize_title(text: str) -> str:
     if "&" in text:
         text = html.unescape(text)  # "&amp;" is "&", not the word "amp"
     text = text.translate(_DASHES)
-    return " ".join(_spelling(w) for w in words(text))
+    return " ".join(map(_spelling, words(text)))
 
 
 _NON_WORD = re.compile(r"[^\w\s]")
