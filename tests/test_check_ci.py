@@ -292,3 +292,29 @@ def test_sarif_rule_names_keep_the_acronyms(fake: ScholarlyFake, tmp_path: Path)
     assert rules["DOI_MISMATCH"]["shortDescription"]["text"] == "DOI mismatch"
     assert rules["DOI_MISMATCH"]["name"] == "DOIMismatch"
     assert rules["NOT_FOUND"]["shortDescription"]["text"] == "Not found"
+
+
+def test_a_reports_entry_holds_every_field_its_verdict_says_and_no_empty_one() -> None:
+    """The JSON report writes each verdict compactly (68,000 entries): exactly the non-empty
+    fields of the verdict's full JSON, in its order, for verdicts with records, discrepancies,
+    candidates, notices, a score and the information flag, and for a bare one."""
+    from citelens.core.findings import Severity
+    from citelens.sources.records import PaperRecord
+    from citelens.verify.match.discrepancy import Discrepancy
+    from citelens.verify.status import AuditStep, Status, Verification
+
+    rec = PaperRecord("crossref", "Real paper", ["Ann Lee"], 2001, "J. Real", doi="10.1/x")
+    verdicts = [
+        Verification("bare", Status.UNVERIFIED, ""),
+        Verification("k", Status.PARTIAL, "Found, but the year", match=rec, versions=[rec], score=0.98765,
+                     method="crossref_doi",
+                     discrepancies=[Discrepancy("year", "year", Severity.INFORMATION, "year: 2000 vs 2001")],
+                     audit=[AuditStep("crossref_doi", "crossref", "FOUND", "", False)],
+                     candidates=[rec], checked_at="2026-11-24T00:00:00+00:00", content_hash="abc",
+                     informational=True, notices=[{"kind": "retraction", "doi": "10.1/y"}]),
+        Verification("nf", Status.NOT_FOUND, "No source knows it", score=0.0004),
+    ]
+    for v in verdicts:
+        full = {k: value for k, value in v.to_json(audit=False).items() if value and k != "key"}
+        assert v.compact_json() == full
+        assert list(v.compact_json()) == list(full)

@@ -161,6 +161,39 @@ class Verification:
             "notices": [dict(n) for n in self.notices],
         }
 
+    def compact_json(self) -> dict[str, Any]:
+        """``to_json(audit=False)`` without the key and without the empty and default fields,
+        in the same order: what a report writes for each of 68,000 entries (building every
+        field to drop most of them was half of the JSON report's time)."""
+        out: dict[str, Any] = {"status": self.status.value}
+        klass = self.klass
+        if klass:
+            out["class"] = klass
+        if self.summary:
+            out["summary"] = self.summary
+        if self.match:
+            out["match"] = self.match.to_json()
+        if self.versions:
+            out["versions"] = [r.to_json() for r in self.versions]
+        score = round(self.score, 3)
+        if score:
+            out["score"] = score
+        if self.method:
+            out["method"] = self.method
+        if self.discrepancies:
+            out["discrepancies"] = [d.to_json() for d in self.discrepancies]
+        if self.candidates:
+            out["candidates"] = [r.to_json() for r in self.candidates]
+        if self.checked_at:
+            out["checked_at"] = self.checked_at
+        if self.content_hash:
+            out["content_hash"] = self.content_hash
+        if self.informational:
+            out["informational"] = True
+        if self.notices:
+            out["notices"] = [dict(n) for n in self.notices]
+        return out
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verification:
         match = data.get("match")

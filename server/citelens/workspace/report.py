@@ -151,10 +151,8 @@ def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str])
             "status": "UNCHECKED",
         }
         v = result.verifications.get(e.key)
-        if v is not None and hasattr(v, "to_json"):
-            for k, value in v.to_json(audit=False).items():
-                if value and k != "key":
-                    item[k] = value
+        if v is not None and hasattr(v, "compact_json"):
+            item.update(v.compact_json())
             audit = _audit(v.audit, offline)
             if audit:
                 item["audit"] = audit
