@@ -266,10 +266,6 @@ def open_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None)
     )
 
 
-def no_cache() -> VerificationCache:
-    return VerificationCache(None)
-
-
 def clear_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None) -> str:
     """Drop every cached answer (``citelens cache clear``); returns where the cache lives."""
     cache = open_cache(settings, log)

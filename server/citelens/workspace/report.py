@@ -304,10 +304,6 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
         yield "entries by class: " + ", ".join(f"{n} {klass}" for klass, n in data["by_class"].items())
 
 
-def to_text(result: CheckResult, verbose: bool = False) -> str:
-    return "".join(line + "\n" for line in _text_lines(result, verbose))
-
-
 # ------------------------------------------------------------------------------- SARIF
 
 _LEVELS = {

@@ -154,11 +154,6 @@ def _removal(text: str, entry: BibEntry, f: BibField) -> TextEdit:
     return TextEdit(j, f.value_span.end, "")
 
 
-def _last_before(kept: list[BibField], f: BibField) -> BibField | None:
-    before = [k for k in kept if k.span.start < f.span.start]
-    return before[-1] if before else None
-
-
 def _addition(
     text: str, entry: BibEntry, kept: list[BibField], added: list[tuple[str, str]], style: Style
 ) -> TextEdit:
