@@ -43,6 +43,7 @@ class Settings:
     extra_cite_commands: tuple[str, ...] = ()
     extra_bibliographies: tuple[str, ...] = ()
     report_unused_entries: bool = False
+    file_encoding: str | None = None  # files that are not UTF-8: this encoding (else detected)
     diagnostic_severity: Mapping[str, str] = field(default_factory=dict)  # code -> severity|"off"
     # --- verification
     verification_enabled: bool = True
@@ -118,6 +119,7 @@ _ENV: dict[str, str] = {
     "s2_api_key": "S2_API_KEY",
     "openalex_api_key": "CITELENS_OPENALEX_API_KEY",
     "mailto": "CITELENS_MAILTO",
+    "file_encoding": "CITELENS_FILE_ENCODING",
     "cache_dir": "CITELENS_CACHE_DIR",
     "snapshot": "CITELENS_SNAPSHOT",
     "cache": "CITELENS_CACHE",
@@ -142,6 +144,9 @@ _DESCRIPTIONS: dict[str, str] = {
     "extra_cite_commands": "Extra citation command names (without backslash) treated like \\cite.",
     "extra_bibliographies": "Extra .bib files (absolute or workspace-relative) used by every document.",
     "report_unused_entries": "Report bibliography entries that no document cites (UNUSED_ENTRY hint).",
+    "file_encoding": "Encoding of files that are not valid UTF-8 (e.g. latin1, cp1252), as your "
+    "editor reads them; unset: a LaTeX inputenc declaration, else Latin-1 when certain. A file "
+    "whose encoding is uncertain is checked but never edited (renames, quick fixes).",
     "diagnostic_severity": "Severity per diagnostic code (error, warning, information, hint, off); "
     'the key "default" applies to codes not listed.',
     "verification_enabled": "Verify bibliography entries against scholarly sources in the background.",

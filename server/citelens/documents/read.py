@@ -1,13 +1,21 @@
 """Reading documents from disk: what kind a file is, and its text.
 
 The one place that decides which files CiteLens reads (by suffix) and how their bytes
-become text (UTF-8, invalid bytes replaced, a BOM dropped), for the editor and the CLI.
+become text, for the editor and the CLI: UTF-8 (a BOM dropped); bytes that are not UTF-8 in
+the encoding the user set (``fileEncoding``), or one read with confidence (a LaTeX
+``inputenc`` declaration, else ISO 8859-1 when no byte is a C1 control); otherwise the text
+is read as ISO 8859-1 for the checks, and marked uncertain so no edit is computed on it
+(:func:`decode`). Decoding never replaces a byte: every edit is made on the text an editor
+reading the file in its encoding shows.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".rmd", ".qmd", ".pandoc"})
@@ -30,9 +38,93 @@ def kind_of(path: str) -> str | None:
 
 
 def read_text(path: str | Path) -> str:
-    """A file's text: UTF-8, invalid bytes replaced, BOM stripped; ``""`` if unreadable."""
+    """A file's text (:func:`decode`), BOM stripped; ``""`` if unreadable."""
     text, _why = read_file(path)
     return text or ""
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A file's text and how it was read from its bytes."""
+
+    text: str
+    encoding: str  # the codec's name: "utf-8", "iso8859-1", "cp1252", ...
+    #: why the encoding is a guess (then no edit is computed on this text), or None
+    uncertain: str | None = None
+
+
+#: ``\usepackage[latin1]{inputenc}``: the encoding a LaTeX file declares for itself.
+_INPUTENC = re.compile(rb"\\usepackage\s*\[([^\]]{1,200})\]\s*\{inputenc\}")
+_INPUTENC_NAMES = {
+    b"latin1": "iso8859-1",
+    b"latin9": "iso8859-15",
+    b"ansinew": "cp1252",
+    b"cp1252": "cp1252",
+    b"latin2": "iso8859-2",
+    b"cp1250": "cp1250",
+    b"koi8-r": "koi8-r",
+    b"cp1251": "cp1251",
+}
+_C1 = re.compile(rb"[\x80-\x9f]")
+
+
+def codec_name(name: str | None) -> str | None:
+    """The canonical codec name of ``name`` (``latin-1`` -> ``iso8859-1``), None if unknown."""
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode(data: bytes, declared: str | None = None) -> Decoded:
+    """The text of a file's bytes, never lossy. UTF-8 first (a BOM dropped); bytes that are
+    not UTF-8 are read in ``declared`` (the ``fileEncoding`` setting), else in the encoding
+    the file declares (``inputenc``), else as ISO 8859-1 when no byte is a C1 control
+    (0x80-0x9F: Windows-1252's quotes and dashes, never in Latin-1 text). Anything else is
+    uncertain: read as ISO 8859-1 (every byte one character) for the checks only."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError as exc:
+        not_utf8 = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+    for name in (codec_name(declared), _declared_by_latex(data)):
+        if name is None:
+            continue
+        try:
+            return Decoded(data.decode(name), name)
+        except UnicodeDecodeError:
+            return Decoded(data.decode("iso8859-1"), "iso8859-1", f"{not_utf8} nor {name}")
+    if _C1.search(data) is None:
+        return Decoded(data.decode("iso8859-1"), "iso8859-1")
+    return Decoded(
+        data.decode("iso8859-1"),
+        "iso8859-1",
+        f"{not_utf8}, and its encoding is uncertain (Latin-1 or Windows-1252?): set "
+        "citelens.fileEncoding",
+    )
+
+
+def _declared_by_latex(data: bytes) -> str | None:
+    m = _INPUTENC.search(data, 0, 1 << 16)
+    if m is None:
+        return None
+    for option in m.group(1).split(b","):
+        name = _INPUTENC_NAMES.get(option.strip().lower())
+        if name is not None:
+            return name
+    return None
+
+
+def can_write(text: str, encoding: str) -> bool:
+    """``text`` can be written to a file in ``encoding`` (no character would be lost)."""
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def not_regular(path: str | Path) -> str | None:
@@ -64,8 +156,14 @@ def _why_not(st: os.stat_result) -> str | None:
     return None
 
 
-def read_file(path: str | Path) -> tuple[str | None, str | None]:
-    """``(text, None)``; ``(None, why)`` for a file that is not read; ``("", why)`` for one
+def read_file(path: str | Path, declared: str | None = None) -> tuple[str | None, str | None]:
+    """The text of :func:`read_decoded` and why it is not read, if it is not."""
+    decoded, why = read_decoded(path, declared)
+    return (None if decoded is None else decoded.text), why
+
+
+def read_decoded(path: str | Path, declared: str | None = None) -> tuple[Decoded | None, str | None]:
+    """``(decoded, None)``; ``(None, why)`` for a file that is not read; ``("", why)`` for one
     that could not be read (no permission). Only regular files are read,
     at most :data:`MAX_FILE_BYTES`: a symlink to ``/dev/zero`` or ``/dev/stdin`` (the
     server's own input) or a FIFO would never end or fill the memory. The file is opened
@@ -76,7 +174,7 @@ def read_file(path: str | Path) -> tuple[str | None, str | None]:
     try:
         fd = os.open(path, _READ_FLAGS)
     except (OSError, ValueError) as exc:
-        return "", f"cannot read it ({getattr(exc, 'strerror', None) or exc})"
+        return Decoded("", "utf-8"), f"cannot read it ({getattr(exc, 'strerror', None) or exc})"
     try:
         why = _why_not(os.fstat(fd))
         if why is not None:
@@ -92,8 +190,7 @@ def read_file(path: str | Path) -> tuple[str | None, str | None]:
         if size > MAX_FILE_BYTES:
             return None, f"larger than {MAX_FILE_BYTES >> 20} MB"
     except OSError as exc:
-        return "", f"cannot read it ({exc.strerror or exc})"
+        return Decoded("", "utf-8"), f"cannot read it ({exc.strerror or exc})"
     finally:
         os.close(fd)
-    text = b"".join(chunks).decode("utf-8", errors="replace")
-    return (text[1:] if text.startswith("\ufeff") else text), None
+    return decode(b"".join(chunks), declared), None

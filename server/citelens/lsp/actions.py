@@ -16,7 +16,7 @@ from lsprotocol import types as lsp
 from citelens.fixes.fix import Fix
 from citelens.fixes.rules import fixes_for
 from citelens.lsp.convert import path_of
-from citelens.lsp.edits import workspace_edit
+from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
 
 OPEN_NOTICE = "citelens.openNotice"
@@ -84,7 +84,13 @@ def _action(ls: CiteLensServer, fix: Fix, d: lsp.Diagnostic) -> lsp.CodeAction |
     if fix.url is not None:
         command = lsp.Command(title=fix.title, command=OPEN_NOTICE, arguments=[fix.url])
         return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=[d], command=command)
-    edit = workspace_edit(ls, fix.edits)
+    try:
+        edit = workspace_edit(ls, fix.edits)
+    except EditRefused as exc:  # shown greyed out with the reason where the client can
+        if not ls.flags.disabled_actions:
+            return None
+        reason = lsp.CodeActionDisabled(reason=str(exc))
+        return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=[d], disabled=reason)
     if edit is None:
         return None
     return lsp.CodeAction(

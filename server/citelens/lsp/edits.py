@@ -2,7 +2,10 @@
 builder, for quick fixes, renames and an added paper.
 
 ``changes`` for every client, versioned ``documentChanges`` when the client supports them;
-a file to create is a ``CreateFile`` (only for a client that may create files)."""
+a file to create is a ``CreateFile`` (only for a client that may create files).
+
+A file read from disk whose encoding is uncertain, or cannot hold a new text, is never
+edited: :class:`EditRefused` names it (``DocumentStore.edit_refusal``)."""
 
 from __future__ import annotations
 
@@ -15,16 +18,25 @@ from citelens.lsp.convert import to_range, uri_of
 from citelens.lsp.state import CiteLensServer
 
 
+class EditRefused(ValueError):
+    """An edit was not built: its message names the file and says why, for the user."""
+
+
 def workspace_edit(
     ls: CiteLensServer, edits: Iterable[FileEdit], *, create: Collection[str] = (), versioned: bool = True
 ) -> lsp.WorkspaceEdit | None:
     """The edits (each file's in text order) as a ``WorkspaceEdit``, or None when they change
     nothing, a file to edit is unknown, or a file to ``create`` cannot be created.
     ``versioned=False``: ``changes`` only (an added paper goes at the end of the file
-    whatever its version)."""
+    whatever its version). Raises :class:`EditRefused` for a file that must not be edited."""
     by_path: dict[str, list[FileEdit]] = {}
     for e in edits:
         by_path.setdefault(e.path, []).append(e)
+    for path, es in by_path.items():
+        if path not in create:
+            why = ls.session.store.edit_refusal(path, [e.new for e in es])
+            if why is not None:
+                raise EditRefused(why)
     if create:
         return _created(ls, by_path, create)
     encoding = _encoding(ls)

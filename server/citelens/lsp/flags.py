@@ -29,6 +29,7 @@ class ClientFlags:
     document_changes: bool = False  # versioned documentChanges in a WorkspaceEdit
     create_files: bool = False  # a WorkspaceEdit may create a file
     completion_markdown: bool = True  # completion documentation as Markdown (else plain text)
+    disabled_actions: bool = False  # a code action may be shown disabled, with its reason
 
     @classmethod
     def from_capabilities(cls, caps: lsp.ClientCapabilities | None) -> ClientFlags:
@@ -42,6 +43,7 @@ class ClientFlags:
             ),
             document_changes=bool(_get(caps, "workspace.workspace_edit.document_changes")),
             create_files=lsp.ResourceOperationKind.Create in ops or "create" in ops,
+            disabled_actions=bool(_get(caps, "text_document.code_action.disabled_support")),
             completion_markdown=_prefers_markdown(
                 _get(caps, "text_document.completion.completion_item.documentation_format")
             ),

@@ -21,7 +21,7 @@ from lsprotocol import types as lsp
 from citelens.core.model import Span
 from citelens.fixes.fix import FileEdit
 from citelens.lsp.completion import ADD_PAPER
-from citelens.lsp.edits import workspace_edit
+from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
 from citelens.workspace import citesearch
@@ -120,8 +120,12 @@ async def _add(ls: CiteLensServer, path: str, key: str, create: bool, record: Pa
         return {"added": False, "why": "already in the bibliography"}
     edit = citesearch.entry_edit(text, bib, record, key)
     added = [FileEdit(path, Span(edit.start, edit.end), edit.new)]
-    wedit = workspace_edit(ls, added, create=[path] if create else [], versioned=False)
     name = os.path.basename(path)
+    try:
+        wedit = workspace_edit(ls, added, create=[path] if create else [], versioned=False)
+    except EditRefused as exc:
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=str(exc)))
+        return {"added": False, "why": str(exc)}
     if wedit is None and create:  # the client cannot create files: write it ourselves
         _write_new(path, edit.new)
     elif wedit is not None:

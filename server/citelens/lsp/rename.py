@@ -18,7 +18,7 @@ from citelens.core.model import BibEntry, Span
 from citelens.documents.read import kind_of
 from citelens.fixes.fix import file_edits
 from citelens.lsp.convert import path_of, span_range
-from citelens.lsp.edits import workspace_edit
+from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer
 from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 
@@ -113,4 +113,7 @@ def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | 
     for bib in bib_paths:
         sources.update(dict.fromkeys(ls.session.documents_using_bib(bib)))
     edits = file_edits(rename_edits(ls.session.store, key, params.new_name, bib_paths, list(sources)))
-    return workspace_edit(ls, edits) if edits is not None else None
+    try:
+        return workspace_edit(ls, edits) if edits is not None else None
+    except EditRefused as exc:
+        raise _refuse(str(exc)) from None

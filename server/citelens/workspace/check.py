@@ -140,7 +140,8 @@ async def run_check(
     verify through the venue's pipeline). ``settings``: this run's (the pipeline's by default)."""
     if settings is None:
         settings = pipeline.settings
-    result = CheckResult(store if store is not None else DocumentStore(settings.extra_cite_commands))
+    own = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
+    result = CheckResult(store if store is not None else own)
     if store is None:  # (an editor's store says so in the editor's log)
         store = result.store
 

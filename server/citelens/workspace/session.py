@@ -94,7 +94,7 @@ class Session:
     def __init__(self, settings: Settings | None = None, log: Log = _quiet) -> None:
         self.settings: Settings = settings if settings is not None else from_sources()
         self.log = log
-        self.store = DocumentStore(self.settings.extra_cite_commands)
+        self.store = DocumentStore(self.settings.extra_cite_commands, self.settings.file_encoding)
         self.store.on_skip = lambda path, why: self.log(f"skipped {path}: {why}")
         self.workspace_roots: list[str] = []
         self.analyses: dict[str, Analysis] = {}  # project root -> analysis
@@ -134,6 +134,7 @@ class Session:
             return False
         self.settings = new
         self.store.extra_cite_commands = new.extra_cite_commands
+        self.store.set_file_encoding(new.file_encoding)
         for path in list(self.roots):
             self.store.invalidate(path)
         self.pipeline.configure(new)

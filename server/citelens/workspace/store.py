@@ -20,7 +20,7 @@ from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
 from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
-from citelens.documents.read import kind_of, not_regular, read_file
+from citelens.documents.read import can_write, kind_of, not_regular, read_decoded
 
 Stamp = tuple[object, ...]
 Text = str | EditedText
@@ -29,13 +29,17 @@ Text = str | EditedText
 class DocumentStore:
     """The one place that reads files; parses are cached per stamp."""
 
-    def __init__(self, extra_cite_commands: tuple[str, ...] = ()) -> None:
+    def __init__(self, extra_cite_commands: tuple[str, ...] = (), file_encoding: str | None = None) -> None:
         self.extra_cite_commands = extra_cite_commands
+        #: the encoding the user set for files that are not UTF-8 (``fileEncoding``)
+        self.file_encoding = file_encoding
         self._buffers: dict[str, tuple[int, Text]] = {}
         self._sources: dict[str, tuple[Stamp, SourceDocument]] = {}
         self._bibs: dict[str, tuple[Stamp, BibFile]] = {}
         self._bib_texts: dict[str, Text] = {}  # the text each parse in _bibs was made from
         self._texts: dict[str, tuple[Stamp, str]] = {}
+        # how each text in _texts was decoded: (encoding, why it is uncertain or None)
+        self._encodings: dict[str, tuple[str, str | None]] = {}
         self._lines: dict[str, tuple[Stamp, LineIndex]] = {}
         # the last edit an editor described: (text before, text after, shared prefix, suffix)
         self._edits: dict[str, tuple[Text, Text, int, int]] = {}
@@ -131,13 +135,45 @@ class DocumentStore:
         cached = self._texts.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
-        text, why = read_file(path)
+        decoded, why = read_decoded(path, self.file_encoding)
         if why is not None:
             self._skip(path, why)
-        if text is None:
+        if decoded is None:
             return None
-        self._texts[path] = (stamp, text)
-        return text
+        self._texts[path] = (stamp, decoded.text)
+        self._encodings[path] = (decoded.encoding, decoded.uncertain)
+        return decoded.text
+
+    def set_file_encoding(self, name: str | None) -> None:
+        """A new ``fileEncoding``: every file read from disk is read again."""
+        if name != self.file_encoding:
+            self.file_encoding = name
+            for path in list(self._texts):
+                self.invalidate(path)
+
+    def encoding(self, path: str) -> tuple[str, str | None]:
+        """How the text of ``path`` was read: ``(encoding, why it is uncertain or None)``;
+        an open buffer is the editor's own text (``("buffer", None)``)."""
+        if path in self._buffers:
+            return "buffer", None
+        if self._raw(path) is None:
+            return "utf-8", None
+        return self._encodings.get(path, ("utf-8", None))
+
+    def edit_refusal(self, path: str, new_texts: list[str]) -> str | None:
+        """Why no edit of ``path`` inserting ``new_texts`` may be made, or None: a file read
+        from disk in an uncertain encoding, or one whose encoding cannot hold a new text
+        (an editor reading it in that encoding would place the edit elsewhere, or lose
+        characters). The message names the file."""
+        encoding, uncertain = self.encoding(path)
+        name = os.path.basename(path)
+        if uncertain is not None:
+            return f"{name} was not changed: {uncertain} (or open it in the editor first)"
+        if encoding not in ("buffer", "utf-8"):
+            for new in new_texts:
+                if not can_write(new, encoding):
+                    return f"{name} was not changed: its encoding ({encoding}) cannot hold {new!r}"
+        return None
 
     def source(self, path: str) -> SourceDocument | None:
         stamp = self.stamp(path)
@@ -216,4 +252,5 @@ class DocumentStore:
         self._bibs.pop(path, None)
         self._bib_texts.pop(path, None)
         self._texts.pop(path, None)
+        self._encodings.pop(path, None)
         self._lines.pop(path, None)
