@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,9 @@ HEALTHY_TIMEOUT_S = 5.0
 CELL_LIMIT_S = 15.0
 #: Cells running at once (each has its own fake server thread in this process).
 PARALLEL_CELLS = 12
+#: Each healthy source of a cell answers this late at most (a random latency per cell and
+#: source, seeded by the cell): which source answers first must not decide who is asked.
+MAX_LATENCY_S = 0.25
 
 
 @dataclass
@@ -128,6 +132,9 @@ async def _run_cell(cell: Cell, cache_dir: Path) -> None:
     try:
         fake.add_paper(FAULTDATA)
         fake.add_paper(CROSSONLY)
+        rng = random.Random(f"{cell.source}-{cell.fault}")
+        for src in SOURCES:
+            fake.set_latency(src, rng.uniform(0.0, MAX_LATENCY_S))
         for other in _also_down(cell.source):
             fake.set_mode(other, "down")
         if cell.fault == "back":  # one connection reset, then the source answers again

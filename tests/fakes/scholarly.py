@@ -770,6 +770,7 @@ class ScholarlyFake:
         self._lock = threading.RLock()
         self._faults: dict[str, Fault] = {}
         self._limits: dict[str, _Limit] = {}
+        self._latency: dict[str, float] = {}
         self._log: list[dict[str, Any]] = []
         self._jitter = random.Random(1234)
         self._stop = threading.Event()
@@ -870,6 +871,14 @@ class ScholarlyFake:
             else:
                 self._limits[source] = _Limit(1.0 / per_second, max_concurrency, jitter_s)
 
+    def set_latency(self, source: str, seconds: float) -> None:
+        """Answer every request of ``source`` ``seconds`` late (0: at once): which host answers
+        first is then the test's choice, not the machine's timing."""
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r}")
+        with self._lock:
+            self._latency[source] = max(0.0, seconds)
+
     def enforce_real_limits(self) -> None:
         for src, (rps, conc) in REAL_LIMITS.items():
             self.set_rate_limit(src, rps, conc, REAL_JITTER_S.get(src, 0.0))
@@ -877,13 +886,15 @@ class ScholarlyFake:
     def _delay(self, source: str) -> float:
         with self._lock:
             lim = self._limits.get(source)
-            return self._jitter.uniform(0.0, lim.jitter_s) if lim and lim.jitter_s else 0.0
+            late = self._latency.get(source, 0.0)
+            return late + (self._jitter.uniform(0.0, lim.jitter_s) if lim and lim.jitter_s else 0.0)
 
     def reset(self) -> None:
         """All sources back to normal, no rate limits, empty request log."""
         with self._lock:
             self._faults.clear()
             self._limits.clear()
+            self._latency.clear()
             self._log.clear()
             self.arxiv_legacy = False
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
@@ -238,7 +238,6 @@ TITLE_TIERS = (S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE, PUBMED_TITLE
 TITLE_HOSTS = tuple(dict.fromkeys(t.host for t in TITLE_TIERS))
 #: Keyword title searches of other hosts: they index what S2's keyword search would find.
 KEYWORD_TIERS = (CROSSREF_TITLE, OPENALEX_TITLE)
-_KEYWORD_METHODS = (Method.CROSSREF_SEARCH, Method.OPENALEX_TITLE_SEARCH)
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
@@ -247,21 +246,67 @@ def title_tiers(view: EntryView) -> list[Tier]:
     return [t for t in TITLE_TIERS if t is not PUBMED_TITLE or looks_biomedical(view)]
 
 
-def s2_search_wanted(pending: Sequence[Tier], answers: Sequence[Lookup]) -> bool:
-    """Whether S2's keyword search is still worth a request for an entry, given the title
-    tiers still ``pending`` and the title ``answers`` so far.
+@dataclass(frozen=True, slots=True)
+class TitleStep:
+    """Where an entry's title search stands, its answers read in plan order."""
 
-    Once S2's title match has answered without settling the entry, its keyword search is
-    only a fallback: it is asked when every other keyword search (Crossref, OpenAlex) has
-    failed, not while one of them can still answer. So a title that no source has costs
-    one S2 request, not two (S2 is the slowest host: 1 request/s)."""
-    match = [a for a in answers if a.method == Method.S2_TITLE_MATCH]
-    if not match or any(a.outcome in _FAILED for a in match):
-        return True
-    if any(t in KEYWORD_TIERS for t in pending):
+    read: tuple[Tier, ...]  # the tiers whose answers the verdict reads, in plan order
+    ask: Tier | None  # the next tier to ask; None: settled, or every tier read
+
+
+def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tier]:
+    """The title tiers of an entry in the order their answers are read. Resumed only once
+    the tier it yielded has answered, so it may look at that answer.
+
+    S2's title match first. Once it has answered (not failed), S2's keyword search is only
+    a fallback: read after the other keyword searches (Crossref, OpenAlex), and asked only
+    when both failed. So a title that no source has costs one S2 request, not two (S2 is
+    the slowest host: 1 request/s)."""
+    yield S2_MATCH
+    early = answers[S2_MATCH].outcome in _FAILED
+    if early:
+        yield S2_SEARCH
+    yield from KEYWORD_TIERS
+    if not early and all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
+        yield S2_SEARCH
+    if looks_biomedical(view):
+        yield PUBMED_TITLE
+
+
+def next_title_step(
+    view: EntryView,
+    answers: Mapping[Tier, Lookup],
+    settled: Callable[[tuple[Tier, ...]], bool],
+) -> TitleStep:
+    """The next title tier to ask about ``view``, given the ``answers`` so far (pure: no I/O).
+
+    Answers are read in plan order: an answer of a later tier that arrived early waits until
+    every earlier tier has answered, and reading stops at the first prefix ``settled`` says
+    settles the entry. So the same answers always give the same read set (and verdict),
+    whichever host answered first."""
+    read: list[Tier] = []
+    for tier in _title_walk(view, answers):
+        if tier not in answers:
+            return TitleStep(tuple(read), tier)
+        read.append(tier)
+        if settled(tuple(read)):
+            break
+    return TitleStep(tuple(read), None)
+
+
+def chain_needs(*, has_value: bool, same: bool, conflicts: int, found_by_batch: bool) -> bool:
+    """Whether an identifier still needs the next source of its chain (pure).
+
+    Only what is known before the chains start (S2's batch) and the chain's own answers
+    count, never another identifier's chain running at the same time: ``same`` (a source of
+    this identifier resolved it to the entry's paper), ``conflicts`` (sources naming another
+    paper for it; a second one confirms the mismatch), ``found_by_batch`` (S2's batch found
+    the paper by any identifier)."""
+    if not has_value or same:
         return False
-    others = [a for a in answers if a.method in _KEYWORD_METHODS]
-    return all(a.outcome in _FAILED for a in others)
+    if conflicts:
+        return conflicts < 2
+    return not found_by_batch
 
 
 def title_cache_key(tier: Tier, view: EntryView) -> str:

@@ -81,12 +81,24 @@ class _Entry:
     view: EntryView
     ids: Identifiers
     chash: str
-    asked: list[Asked] = field(default_factory=list)
-    tiers: list[plan.Tier] = field(default_factory=list)  # title tiers still to ask
+    asked: list[Asked] = field(default_factory=list)  # identifier lookups and versions
+    #: title tier -> its answer (and the full version it fetched), whenever it came
+    titles: dict[plan.Tier, list[Asked]] = field(default_factory=dict)
+    #: the title tiers whose answers the verdict reads, in plan order (plan.next_title_step)
+    read: tuple[plan.Tier, ...] = ()
+    asking: plan.Tier | None = None  # the title tier asked now (in its host's queue)
     candidates_only: bool = False  # stop at the first title answer (for "Replace with")
-    s2_search_skipped: bool = False  # S2's keyword search left out (plan.s2_search_wanted)
-    busy: bool = False
+    pooled: bool = False  # in the title pool, not finished yet
     done: bool = False
+
+    def answers(self) -> list[Asked]:
+        """What the verdict reads: the identifier lookups, then the title answers read in
+        plan order (an answer that came early from a later tier is not read)."""
+        return self.asked + [a for t in self.read for a in self.titles[t]]
+
+    def everything(self) -> list[Asked]:
+        """Every answer collected so far (the audit of an entry the deadline cut off)."""
+        return self.asked + [a for got in self.titles.values() for a in got]
 
 
 class _Run:
@@ -132,8 +144,7 @@ class _Run:
         self.signal_wake = asyncio.Event()
         self.identifiers_done = False  # flush what the identifier tiers left waiting
         self.undone = len(self.entries)  # entries not finished yet
-        #: Undecided entries whose S2 keyword search was left out (it may still be wanted).
-        self.s2_search_skipped = 0
+        self.pooled = 0  # entries in the title pool not finished yet
 
     # ------------------------------------------------------------------ helpers
 
@@ -142,7 +153,7 @@ class _Run:
             return
         self._mark_done(e)
         try:
-            v = decide(e.view, e.asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
+            v = decide(e.view, e.answers(), self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = internal_error(
@@ -178,9 +189,9 @@ class _Run:
             self.undone -= 1
         e.done = True
         self.signal_wake.set()
-        if e.s2_search_skipped:
-            e.s2_search_skipped = False
-            self.s2_search_skipped -= 1
+        if e.pooled:
+            e.pooled = False
+            self.pooled -= 1
 
     def record(self, e: _Entry, v: Verification) -> None:
         """The one place a verdict is recorded (decided, cut off by the deadline, signalled)."""
@@ -305,15 +316,26 @@ class _Run:
         return bool(same_fields), same_fields, conflict
 
     def _needs(self, e: _Entry, f: str) -> bool:
-        """Whether identifier ``f`` of ``e`` still needs another source."""
-        if not getattr(e.ids, f):
-            return False
-        found, same_fields, conflict = self._state(e)
-        if f in same_fields:
-            return False
-        if f in conflict:
-            return len(conflict[f]) < 2  # a second source confirms a mismatch
-        return not found
+        """Whether identifier ``f`` of ``e`` still needs another source (plan.chain_needs):
+        read from S2's batch and ``f``'s own chain only, never from another identifier's
+        chain running at the same time (which one answers first is timing)."""
+        same = False
+        conflicts: set[str] = set()
+        found_by_batch = False
+        for a, g, _rec, other_paper in identifier_hits(e.view, e.asked, self.settings):
+            batch = a.lookup.method == plan.S2_BATCH.method
+            if batch and not other_paper:
+                found_by_batch = True
+            if g != f:
+                continue
+            if other_paper:
+                conflicts.add(a.lookup.source)
+            else:
+                same = True
+        has_value = bool(getattr(e.ids, f))
+        return plan.chain_needs(
+            has_value=has_value, same=same, conflicts=len(conflicts), found_by_batch=found_by_batch
+        )
 
     # ------------------------------------------------------------------ identifier tiers
 
@@ -484,76 +506,72 @@ class _Run:
     # ------------------------------------------------------------------ title tiers
 
     async def add_to_pool(self, e: _Entry, *, candidates_only: bool = False) -> None:
-        e.tiers = plan.title_tiers(e.view)
         e.candidates_only = candidates_only
-        # Answers already cached are used first, whichever host gave them: which host
-        # answered an entry last time depended on timing, and a warm run asks nobody.
-        for tier in list(e.tiers):
-            hit = self.cache.get(plan.title_cache_key(tier, e.view))
-            if hit is None:
-                continue
-            e.tiers.remove(tier)
-            e.asked.append(Asked(hit, None, e.view.title, True))
-            if self._title_done(e, hit):
-                e.tiers.clear()
-                self.finish(e)
-                return
-        self._plan_s2_search(e)  # first: S2's keyword search may not be wanted at all
-        if self.settings.offline:  # no worker would ask anyone: answer every tier at once
-            e.asked += [Asked(self._offline(t.host, t.name), None, e.view.title) for t in e.tiers]
-            e.tiers.clear()
-        if not e.tiers:
-            self.finish(e)
-            return
-        async with self.changed:
-            for host in dict.fromkeys(t.host for t in e.tiers):
-                heapq.heappush(self.queues.setdefault(host, []), (e.index, e))
-            self.changed.notify_all()
+        e.titles = {}
+        e.pooled = True
+        self.pooled += 1
+        await self._advance(e)
 
-    def _pick(self, host: str) -> tuple[_Entry, plan.Tier] | None:
-        """The first entry (by priority) with a tier of ``host`` left, not being asked now.
+    def _settled(self, e: _Entry, read: tuple[plan.Tier, ...]) -> bool:
+        """Whether the title answers ``read`` (in plan order) settle the entry: the last one
+        found it with confidence (for a mismatched identifier: found anything)."""
+        got = e.titles[read[-1]]
+        if e.candidates_only:
+            return got[0].lookup.outcome is Outcome.FOUND
+        return any(self._confident(e, a.lookup) for a in got)
 
-        Each host has its own queue (a heap by priority), so a pick costs O(log n), not a
-        scan of the pool: entries with no tier of ``host`` left are dropped from it; entries
-        busy with another host are set aside and put back."""
-        queue = self.queues.get(host)
-        if not queue:
-            return None
-        busy: list[tuple[int, _Entry]] = []
-        picked = None
-        while queue:
-            e = queue[0][1]
-            tier = None if e.done else next((t for t in e.tiers if t.host == host), None)
-            if tier is None:
-                heapq.heappop(queue)
-            elif e.busy:
-                busy.append(heapq.heappop(queue))
-            else:
-                picked = (e, tier)
-                break
-        for item in busy:
-            heapq.heappush(queue, item)
-        return picked
-
-    def _waiting_for(self, host: str) -> bool:
-        # Called when _pick found nothing: what is left in the queue is busy elsewhere.
-        return self.pool_open or any(
-            not e.done and any(t.host == host for t in e.tiers) for _, e in self.queues.get(host, ())
+    def _confident(self, e: _Entry, answer: Lookup) -> bool:
+        if answer.outcome is not Outcome.FOUND:
+            return False
+        # a title an index cut off cannot tell whether the cited title's last words are
+        # right, nor an author list cut short whether the cited further authors are
+        cited = len(e.view.authors)
+        return any(
+            same_paper(e.view, r, self.settings)
+            and not title_cut_off(e.view.title, r)
+            and not record_authors_cut(r, cited)
+            for r in answer.records
         )
 
-    def _plan_s2_search(self, e: _Entry) -> None:
-        """Leave out (or bring back) S2's keyword search as the answers so far warrant."""
-        wanted = plan.s2_search_wanted(e.tiers, [a.lookup for a in e.asked if a.field is None])
-        if not wanted and plan.S2_SEARCH in e.tiers:
-            e.tiers.remove(plan.S2_SEARCH)
-            e.s2_search_skipped = True
-            self.s2_search_skipped += 1
-        elif wanted and e.s2_search_skipped:
-            e.tiers.append(plan.S2_SEARCH)
-            e.s2_search_skipped = False
-            self.s2_search_skipped -= 1
-            # back in S2's queue (a pick drops an entry with no S2 tier left from it)
-            heapq.heappush(self.queues.setdefault(plan.S2_SEARCH.host, []), (e.index, e))
+    async def _answered(self, e: _Entry, tier: plan.Tier, answer: Lookup, cached: bool) -> None:
+        extra = await self._full_version(e, answer)
+        e.titles[tier] = [Asked(answer, None, e.view.title, cached), *([extra] if extra else [])]
+
+    async def _advance(self, e: _Entry) -> None:
+        """Read the entry's title answers in plan order (plan.next_title_step): decide it when
+        they settle it or none is left, else answer the next tier from the cache (offline:
+        unavailable) or put the entry in that tier's host queue."""
+        while not e.done:
+            step = plan.next_title_step(
+                e.view, {t: got[0].lookup for t, got in e.titles.items()}, functools.partial(self._settled, e)
+            )
+            e.read = step.read
+            tier = step.ask
+            if tier is None:
+                self.finish(e)
+                break
+            hit = self.cache.get(plan.title_cache_key(tier, e.view))
+            if hit is not None:
+                await self._answered(e, tier, hit, True)
+            elif self.settings.offline:  # no worker would ask anyone
+                e.titles[tier] = [Asked(self._offline(tier.host, tier.name), None, e.view.title)]
+            else:
+                e.asking = tier
+                async with self.changed:
+                    heapq.heappush(self.queues.setdefault(tier.host, []), (e.index, e))
+                    self.changed.notify_all()
+                return
+        async with self.changed:
+            self.changed.notify_all()  # a worker may be waiting for the last pooled entry
+
+    def _pick(self, host: str) -> _Entry | None:
+        """The first entry (by priority) waiting for a tier of ``host``."""
+        queue = self.queues.get(host)
+        while queue:
+            e = heapq.heappop(queue)[1]
+            if not e.done and e.asking is not None and e.asking.host == host:
+                return e
+        return None
 
     async def _full_version(self, e: _Entry, answer: Lookup) -> Asked | None:
         """When a title search found the paper only under a title its index cut off: the
@@ -571,64 +589,32 @@ class _Run:
         lk, cached = got[ax]
         return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None
 
-    def _title_done(self, e: _Entry, answer: Lookup) -> bool:
-        if not e.tiers:
-            return True
-        if answer.outcome is not Outcome.FOUND:
-            return False
-        if e.candidates_only:
-            return True
-        # a title an index cut off cannot tell whether the cited title's last words are
-        # right, nor an author list cut short whether the cited further authors are
-        cited = len(e.view.authors)
-        return any(
-            same_paper(e.view, r, self.settings)
-            and not title_cut_off(e.view.title, r)
-            and not record_authors_cut(r, cited)
-            for r in answer.records
-        )
-
     async def title_worker(self, host: str) -> None:
+        """Asks ``host``'s title tiers, entry after entry by priority. An entry waits in one
+        queue at a time (its next tier's), so each entry's answers come in plan order while
+        every host works on other entries at the same time."""
         if host == plan.S2_BATCH.host:
             await self.s2_batch_sent.wait()  # the batch goes first: it answers many entries
         while True:
             async with self.changed:
                 while True:
-                    picked = self._pick(host)
-                    if picked is not None:
+                    e = self._pick(host)
+                    if e is not None:
                         break
-                    if not self._waiting_for(host) and not (
-                        host == plan.S2_SEARCH.host and self.s2_search_skipped
-                    ):
+                    if not self.pool_open and not self.pooled:
                         return
                     await self.changed.wait()
-                e, tier = picked
-                e.busy = True
-                e.tiers.remove(tier)
-            try:
-                view = e.view
-                lk, cached = await self.one(
-                    plan.title_cache_key(tier, view),
-                    tier.host,
-                    tier.name,
-                    functools.partial(tier.ask, self.sources, view),
-                )
-                extra = await self._full_version(e, lk)
-            except BaseException:
-                async with self.changed:
-                    e.busy = False
-                    self.changed.notify_all()
-                raise
-            async with self.changed:
-                e.busy = False
-                e.asked.append(Asked(lk, None, view.title, cached))
-                if extra is not None:
-                    e.asked.append(extra)
-                self._plan_s2_search(e)
-                if self._title_done(e, lk) or (extra is not None and self._title_done(e, extra.lookup)):
-                    e.tiers.clear()
-                    self.finish(e)
-                self.changed.notify_all()
+                tier = e.asking
+                e.asking = None
+            assert tier is not None
+            lk, cached = await self.one(
+                plan.title_cache_key(tier, e.view),
+                tier.host,
+                tier.name,
+                functools.partial(tier.ask, self.sources, e.view),
+            )
+            await self._answered(e, tier, lk, cached)
+            await self._advance(e)
 
     # ------------------------------------------------------------------ the whole run
 
@@ -665,7 +651,8 @@ class _Run:
             f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED"
         )
         for e in left:
-            self.record(e, deadline_reached(e.view, e.asked, limit, chash=e.chash, checked_at=self.now))
+            v = deadline_reached(e.view, e.everything(), limit, chash=e.chash, checked_at=self.now)
+            self.record(e, v)
 
     def settle_offline_misses(self) -> None:
         """Offline: decide each entry none of whose lookups can be in the cache without the
