@@ -172,14 +172,26 @@ def _statuses(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
     return {e["key"]: e["status"] for e in json.loads(proc.stdout)["entries"]}
 
 
-@pytest.mark.parametrize("forgery", ["copied", "future"])
+def _sha256_binding(full_key: str, row: dict[str, object]) -> str:
+    """The binding rows had before issue 32: a plain SHA-256 anyone can recompute."""
+    import hashlib
+
+    content = {k: v for k, v in row.items() if k != "bind"}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(f"{full_key}\n{text}".encode()).hexdigest()
+
+
+@pytest.mark.parametrize("forgery", ["copied", "future", "rebound"])
 def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
         tmp_path: Path, scholarly_server: ScholarlyFake, forgery: str) -> None:
     """A well-formed row written into the cache for the fabricated entry's DOI lookup: the
     true answer of another lookup copied there with the fabricated title, authors and DOI
-    ("copied"), or the entry's own NOT_FOUND row stored 'in the future' ("future"). Each is
-    a miss: offline the entry is not VERIFIED, online it is NOT_FOUND again. Before, the
-    copied row made it VERIFIED, online and offline, and a future row never expired."""
+    ("copied"), the same with its binding recomputed as SHA-256 of key and content, which
+    needs no secret ("rebound"), or the entry's own NOT_FOUND row stored 'in the future'
+    ("future"). Each is a miss, logged once: offline the entry is not VERIFIED, online it
+    is NOT_FOUND again. Before, the copied row made it VERIFIED, online and offline, a
+    future row never expired, and (issue 32) the rebound row still made it VERIFIED: rows
+    are bound by an HMAC under the cache's secret now (``secret.key``, mode 0600)."""
     import sqlite3
 
     scholarly_server.add_paper(SMITH_PAPER)
@@ -194,12 +206,14 @@ def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
         rows = dict(db.execute("SELECT key, value FROM Cache").fetchall())
         real = next(k for k in rows if k.endswith(":s2:id:doi:10.1234/cats.2020.1"))
         fake_key = next(k for k in rows if k.endswith(":s2:id:doi:10.9999/fabricated.1"))
-        if forgery == "copied":
+        if forgery in ("copied", "rebound"):
             row = json.loads(rows[real])
             for r in row["records"]:
                 r.update(title="Dogs and their tails: a fabricated study",
                          authors=["Ann Nobody"], year=2021, doi="10.9999/fabricated.1",
                          venue="Journal of Dogs")
+            if forgery == "rebound":
+                row["bind"] = _sha256_binding(fake_key, row)
         else:
             row = json.loads(rows[fake_key])
             row["stored_at"] = row["stored_at"] + 10 * 365 * 86400
@@ -208,7 +222,10 @@ def test_a_forged_cache_row_cannot_verify_a_fabricated_entry(
         db.commit()
     finally:
         db.close()
-    offline = _statuses(check(*args, "--offline", cwd=tmp_path, env=env))
+    assert (cache / "secret.key").stat().st_mode & 0o777 == 0o600
+    proc = check(*args[:-1], "--offline", cwd=tmp_path, env=env)
+    assert proc.stderr.count("failed its check") == 1, proc.stderr
+    offline = _statuses(proc)
     assert offline["smith2020"] == first["smith2020"]
     assert offline["fabricated"] not in ("VERIFIED", "PARTIAL"), offline
     scholarly_server.clear_log()

@@ -26,6 +26,10 @@ BIB = (
 )
 
 
+#: The shared cache's key, the same on every machine (setting cacheKey).
+KEY = "a-cluster-secret-0123456789abcdef0123456789"
+
+
 def citelens(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return run_citelens(*args, env=env, timeout=timeout)
 
@@ -41,7 +45,7 @@ def test_two_machines_share_verdicts_through_the_postgres_cache(
     bib = tmp_path / "refs.bib"
     bib.write_text(BIB)
     url = _with_password(postgres_url, "s3cret-pw")
-    base = {**os.environ, **fake.env(), "CITELENS_CACHE": url}
+    base = {**os.environ, **fake.env(), "CITELENS_CACHE": url, "CITELENS_CACHE_KEY": KEY}
     fake.clear_log()
     one = citelens(
         "check", str(bib), "--format", "json", env={**base, "CITELENS_CACHE_DIR": str(tmp_path / "m1")}
@@ -57,6 +61,70 @@ def test_two_machines_share_verdicts_through_the_postgres_cache(
     assert first == {e["key"]: e["status"] for e in json.loads(two.stdout)["entries"]}
     assert first["invented"] == "NOT_FOUND" and first["water"] == "VERIFIED"
     assert "s3cret-pw" not in one.stderr + two.stderr
+    assert KEY not in one.stderr + two.stderr + one.stdout
+
+
+def _water(proc: subprocess.CompletedProcess[str]) -> str:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return str({e["key"]: e["status"] for e in json.loads(proc.stdout)["entries"]}["water"])
+
+
+def test_a_shared_cache_without_a_key_is_not_used(
+    tmp_path: Path, scholarly_server: ScholarlyFake, postgres_url: str
+) -> None:
+    """Anyone who can write the table could plant answers for a whole venue: a shared
+    cache is used only with cacheKey (every row's HMAC); without it, one line, and the run
+    goes on without the shared cache."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    env = {**os.environ, **scholarly_server.env(), "CITELENS_CACHE": postgres_url}
+    env.pop("CITELENS_CACHE_KEY", None)
+    proc = citelens("check", str(bib), "--format", "json", env=env)
+    assert proc.stderr.count("needs cacheKey") == 1, proc.stderr
+    assert _water(proc) == "VERIFIED"
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://u:hunter2@127.0.0.1:notaport/db",
+    "postgresql://u:hun/ter2@127.0.0.1/db",
+    "postgresql://u:hun@ter2@127.0.0.1/db",
+])
+def test_a_malformed_postgres_url_is_one_line_and_the_run_goes_on(
+    tmp_path: Path, scholarly_server: ScholarlyFake, url: str
+) -> None:
+    """A bad port, or a '/' or '@' in the password: one line that says what is wrong and
+    repeats no part of the URL, then the check without the shared cache. Before, every
+    check crashed with a traceback (urlsplit's ValueError), and a '/' in the password
+    printed the rest of it as the URL's path."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    env = {**os.environ, **scholarly_server.env(), "CITELENS_CACHE": url, "CITELENS_CACHE_KEY": KEY}
+    proc = citelens("check", str(bib), "--format", "json", env=env)
+    assert proc.stderr.count("malformed") == 1, proc.stderr
+    assert "hun" not in proc.stderr and "ter2" not in proc.stderr, proc.stderr
+    assert _water(proc) == "VERIFIED"
+
+
+def test_a_locked_cache_table_does_not_hang_the_check(
+    tmp_path: Path, scholarly_server: ScholarlyFake, postgres_url: str
+) -> None:
+    """Another session holds an exclusive lock on the cache table for the whole run: the
+    check's statements give up after their lock timeout, the cache is unusable for this
+    run (one line), and the run finishes with its verdicts. Before, it waited forever."""
+    import psycopg
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BIB)
+    env = {**os.environ, **scholarly_server.env(), "CITELENS_CACHE": postgres_url, "CITELENS_CACHE_KEY": KEY}
+    assert _water(citelens("check", str(bib), "--format", "json", env=env)) == "VERIFIED"  # makes the table
+    with psycopg.connect(postgres_url) as holder:
+        holder.execute("BEGIN")
+        holder.execute("LOCK TABLE citelens_cache IN ACCESS EXCLUSIVE MODE")
+        proc = citelens("check", str(bib), "--format", "json", env=env, timeout=120)
+        holder.execute("ROLLBACK")
+    assert proc.stderr.count("continuing without a cache") == 1, proc.stderr
+    assert "time limit" in proc.stderr, proc.stderr
+    assert _water(proc) == "VERIFIED"
 
 
 def test_a_postgres_cache_that_cannot_be_reached_is_no_cache(
@@ -113,7 +181,8 @@ def test_a_venue_on_a_local_ray_cluster_with_two_workers_sharing_postgres(
     local = citelens("check", str(v), "--venue", str(tmp_path / "local"), env=base)
     assert local.returncode == 0, local.stderr
     fake.clear_log()
-    env = {**base, "CITELENS_CACHE": postgres_url, "CITELENS_CACHE_DIR": str(tmp_path / "other")}
+    env = {**base, "CITELENS_CACHE": postgres_url, "CITELENS_CACHE_KEY": KEY,
+           "CITELENS_CACHE_DIR": str(tmp_path / "other")}
     proc = citelens(
         "check",
         str(v),

@@ -67,6 +67,7 @@ class Settings:
     cache_dir: str | None = None
     snapshot: str | None = None
     cache: str | None = None
+    cache_key: str | None = None  # the secret of every cache row's MAC (never logged)
     verified_max_age_days: float = 30.0
     offline: bool = False
     title_candidate_threshold: float = 0.70
@@ -123,6 +124,7 @@ _ENV: dict[str, str] = {
     "cache_dir": "CITELENS_CACHE_DIR",
     "snapshot": "CITELENS_SNAPSHOT",
     "cache": "CITELENS_CACHE",
+    "cache_key": "CITELENS_CACHE_KEY",
     "verified_max_age_days": "CITELENS_VERIFIED_MAX_AGE_DAYS",
     "offline": "CITELENS_OFFLINE",
     "request_timeout_s": "CITELENS_REQUEST_TIMEOUT",
@@ -174,6 +176,10 @@ _DESCRIPTIONS: dict[str, str] = {
     "verification asks before any API; an entry it does not hold goes on to the APIs.",
     "cache": "A postgresql:// URL: keep the verification cache in PostgreSQL, shared by the "
     "machines of a cluster (needs citelens[scale]); default: the local disk cache in cacheDir.",
+    "cache_key": "Secret that signs every cached answer (HMAC-SHA256), so a row CiteLens did not "
+    "write is ignored; required for a postgresql:// cache (give every machine the same key), "
+    "optional for the disk cache (default: a random secret.key file, mode 0600, in cacheDir). "
+    "Never logged.",
     "verified_max_age_days": "Days a cached answer that found a paper is trusted; after that the "
     "paper is looked up again, so a retraction or correction published since is reported.",
     "offline": "Use the cache only; never make network requests.",

@@ -14,15 +14,16 @@ directory) turns into no cache, with one log line; verification carries on.
 Values are JSON text (:mod:`citelens.core.datacache`): nothing read from the cache is
 ever unpickled, and a row that is unreadable, not JSON, or not a well-formed
 FOUND/NOT_FOUND answer is a miss, so the lookup is made again and the row
-overwritten. Each row holds a hash binding it to its lookup key and its content, and the
-time it was stored: a row moved to another key, edited, or stored "in the future" is a
-miss. Rows hold the sources' answers, never verdicts: a verdict is always derived again
-from them (``verify/verdict.decide``).
+overwritten. Each row holds an HMAC-SHA256, under the cache's secret
+(:mod:`citelens.core.cachesecret`: the ``cacheKey`` setting, else a 0600 file in the cache
+directory), of its lookup key and its content, and the time it was stored: a row moved
+to another key, edited, forged with a recomputed hash, or stored "in the future" is a
+miss (one log line the first time). Rows hold the sources' answers, never verdicts: a
+verdict is always derived again from them (``verify/verdict.decide``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -33,7 +34,7 @@ from typing import Any
 import diskcache
 import platformdirs
 
-from citelens.core import datacache
+from citelens.core import cachesecret, datacache
 from citelens.core.settings import Settings
 from citelens.core.titles import title_key
 from citelens.sources.records import Lookup, Outcome
@@ -44,8 +45,8 @@ NOT_FOUND_TTL_S = 24 * 3600.0
 CLOCK_SKEW_S = 600.0
 #: Bump when the stored shape of a Lookup changes: old entries are then ignored.
 #: v1 rows were pickles; v2 rows are JSON text, and records carry retraction/correction
-#: notices (v1 answers lack them).
-SCHEMA = "v2"
+#: notices (v1 answers lack them); v3 rows are bound by a keyed MAC (v2: a plain SHA-256).
+SCHEMA = "v3"
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -77,11 +78,15 @@ class VerificationCache:
         *,
         found_max_age_s: float = FOUND_TTL_S,
         clock: Callable[[], float] = time.time,
+        secret: bytes | None = None,
     ):
         self._log = log
         self.found_max_age_s = max(0.0, found_max_age_s)
         self._clock = clock
         self._cache: diskcache.Cache | None = None
+        #: the key of every row's MAC (``cacheKey``, else the cache directory's secret file)
+        self._secret = secret
+        self._forged_logged = False
         #: The keys the cache held when :meth:`remember_keys` ran, plus those put since:
         #: a key outside it is a miss without a query (None: ask the database every time).
         self._known: set[str] | None = None
@@ -91,15 +96,19 @@ class VerificationCache:
             return
         try:
             self._cache = datacache.open_cache(directory, size_limit=2**30)
+            if self._secret is None:
+                self._secret = cachesecret.load_or_create(directory)
             # Touch the database now, so a corrupted file is found here, not mid-run.
             self._cache.get(f"{SCHEMA}:probe")
         except Exception as exc:  # any failure to open means: no cache
             self._disable(exc)
 
-    def use_store(self, store: Any, where: str) -> None:
+    def use_store(self, store: Any, where: str, secret: bytes) -> None:
         """Keep answers in ``store`` (``verify/pgcache.PgStore``: the same calls as the disk
-        cache) instead of a directory; ``where`` names it in log lines (no password)."""
+        cache) instead of a directory, bound under ``secret`` (the ``cacheKey`` every machine
+        is given); ``where`` names it in log lines (no password)."""
         self._cache = store
+        self._secret = secret
         self.where = where
 
     @property
@@ -162,8 +171,9 @@ class VerificationCache:
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
-        if not isinstance(raw, dict) or raw.get("bind") != _binding(full, raw):
-            return None  # not this lookup's answer as it was stored (moved, edited, old)
+        if not isinstance(raw, dict) or not cachesecret.same(raw.get("bind"), self._binding(full, raw)):
+            self._forged(full)
+            return None  # not this lookup's answer as CiteLens stored it (moved, edited, forged)
         answer = _valid_lookup(raw)
         if answer is None:
             return None
@@ -190,9 +200,27 @@ class VerificationCache:
             self._known.add(full)
         try:
             row = {**lookup.to_json(), "stored_at": self._clock()}
-            datacache.set_json(self._cache, full, {**row, "bind": _binding(full, row)}, ttl)
+            datacache.set_json(self._cache, full, {**row, "bind": self._binding(full, row)}, ttl)
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
+
+    def _binding(self, full_key: str, row: dict[str, Any]) -> str:
+        """The row's MAC: its lookup key and content (all but the MAC itself) under the
+        cache's secret. A row copied under another key, edited, or written by anyone who
+        does not hold the secret no longer matches and is a miss."""
+        content = {k: v for k, v in row.items() if k != "bind"}
+        text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return cachesecret.row_mac(self._secret or b"", full_key, text)
+
+    def _forged(self, full_key: str) -> None:
+        if not self._forged_logged:
+            self._forged_logged = True
+            kind = ":".join(full_key.split(":", 3)[1:3])
+            self._log(
+                f"a row of the verification cache at {self.where} failed its check "
+                f"(a {kind} answer not written by this cache's CiteLens, or edited); ignored, "
+                "and asked again (further such rows are ignored without a line)"
+            )
 
     def clear(self) -> int:
         """Drop every cached answer; returns how many were dropped."""
@@ -222,16 +250,6 @@ class VerificationCache:
                 pass
 
 
-def _binding(full_key: str, row: dict[str, Any]) -> str:
-    """The row's binding to its request: a hash of the lookup key and of the row's content
-    (all but the binding itself). A row copied under another key, or edited by hand, no
-    longer matches and is a miss. It is not a secret: it cannot stop someone who can write
-    the cache and recomputes it (see docs/reliability.md)."""
-    content = {k: v for k, v in row.items() if k != "bind"}
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(f"{full_key}\n{text}".encode()).hexdigest()
-
-
 def _valid_lookup(raw: Any) -> Lookup | None:
     """The cached answer, if ``raw`` is a well-formed FOUND or NOT_FOUND lookup."""
     if not isinstance(raw, dict):
@@ -254,16 +272,24 @@ def open_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None)
     in PostgreSQL when ``settings.cache`` is a ``postgresql://`` URL (shared by a cluster)."""
     from citelens.verify import pgcache
 
+    max_age = settings.verified_max_age_days * 86400.0
+    secret = cachesecret.from_setting(settings.cache_key) if settings.cache_key else None
     if pgcache.is_postgres_url(settings.cache):
-        shared = VerificationCache(None, log, found_max_age_s=settings.verified_max_age_days * 86400.0)
+        shared = VerificationCache(None, log, found_max_age_s=max_age)
+        if secret is None:
+            log(
+                f"verification cache {pgcache.display(str(settings.cache))} not used: a shared "
+                "cache needs cacheKey (CITELENS_CACHE_KEY), the same on every machine; continuing "
+                "without a cache"
+            )
+            return shared
         try:
-            shared.use_store(pgcache.PgStore(str(settings.cache)), pgcache.display(str(settings.cache)))
+            url = str(settings.cache)
+            shared.use_store(pgcache.PgStore(url), pgcache.display(url), secret)
         except pgcache.PgCacheError as exc:
             log(f"citelens: verification cache unusable ({exc}); continuing without a cache")
         return shared
-    return VerificationCache(
-        default_cache_dir(settings), log, found_max_age_s=settings.verified_max_age_days * 86400.0
-    )
+    return VerificationCache(default_cache_dir(settings), log, found_max_age_s=max_age, secret=secret)
 
 
 def clear_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None) -> str:

@@ -6,7 +6,11 @@ of its disk cache (``get``, ``set`` with an expiry, ``iterkeys``, ``clear``, ``l
 ``close``), on one table of JSON text rows: nothing read back is ever unpickled, and the
 same validation applies as to the disk cache. Database errors are raised as
 :class:`PgCacheError` (an ``OSError``), which the verification cache turns into "no
-cache", with one log line, as for a broken disk. Needs ``psycopg`` (``pip install
+cache", with one log line, as for a broken disk. Every statement has a time limit
+(:data:`STATEMENT_TIMEOUT_MS`, :data:`LOCK_TIMEOUT_MS`: a session holding a lock on the
+table makes the cache unusable for the run, never a hang), and a malformed URL (a port
+that is not a number, a ``/`` or ``@`` in the password not written ``%2F``/``%40``) is
+refused before any connection, with a line that repeats no part of it. Needs ``psycopg`` (``pip install
 'citelens[scale]'``).
 """
 
@@ -18,6 +22,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 TABLE = "citelens_cache"
+#: The longest one statement may run, and wait for a lock, on the server.
+STATEMENT_TIMEOUT_MS = 10_000
+LOCK_TIMEOUT_MS = 3_000
+#: Seconds to connect, and for unacknowledged data on the connection (a silent network).
+CONNECT_TIMEOUT_S = 10
+TCP_USER_TIMEOUT_MS = 15_000
 
 
 class PgCacheError(OSError):
@@ -28,8 +38,29 @@ def is_postgres_url(value: str | None) -> bool:
     return bool(value) and str(value).startswith(("postgresql://", "postgres://"))
 
 
+def malformed(url: str) -> str | None:
+    """Why ``url`` is not a usable ``postgresql://`` URL, or None. Never quotes the URL."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError:
+        return (
+            "the cache URL is malformed (its port is not a number, or a '/' in the password "
+            "is not written %2F)"
+        )
+    if "@" in parts.path or "@" in (parts.query or "") or parts.netloc.count("@") > 1:
+        return (
+            "the cache URL is malformed (write '/' and '@' in the user name or password as "
+            "%2F and %40)"
+        )
+    return None
+
+
 def display(url: str) -> str:
-    """The URL without user name or password: safe for a log line."""
+    """The URL without user name or password: safe for a log line (a malformed URL, whose
+    parts cannot be told apart, is not shown at all)."""
+    if malformed(url) is not None:
+        return "postgresql://(malformed URL)"
     parts = urlsplit(url)
     host = parts.hostname or "localhost"
     port = f":{parts.port}" if parts.port else ""
@@ -46,21 +77,35 @@ class PgStore:
             raise PgCacheError("psycopg is not installed (pip install 'citelens[scale]')") from exc
         self._errors: tuple[type[BaseException], ...] = (psycopg.Error,)
         self.where = display(url)
+        why = malformed(url)
+        if why is not None:
+            raise PgCacheError(why)
+        options = f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}"
         try:
-            self._db = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            self._db = psycopg.connect(
+                url,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_S,
+                options=options,
+                tcp_user_timeout=TCP_USER_TIMEOUT_MS,
+                keepalives=1,
+                keepalives_idle=10,
+                keepalives_interval=5,
+                keepalives_count=2,
+            )
             self._db.execute(
                 f"CREATE TABLE IF NOT EXISTS {TABLE} "
                 "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires DOUBLE PRECISION)"
             )
         except psycopg.Error as exc:
-            raise PgCacheError(f"{self.where}: {type(exc).__name__}") from None
+            raise PgCacheError(f"{self.where}: {_why(exc)}") from None
 
     def _run(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             cur = self._db.execute(sql, args)
             return list(cur.fetchall()) if cur.description is not None else []
         except self._errors as exc:
-            raise PgCacheError(f"{self.where}: {type(exc).__name__}") from None
+            raise PgCacheError(f"{self.where}: {_why(exc)}") from None
 
     def get(self, key: str) -> str | None:
         rows = self._run(
@@ -96,3 +141,11 @@ class PgStore:
             self._db.close()
         except Exception:
             pass
+
+
+def _why(exc: BaseException) -> str:
+    """The kind of a database error, for a log line (its message may quote the URL)."""
+    name = type(exc).__name__
+    if name in ("LockNotAvailable", "QueryCanceled"):
+        return f"{name}: a statement waited longer than its time limit (another session holds a lock?)"
+    return name
