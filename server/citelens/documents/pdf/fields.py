@@ -1,0 +1,187 @@
+"""The fields of one printed reference: authors, title, year, venue, DOI, arXiv id, URL.
+
+Printed references come in a few shapes, and the reader tries them in this order:
+
+- a quoted title: ``A. Vaswani, N. Shazeer, “Attention is all you need,” in NeurIPS, 2017``
+  (IEEE, ACM's numbered styles);
+- a year in parentheses after the authors: ``Vaswani, A., Shazeer, N. (2017). Attention is
+  all you need. In NeurIPS.`` (APA, apalike, Harvard);
+- sentences: ``Ashish Vaswani and Noam Shazeer. Attention is all you need. In NeurIPS,
+  2017.`` (plain, alpha, natbib's plainnat, ACM, SIAM): the authors end at the first full
+  stop that does not close an initial.
+
+A reader's slip costs nothing worse than a weaker search: verification confirms a paper by
+the whole printed string (:mod:`citelens.verify.printed`), not by these fields alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+_ARXIV = re.compile(
+    r"(?:arxiv(?:\s+preprint)?\s*:?\s*(?:abs/)?|arxiv\.org/(?:abs|pdf)/)"
+    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+_URL = re.compile(r"\b(https?://[^\s<>\"]+)", re.IGNORECASE)
+_YEAR = re.compile(r"(?<![\d/.:-])(1[89]\d\d|20\d\d)([a-z])?(?![\d/])")
+_PAREN_YEAR = re.compile(r"\(\s*(1[89]\d\d|20\d\d)([a-z])?\s*\)\.?")
+_QUOTED = re.compile(r"[“\"]([^”\"]{8,}?)[,.]?[”\"]")
+_INITIAL = re.compile(r"(?:^|[\s.\-])[A-Z]$|(?:^|\s)(?:[A-Z][a-z]?|Th|Ch|Ph|Sh)$")
+_ABBREV = frozenset(
+    "et al vs eds ed inc jr sr st dr mr mrs ms prof proc vol no pp univ dept intl conf trans "
+    "rev lett phys j comput sci eng".split()
+)
+_NOT_NAME = re.compile(r"\b(?:In|in|Proceedings|proceedings|Journal|Conference|University|arXiv|vol|pp)\b")
+_FAMILY_WORD = r"(?:[a-z]{1,3}\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]*(?:\s+[A-ZÀ-Þ][\w'’\-]+)?"
+_INITIALS = r"(?:[A-ZÀ-Þ][a-z]?\.(?:\s*-?\s*[A-ZÀ-Þ][a-z]?\.)*)"
+_ITEM = _FAMILY_WORD + r",\s+" + _INITIALS
+#: "Vaswani, A., Shazeer, N., and Polosukhin, I." (ACM, APA, apalike): where it ends.
+_INVERTED = re.compile(
+    r"^" + _ITEM + r"(?:(?:,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*)" + _ITEM + r")*"
+    r"(?:,?\s*et\s+al\.)?"
+)
+_SPLIT_NAMES = re.compile(r"\s*(?:,\s*and\s+|\s+and\s+|\s*&\s*|;\s*|,\s*)\s*")
+
+
+@dataclass(slots=True)
+class Fields:
+    authors: list[str] = field(default_factory=list)  # as printed: "A. Vaswani", "Vaswani, A."
+    families: list[str] = field(default_factory=list)  # "Vaswani"
+    authors_cut: bool = False  # "et al." / "and others"
+    title: str = ""
+    year: int | None = None
+    year_label: str = ""  # "2020a"
+    venue: str = ""
+    doi: str | None = None
+    arxiv: str | None = None
+    url: str | None = None
+
+
+def _strip_end(s: str) -> str:
+    return s.strip().strip(" ,.;:")
+
+
+def _identifiers(text: str, out: Fields) -> str:
+    """DOI, arXiv id and URL into ``out``; the text without them."""
+    m = _DOI.search(text)
+    if m:
+        out.doi = re.sub(r"[.,;:)\]}]+$", "", m.group(1))
+    a = _ARXIV.search(text)
+    if a:
+        out.arxiv = a.group(1)
+    u = _URL.search(text)
+    if u:
+        out.url = re.sub(r"[.,;:)\]}]+$", "", u.group(1))
+    text = _URL.sub(" ", text)
+    text = re.sub(r"(?:doi\s*:?\s*)?\b10\.\d{4,9}/\S+", " ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(?:URL|doi|DOI)\s*:?\s*(?=[.,;]|$)", " ", text)
+    return " ".join(text.split())
+
+
+def _sentence_end(text: str, start: int = 0) -> int:
+    """The index of the first full stop (followed by a space) at or after ``start`` that does
+    not close an initial or an abbreviation; -1 if none."""
+    for m in re.finditer(r"[.?!](?=\s|$)", text[start:]):
+        i = start + m.start()
+        before = text[:i]
+        word = re.split(r"[\s(]", before)[-1] if before else ""
+        if word.lower() == "al" and before[: -len(word)].rstrip().lower().endswith("et"):
+            return i  # "et al." closes an author list
+        if _INITIAL.search(before[-3:] if len(before) >= 3 else before) and len(word.split("-")[-1]) <= 2:
+            continue
+        if word.lower().rstrip(".") in _ABBREV:
+            continue
+        return i
+    return -1
+
+
+def _names(block: str) -> tuple[list[str], bool]:
+    block = _strip_end(block)
+    cut = bool(re.search(r"\bet\s*al\b|\bothers\b", block, re.IGNORECASE))
+    block = re.sub(r",?\s*(?:et\s*al\.?|and\s+others)\s*$", "", block, flags=re.IGNORECASE)
+    parts = [p.strip() for p in _SPLIT_NAMES.split(block) if p and p.strip()]
+    names: list[str] = []
+    # "Vaswani, A., Shazeer, N." : a family then its initials, joined back
+    inverted = len(parts) >= 2 and all(_is_initials(p) for p in parts[1::2]) and not _is_initials(parts[0])
+    if inverted:
+        for i in range(0, len(parts), 2):
+            names.append(parts[i] + (", " + parts[i + 1] if i + 1 < len(parts) else ""))
+    else:
+        names = parts
+    return [n for n in names if n and len(n) < 80], cut
+
+
+def _is_initials(s: str) -> bool:
+    return re.fullmatch(r"(?:(?:[A-Z]\.?|[A-Z][a-z]\.)[\s-]*){1,4}", s.strip()) is not None
+
+
+def family(name: str) -> str:
+    """The family name of a printed name: ``Vaswani, A.`` and ``A. Vaswani`` give Vaswani."""
+    name = name.strip()
+    if "," in name:
+        return name.split(",")[0].strip()
+    words = [w for w in name.split() if not _is_initials(w)]
+    if not words:
+        return name.split()[-1] if name.split() else ""
+    particles = {"van", "von", "de", "der", "den", "da", "di", "del", "la", "le", "dos", "du"}
+    out = [words[-1]]
+    for w in reversed(words[:-1]):
+        if w.lower() in particles:
+            out.insert(0, w)
+        else:
+            break
+    return " ".join(out)
+
+
+def _year(text: str, out: Fields) -> None:
+    years = list(_YEAR.finditer(text))
+    if years:
+        y = years[-1]
+        out.year, out.year_label = int(y.group(1)), y.group(1) + (y.group(2) or "")
+
+
+def read_fields(text: str) -> Fields:
+    """The fields of one printed reference (its label already removed)."""
+    out = Fields()
+    rest = _identifiers(text, out)
+    q = _QUOTED.search(rest)
+    p = _PAREN_YEAR.search(rest)
+    if q and q.start() > 0:
+        authors, out.authors_cut = _names(rest[: q.start()])
+        out.authors = authors
+        out.title = _strip_end(q.group(1))
+        venue = rest[q.end() :]
+        _year(venue or rest, out)
+        out.venue = _venue(venue)
+    elif p and p.start() > 0 and p.start() < len(rest) * 0.6 and not _NOT_NAME.search(rest[: p.start()]):
+        out.authors, out.authors_cut = _names(rest[: p.start()])
+        out.year, out.year_label = int(p.group(1)), p.group(1) + (p.group(2) or "")
+        after = rest[p.end() :].strip()
+        end = _sentence_end(after)
+        out.title = _strip_end(after[:end] if end > 0 else after)
+        out.venue = _venue(after[end + 1 :] if end > 0 else "")
+    else:
+        inv = _INVERTED.match(rest)
+        end = (
+            inv.end() - 1 if inv and inv.end() < len(rest) and len(inv.group(0)) > 4 else _sentence_end(rest)
+        )
+        if end > 0:
+            out.authors, out.authors_cut = _names(rest[:end])
+            after = rest[end + 1 :].strip()
+            t_end = _sentence_end(after)
+            out.title = _strip_end(after[:t_end] if t_end > 0 else after)
+            out.venue = _venue(after[t_end + 1 :] if t_end > 0 else "")
+        else:
+            out.title = _strip_end(rest)
+        _year(rest, out)
+    out.families = [f for f in (family(a) for a in out.authors) if f]
+    return out
+
+
+def _venue(text: str) -> str:
+    text = re.sub(r"^\s*(?:In:?|in)\s+", "", text.strip())
+    text = re.split(r",|\(|\b(?:pages|pp\.|vol\.|volume)\b|\d", text)[0]
+    return _strip_end(text)[:200]

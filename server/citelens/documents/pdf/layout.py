@@ -1,0 +1,316 @@
+"""The reference list of a PDF as printed: from its heading to its end, running headers,
+footers and page numbers left out, split into references (each with its label as printed,
+its text and its page).
+
+Three ways a list marks where a reference starts, tried in this order: a printed label
+(``[12]``, ``12.``, ``[Vas17]``, ``[Vaswani et al., 2017]``) at the start of a line, a
+hanging indent (the first line of each reference at the column's left edge, the others
+indented), and the extra space LaTeX and word processors put between references. The
+label of an author-year reference with no printed label is made as a reader cites it:
+``Smith et al. 2020``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+import unicodedata
+from dataclasses import dataclass
+
+from citelens.documents.pdf.extract import Line, heading_like, is_heading
+
+#: Headings that end a reference list (an appendix, a checklist, supplementary material).
+_END = re.compile(
+    r"^(?:[A-Z]\.?\s+|\d{1,2}\.?\s+)?(appendix|appendices|supplementary|supplemental|checklist|"
+    r"neurips paper checklist|author contributions|acknowledge?ments?)\b",
+    re.IGNORECASE,
+)
+_BRACKET = re.compile(r"^\s*\[([^\[\]]{1,60})\]\s*")
+_NUMBER = re.compile(r"^\s*(\d{1,4})\s*[.)]?\s+(?=\S)")
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.IGNORECASE)
+_SPACING_ACCENTS = {
+    "\u00a8": "\u0308",  # diaeresis
+    "\u00b4": "\u0301",  # acute
+    "`": "\u0300",
+    "\u02c6": "\u0302",  # circumflex
+    "^": "\u0302",
+    "\u02dc": "\u0303",  # tilde
+    "~": "\u0303",
+    "\u00b8": "\u0327",  # cedilla
+    "\u02c7": "\u030c",  # caron
+    "\u02d8": "\u0306",  # breve
+    "\u02d9": "\u0307",  # dot above
+    "\u02da": "\u030a",  # ring
+    "\u00af": "\u0304",  # macron
+    "\u02dd": "\u030b",  # double acute
+}
+_ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + r"])([A-Za-zıȷ])")
+_STRAY_ACCENT = re.compile(
+    r"(?<!\S)[\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af\u02dd](?!\S)"
+)
+_LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+    }
+)
+_DOI_BREAK = re.compile(r"(\b10\.)\s+(\d{4,9}/)|(\b10\.\d{4,9}/)\s+(?=\w)")
+_URLISH = re.compile(r"(?:https?://|www\.|\b10\.\d{4,9}/|arxiv\.org/)\S*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    """One reference as printed: its label (``[12]``, ``Smith et al. 2020``), its text (one
+    line, hyphens at line ends resolved), the page it starts on."""
+
+    label: str
+    text: str
+    page: int
+    labelled: bool  # the label is printed (else made from the authors and year)
+
+
+def clean(text: str) -> str:
+    """Ligatures spelt out, a spacing accent before its letter composed (``K¨urster``),
+    spaces collapsed."""
+    text = text.translate(_LIGATURES).replace("\u00ad", "")
+    text = _ACCENT_BEFORE.sub(
+        lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text
+    )
+    return " ".join(_STRAY_ACCENT.sub(" ", text).split())
+
+
+def join_lines(lines: list[str]) -> str:
+    """Lines of one reference as one string: a word hyphenated at a line end is joined
+    (``gen-`` ``eralised``); a hyphen before a capital or a digit, and any break inside a
+    DOI or a URL, is kept as printed (``Lomb-`` ``Scargle``, ``10.1007/`` ``BF00648343``)."""
+    out = ""
+    for raw in lines:
+        line = clean(raw.replace("\ufffe", "-"))
+        if not line:
+            continue
+        if not out:
+            out = line
+            continue
+        last = out.split(" ")[-1]
+        if _URLISH.search(last) and (last.endswith(("/", ".", "-", "_", "=", "&", "?")) or len(last) > 25):
+            out += line  # a URL or DOI broken across lines: no space was printed
+        elif (
+            out.endswith("-")
+            and len(out) > 1
+            and out[-2].isalpha()
+            and line[:1].islower()
+            and "-" not in last[:-1]
+            and "-" not in line.split(" ")[0]
+        ):
+            out = out[:-1] + line
+        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha():
+            out += line  # a hyphen kept as printed (Lomb-Scargle, red-green-blue)
+        else:
+            out += " " + line
+    return _DOI_BREAK.sub(lambda m: (m.group(1) or "") + (m.group(2) or "") + (m.group(3) or ""), out)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(text.lower().split()))
+
+
+def _body(lines: list[Line]) -> list[Line]:
+    """The lines after the reference heading, up to a heading that ends the list, without
+    running headers, footers and page numbers."""
+    start = None
+    first_page = lines[0].page if lines else 0
+    for i, line in enumerate(lines):
+        if line.page != first_page:
+            break
+        if is_heading(line.text):
+            start = i  # the last heading-like line of the first page: a running header is above it
+    if start is None:
+        return []
+    heading = lines[start]
+    rest = lines[start + 1 :]
+    by_page: dict[int, list[Line]] = {}
+    for line in rest:
+        by_page.setdefault(line.page, []).append(line)
+    edges: dict[str, int] = {}
+    for page_lines in by_page.values():
+        for line in (page_lines[0], page_lines[-1]):
+            edges[_norm(line.text)] = edges.get(_norm(line.text), 0) + 1
+    heights = [line.height for line in rest if line.height > 0]
+    body_h = statistics.median(heights) if heights else heading.height
+    out: list[Line] = []
+    for page_no, page_lines in by_page.items():
+        for line in _without_furniture(page_lines, page_no != first_page, edges):
+            if _END.match(line.text.strip()) and line.height >= body_h * 1.1 and len(line.text) < 80:
+                return out
+            if is_heading(line.text) and line.height > body_h * 1.15:
+                continue
+            out.append(line)
+    return out
+
+
+def _without_furniture(page_lines: list[Line], later_page: bool, edges: dict[str, int]) -> list[Line]:
+    """One page's lines without page numbers and (after the list's first page) running
+    headers and footers: a line at the top or bottom edge whose text, digits aside, is at an
+    edge of another page too, or names the reference list."""
+    top = max(line.y for line in page_lines)
+    bottom = min(line.y for line in page_lines)
+    keep = []
+    for line in page_lines:
+        text = line.text.strip()
+        at_edge = line.y >= top - 1 or line.y <= bottom + 1
+        if _PAGE_NUMBER.match(text) and (at_edge or len(text) <= 4):
+            continue
+        if at_edge and later_page and (edges.get(_norm(text), 0) > 1 or heading_like(text)):
+            continue
+        keep.append(line)
+    return keep
+
+
+def _column_edges(lines: list[Line], width: float) -> list[tuple[Line, float]]:
+    """Each line with the left edge of its column (the smallest left edge of the lines of
+    the same page and column)."""
+    mid = width / 2 if width else 0
+    edges: dict[tuple[int, bool], float] = {}
+    two = mid and any(line.x0 > mid - 10 for line in lines) and any(line.x1 < mid + 10 for line in lines)
+    for line in lines:
+        col = (line.page, bool(two and line.x0 > mid - 10))
+        edges[col] = min(edges.get(col, line.x0), line.x0)
+    return [(line, edges[(line.page, bool(two and line.x0 > mid - 10))]) for line in lines]
+
+
+def _label_style(lines: list[Line]) -> str:
+    """ "bracket", "number" or "none", from the lines' starts."""
+    head = lines[: max(12, len(lines) // 3)]
+    bracket = sum(1 for line in head if _BRACKET.match(line.text))
+    number = sum(1 for line in head if _NUMBER.match(line.text))
+    if bracket >= 2 and _BRACKET.match(lines[0].text):
+        return "bracket"
+    if number >= 2 and _NUMBER.match(lines[0].text):
+        return "number"
+    return "none"
+
+
+def _starts_labelled(lines: list[Line], style: str) -> list[int]:
+    starts = []
+    expected = None
+    for i, line in enumerate(lines):
+        if style == "bracket":
+            m = _BRACKET.match(line.text)
+            if m:
+                label = m.group(1)
+                if label.isdigit():
+                    if expected is not None and int(label) != expected:
+                        continue
+                    expected = int(label) + 1
+                starts.append(i)
+        else:
+            m = _NUMBER.match(line.text)
+            if m and (expected is None or int(m.group(1)) == expected):
+                expected = int(m.group(1)) + 1
+                starts.append(i)
+    return starts
+
+
+def _starts_unlabelled(lines: list[Line], width: float) -> list[int]:
+    placed = _column_edges(lines, width)
+    indents = [line.x0 - edge for line, edge in placed]
+    indented = sum(1 for d in indents if d > 4)
+    hanging = indented >= len(lines) * 0.2 and indented < len(lines) * 0.9
+    gaps: list[float | None] = [None]
+    for (a, ea), (b, eb) in itertools.pairwise(placed):
+        gaps.append(a.y - b.y if a.page == b.page and ea == eb and a.y > b.y else None)
+    real = [g for g in gaps if g is not None and g > 0]
+    step = min(real, default=0.0)
+    if real:
+        step = statistics.median(real)
+    common = min(real, default=0.0)
+    starts = [0]
+    for i in range(1, len(lines)):
+        if hanging:
+            if indents[i] <= 2.0 and indents[i - 1] >= 0:
+                starts.append(i)
+        else:
+            g = gaps[i]
+            if g is not None and common and g > common * 1.3 and g > step * 0.99:
+                starts.append(i)
+            elif g is None and _looks_like_start(lines[i].text, lines[i - 1].text):
+                starts.append(i)
+    return starts
+
+
+_AUTHOR_START = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?,\s+[A-ZÀ-Ö]")
+
+
+def _looks_like_start(text: str, before: str) -> bool:
+    return before.rstrip().endswith(".") and _AUTHOR_START.match(text) is not None
+
+
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)([a-z])?\b")
+_FAMILY = re.compile(r"^\s*([^\s,.]+(?:\s+(?:van|von|de|der|den|da|di|del|la|le)\s+[^\s,.]+)?)")
+
+
+def author_year_label(text: str) -> str:
+    """``Smith 2020``, ``Smith and Jones 2020``, ``Smith et al. 2020`` from a reference's
+    text (its first author, how many follow, its year)."""
+    from citelens.documents.pdf.fields import read_fields
+
+    f = read_fields(text)
+    families = f.families
+    year = f.year_label or "n.d."
+    if not families:
+        return f"{text[:30].strip()} {year}"
+    if len(families) == 1:
+        return f"{families[0]} {year}"
+    if len(families) == 2 and not f.authors_cut:
+        return f"{families[0]} and {families[1]} {year}"
+    return f"{families[0]} et al. {year}"
+
+
+def split_references(lines: list[Line], width: float) -> list[Printed]:
+    """The references of the list starting at the heading in ``lines``."""
+    body = _body(lines)
+    if not body:
+        return []
+    style = _label_style(body)
+    starts = _starts_labelled(body, style) if style != "none" else []
+    if style != "none" and len(starts) < 2:
+        style, starts = "none", []
+    if style == "none":
+        starts = _starts_unlabelled(body, width)
+    out: list[Printed] = []
+    bounds = [*starts, len(body)]
+    for n, (a, b) in enumerate(itertools.pairwise(bounds)):
+        chunk = body[a:b]
+        text = join_lines([line.text for line in chunk])
+        if not text:
+            continue
+        label = ""
+        labelled = False
+        if style == "bracket":
+            m = _BRACKET.match(text)
+            if m:
+                label, text, labelled = f"[{m.group(1)}]", text[m.end() :], True
+        elif style == "number":
+            m = _NUMBER.match(text)
+            if m:
+                label, text, labelled = f"[{m.group(1)}]", text[m.end() :], True
+        if not label:
+            label = author_year_label(text) if style == "none" else f"[{n + 1}]"
+        out.append(Printed(label, text.strip(), chunk[0].page, labelled))
+    return _unique_labels(out)
+
+
+def _unique_labels(refs: list[Printed]) -> list[Printed]:
+    seen: dict[str, int] = {}
+    out = []
+    for r in refs:
+        n = seen.get(r.label, 0) + 1
+        seen[r.label] = n
+        out.append(r if n == 1 else Printed(f"{r.label} ({n})", r.text, r.page, r.labelled))
+    return out
