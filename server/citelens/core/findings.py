@@ -29,6 +29,7 @@ CODE_NAMES: dict[str, str] = {
     Code.BIB_SYNTAX: "BibTeX syntax error",
     Code.MISSING_BIBLIOGRAPHY: "Missing bibliography",
     Code.UNUSED_ENTRY: "Unused entry",
+    Code.PDF_NOT_READ: "PDF not read",
     Code.DOI_MISMATCH: "DOI mismatch",
     Code.NOT_FOUND: "Not found",
     Code.DUPLICATE_ENTRY: "Duplicate entry",

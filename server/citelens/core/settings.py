@@ -24,6 +24,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     Code.BIB_SYNTAX: "error",
     Code.MISSING_BIBLIOGRAPHY: "warning",
     Code.UNUSED_ENTRY: "hint",
+    Code.PDF_NOT_READ: "error",
     Code.DOI_MISMATCH: "error",
     Code.NOT_FOUND: "warning",
     Code.DUPLICATE_ENTRY: "warning",

@@ -21,6 +21,7 @@ from citelens.documents.bibtex.parse import field_values
 from citelens.documents.read import kind_of, not_regular
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
+from citelens.workspace.pdfs import PrintedSource, read_pdfs, split_paths
 from citelens.workspace.problems import by_place, distinct, one_per_problem
 from citelens.workspace.project import Project, build_project, find_root
 from citelens.workspace.store import DocumentStore
@@ -44,6 +45,8 @@ class CheckResult:
     citations: int = 0  # cited keys in the documents, every occurrence (labelled as such)
     verifications: dict[str, Any] = field(default_factory=dict)  # key -> Verification
     log: list[str] = field(default_factory=list)
+    #: PDFs read for their printed references: path -> where each entry came from
+    printed: dict[str, PrintedSource] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # asyncio may repr the result: keep it short
         return f"CheckResult({len(self.entries)} entries, {len(self.findings)} findings)"
@@ -151,8 +154,13 @@ async def run_check(
                 log(f"skipped {path}: {why}")
 
         store.on_skip = skipped
-    projects = collect_projects(store, paths, settings)
+    paths, pdfs = split_paths(paths)
+    projects = collect_projects(store, paths, settings) if paths else []
     findings: list[Finding] = []
+    if pdfs:
+        pdf_projects, not_read, result.printed = await read_pdfs(store, pdfs, settings)
+        projects.extend(pdf_projects)
+        findings.extend(not_read)
     bibs: dict[str, BibFile] = {}
     cited_first: dict[str, None] = {}
     for project in projects:

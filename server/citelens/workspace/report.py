@@ -39,6 +39,7 @@ from typing import Any, TextIO
 from citelens import __version__
 from citelens.core.findings import Finding, Related, Severity, code_name, code_url
 from citelens.core.text import LineIndex, printable
+from citelens.documents.pdf.read import is_pdf
 from citelens.verify.verdict import offline_summary
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
@@ -65,7 +66,24 @@ def _indexes(store: DocumentStore) -> _IndexOf:
     return functools.cache(store.line_index)
 
 
+def _printed(result: CheckResult, path: str, offset: int) -> dict[str, Any]:
+    """Where a reference read from a PDF was printed: ``{"source": "pdf", "page", "label",
+    "raw"}`` (the PDF's BibTeX text has no lines a reader could open); {} for a source file."""
+    source = result.printed.get(path)
+    if source is None:
+        return {"source": "pdf"} if is_pdf(path) else {}
+    ref = source.at(offset)
+    if ref is None:
+        return {"source": "pdf"}
+    return {"source": "pdf", "page": ref.page, "label": ref.label, "raw": ref.text}
+
+
+_NOWHERE = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+
+
 def _range(index_of: _IndexOf, path: str, span: Any) -> dict[str, dict[str, int]]:
+    if is_pdf(path):  # a PDF's place is its page (``page``), not a line of its text
+        return {"start": dict(_NOWHERE["start"]), "end": dict(_NOWHERE["end"])}
     index = index_of(path)
     if index is None:
         return {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
@@ -142,7 +160,8 @@ def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str])
     index_of = _indexes(result.store)
     rel = _rels()
     for e in result.entries:
-        index = index_of(e.path)
+        pdf = is_pdf(e.path)
+        index = None if pdf else index_of(e.path)
         item: dict[str, Any] = {
             "key": e.key,
             "file": rel(e.path),
@@ -150,6 +169,8 @@ def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str])
             "type": e.entry_type,
             "status": "UNCHECKED",
         }
+        if pdf:
+            item.update(_printed(result, e.path, e.span.start))
         v = result.verifications.get(e.key)
         if v is not None and hasattr(v, "compact_json"):
             item.update(v.compact_json())
@@ -177,6 +198,8 @@ def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
         }
         if f.key is not None:
             item["key"] = f.key
+        if is_pdf(f.path):
+            item.update({k: v for k, v in _printed(result, f.path, f.span.start).items() if k != "raw"})
         item.update(_class(f))
         if f.related:
             item["related"] = [_related_json(index_of, rel, r) for r in f.related]
@@ -250,7 +273,10 @@ def _write_list(out: TextIO, name: str, items: Iterable[dict[str, Any]]) -> None
 # ------------------------------------------------------------------------------- text
 
 
-def _place(index_of: _IndexOf, rel: Callable[[str], str], path: str, offset: int) -> str:
+def _place(index_of: _IndexOf, rel: Callable[[str], str], path: str, offset: int, result: CheckResult) -> str:
+    if is_pdf(path):
+        where = _printed(result, path, offset)
+        return f"{rel(path)}: page {where['page']}, {where['label']}" if "page" in where else rel(path)
     index = index_of(path)
     if index is not None:
         line = index.line_of(offset)
@@ -277,10 +303,11 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
         if f.severity is Severity.HINT and not verbose:
             hidden[(f.code, f.message)] += 1
             continue
-        yield f"{_place(index_of, rel, f.path, f.span.start)}: {f.severity.value} {f.code}: {f.message}"
+        place = _place(index_of, rel, f.path, f.span.start, result)
+        yield f"{place}: {f.severity.value} {f.code}: {f.message}"
         if f.related:
             shown = [
-                f"{_place(index_of, rel, r.path, r.span.start)} ({r.message})"
+                f"{_place(index_of, rel, r.path, r.span.start, result)} ({r.message})"
                 for r in f.related[:_RELATED_SHOWN]
             ]
             more = len(f.related) - len(shown)
@@ -323,11 +350,22 @@ def _region(index_of: _IndexOf, path: str, span: Any) -> dict[str, Any]:
     return region
 
 
-def _location(index_of: _IndexOf, rel: Callable[[str], str], path: str, span: Any) -> dict[str, Any]:
+def _location(
+    index_of: _IndexOf, rel: Callable[[str], str], path: str, span: Any, result: CheckResult | None = None
+) -> dict[str, Any]:
+    region = _region(index_of, path, span)
+    if is_pdf(path) and result is not None:
+        # a PDF has no lines: its region is the page (``properties.page``, SARIF's property
+        # bag) with the reference as printed for a snippet
+        where = _printed(result, path, span.start)
+        region = {"startLine": 1}
+        if "page" in where:
+            region["snippet"] = {"text": where["raw"]}
+            region["properties"] = {"page": where["page"], "label": where["label"], "source": "pdf"}
     return {
         "physicalLocation": {
             "artifactLocation": {"uri": rel(path).replace(os.sep, "/")},
-            "region": _region(index_of, path, span),
+            "region": region,
         }
     }
 
@@ -370,11 +408,11 @@ def _sarif_results(result: CheckResult, codes: list[str]) -> Iterator[dict[str, 
             "ruleIndex": rule_index[f.code],
             "level": _LEVELS[f.severity],
             "message": {"text": f.message},
-            "locations": [_location(index_of, rel, f.path, f.span)],
+            "locations": [_location(index_of, rel, f.path, f.span, result)],
         }
         if f.related:
             item["relatedLocations"] = [
-                {"id": i, **_location(index_of, rel, r.path, r.span), "message": {"text": r.message}}
+                {"id": i, **_location(index_of, rel, r.path, r.span, result), "message": {"text": r.message}}
                 for i, r in enumerate(f.related, 1)
             ]
         extra = {**_notice(f), **_class(f)}

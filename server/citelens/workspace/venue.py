@@ -32,6 +32,7 @@ from citelens.core.codes import Code
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
+from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import kind_of, read_text
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
@@ -62,7 +63,9 @@ def list_papers(folder: str) -> list[Paper]:
     for child in sorted(root.iterdir()):
         if child.name.startswith("."):
             continue
-        if child.is_dir() or (child.is_file() and kind_of(str(child)) in {"latex", "markdown"}):
+        if child.is_dir() or (
+            child.is_file() and (kind_of(str(child)) in {"latex", "markdown"} or is_pdf(child))
+        ):
             out.append(Paper(_SAFE.sub("_", child.name), str(child)))
     return out
 
@@ -119,11 +122,17 @@ def paper_summary(
         for d in report.get("diagnostics") or []
         if d.get("code") == Code.RETRACTED
     ]
+    not_read = [
+        str(d.get("message")) for d in report.get("diagnostics") or [] if d.get("code") == Code.PDF_NOT_READ
+    ]
     return {
         "paper": paper.name,
         "path": paper.path,
+        **({"not_read": not_read} if not_read else {}),
         "report": f"papers/{paper.name}.json",
         "entries": len(entries),
+        # "the PDF": the references were read from the printed PDF (the folder had no source)
+        "read_from": "the PDF" if any(e.get("source") == "pdf" for e in entries) else "the sources",
         "statuses": dict(sorted(statuses.items())),
         "likely_fabricated": len(fabricated),
         "findings": fabricated,
@@ -381,7 +390,12 @@ def _rows(out: Path) -> list[dict[str, Any]]:
                 rows[item["paper"]] = item  # a paper checked again: its last line
     return sorted(
         rows.values(),
-        key=lambda r: (-int(r.get("likely_fabricated", 0)), -len(r.get("retracted") or []), r["paper"]),
+        key=lambda r: (
+            -int(r.get("likely_fabricated", 0)),
+            -len(r.get("retracted") or []),
+            -len(r.get("not_read") or []),
+            r["paper"],
+        ),
     )
 
 
@@ -391,6 +405,7 @@ def write_html(out: Path) -> Path:
     e = html.escape
     refs = sum(int(r.get("entries", 0)) for r in rows)
     flagged = sum(1 for r in rows if r.get("likely_fabricated"))
+    unread = sum(1 for r in rows if r.get("not_read"))
     parts = [
         "<!doctype html><meta charset='utf-8'><title>CiteLens venue report</title>",
         "<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}"
@@ -400,7 +415,13 @@ def write_html(out: Path) -> Path:
         "<h1>CiteLens venue report</h1>",
         f"<p>{len(rows)} papers, {refs} references; {flagged} papers with likely fabricated references "
         "(not found in any source that answered, or an identifier that names another paper). "
-        "UNVERIFIED means a source could not be asked: it is not a finding.</p>",
+        "UNVERIFIED means a source could not be asked: it is not a finding."
+        + (
+            f" {unread} papers could not be read (NOT READ): they are not clean, they were not checked."
+            if unread
+            else ""
+        )
+        + "</p>",
         "<table><tr><th>#</th><th>Paper</th><th class=n>References</th><th class=n>Likely fabricated</th>"
         "<th class=n>Retracted</th><th>Evidence</th></tr>",
     ]
@@ -414,11 +435,14 @@ def write_html(out: Path) -> Path:
                 f"{e(str(f.get('summary') or ''))}{closest}<div class=s>{e(str(f.get('file')))}:"
                 f"{e(str(f.get('line')))} · asked: {e(', '.join(f.get('asked') or []))}</div></details>"
             )
+        for why in r.get("not_read") or []:
+            ev.append(f"<div><b>NOT READ</b> {e(why)}: its references were not checked</div>")
         for t in r.get("retracted") or []:
             ev.append(f"<div><b>{e(str(t.get('key')))}</b> RETRACTED: {e(str(t.get('message')))}</div>")
         parts.append(
             f"<tr><td>{i}</td><td><a href='{e(str(r.get('report')))}'>{e(r['paper'])}</a></td>"
-            f"<td class=n>{int(r.get('entries', 0))}</td>"
+            f"<td class=n>{int(r.get('entries', 0))}"
+            f"<div class=s>from {e(str(r.get('read_from') or 'the sources'))}</div></td>"
             f"<td class=n>{int(r.get('likely_fabricated', 0))}</td>"
             f"<td class=n>{len(r.get('retracted') or [])}</td><td>{''.join(ev)}</td></tr>"
         )

@@ -1,0 +1,230 @@
+"""``citelens check paper.pdf``: the printed reference list of a PDF read and verified like a
+.bib, with where each reference was printed; a PDF that cannot be read says so in one line
+and never passes. The PDFs are LaTeX output in seven BibTeX styles (``tests/data/pdf``,
+made by its ``make.py``); expected references come from the .bbl BibTeX wrote and from
+``refs.bib``, not from CiteLens."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citelens.core.latextext import latex_to_text
+from citelens.documents.pdf.extract import reference_start
+from citelens.documents.pdf.fields import read_fields
+from citelens.documents.pdf.layout import join_lines
+from citelens.documents.pdf.read import read_pdf
+from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import ROOT
+
+DATA = ROOT / "tests" / "data" / "pdf"
+EXPECTED: dict[str, list[list[str]]] = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+BIB = (DATA / "refs.bib").read_text(encoding="utf-8")
+TITLES = {
+    m.group(1): re.sub(r"[{}]", "", m.group(2))
+    for m in re.finditer(r"@\w+\{(\w+),.*?title = \{(.*?)\},\n", BIB, re.S)
+}
+FABRICATED = {"doe2021recursive", "zhang2007matplotlib", "miller2019deep"}
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", s.lower())
+
+
+def _label(style: str, bbl_label: str, n: int) -> str:
+    """The label a reader sees printed, from the one BibTeX wrote in the .bbl."""
+    if style in {"alpha", "apalike"}:
+        return f"[{latex_to_text(bbl_label)}]"
+    if style == "plainnat":  # natbib: "Short(Year)Long"; nothing is printed: "Smith et al. 2020"
+        m = re.match(r"(.*?)\((\d{4}\w?)\)", bbl_label)
+        assert m
+        return f"{latex_to_text(m.group(1)).strip()} {m.group(2)}"
+    return f"[{n}]"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_printed_reference_is_found_with_its_label_and_title(name: str) -> None:
+    reading = read_pdf(str(DATA / f"{name}.pdf"))
+    assert reading.error is None
+    expected = EXPECTED[name]
+    assert len(reading.references) == len(expected)
+    style = name.split("-")[0]
+    labels = [r.label for r in reading.references]
+    assert labels == [_label(style, lab, n) for n, (lab, _key) in enumerate(expected, 1)]
+    right = [
+        key for r, (_lab, key) in zip(reading.references, expected, strict=True)
+        if _norm(read_fields(r.text).title) == _norm(TITLES[key])
+    ]
+    # one title holds a full stop ("... periodogram. A new formalism ...") and is read up to it
+    missed = {key for _lab, key in expected} - set(right)
+    assert missed <= {"zechmeister2009generalised"}, missed
+    assert all(r.page >= 1 for r in reading.references)
+
+
+def test_fields_as_printed_identifiers_and_accents() -> None:
+    reading = read_pdf(str(DATA / "plainnat-2col.pdf"))
+    by = {r.label: read_fields(r.text) for r in reading.references}
+    assert by["Lomb 1976"].doi == "10.1007/BF00648343"  # the DOI was broken after its "/"
+    assert by["Knutsson and Westin 1993"].doi == "10.1109/CVPR.1993.341081"  # broken after "10."
+    assert by["van Dokkum 2001"].arxiv == "astro-ph/0108003"
+    assert by["Zechmeister and Kürster 2009"].families == ["Zechmeister", "Kürster"]  # K¨urster composed
+    assert by["Virtanen et al. 2020"].authors_cut
+    assert by["Virtanen et al. 2020"].title.startswith("SciPy 1.0")
+    assert by["Hunter 2007"].year == 2007 and by["Hunter 2007"].venue == "Computing in Science & Engineering"
+
+
+def test_line_ends_ligatures_and_running_headers() -> None:
+    assert join_lines(["Definition of the ﬂexible image trans-", "port system"]) == (
+        "Definition of the flexible image transport system"
+    )
+    joined = join_lines(["The generalised Lomb-", "Scargle periodogram"])
+    assert joined == "The generalised Lomb-Scargle periodogram"
+    assert join_lines(["doi: 10.1038/s41592-", "019-0686-2."]) == "doi: 10.1038/s41592-019-0686-2."
+    # "References" on every page of the list (a running header) and once in the contents
+    assert reference_start([False, True, False, False, True, True, True]) == 4
+    assert reference_start([False, False]) is None
+
+
+# ------------------------------------------------------------------ bad input: one line each
+
+
+def _pdf_not_read(tmp_path: Path, pdf: Path) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "check", str(pdf), "--no-verify", "--format", "json"],
+        capture_output=True, text=True, timeout=200, check=False, cwd=tmp_path,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1, proc.stdout  # never passes
+    report = json.loads(proc.stdout)
+    assert report["entries"] == []
+    return [d for d in report["diagnostics"] if d["code"] == "PDF_NOT_READ"]
+
+
+def _blank_pdf(path: Path, pages: int = 1) -> Path:
+    import pypdf
+
+    w = pypdf.PdfWriter()
+    for _ in range(pages):
+        w.add_blank_page(612, 792)
+    with path.open("wb") as fh:
+        w.write(fh)
+    return path
+
+
+def test_a_scanned_pdf_with_no_text_layer(tmp_path: Path) -> None:
+    (d,) = _pdf_not_read(tmp_path, _blank_pdf(tmp_path / "scan.pdf"))
+    assert "no text layer" in d["message"] and d["severity"] == "error"
+
+
+def test_an_encrypted_pdf(tmp_path: Path) -> None:
+    import pypdf
+
+    w = pypdf.PdfWriter(clone_from=str(DATA / "plain-1col.pdf"))
+    w.encrypt("secret", algorithm="RC4-128")
+    with (tmp_path / "locked.pdf").open("wb") as fh:
+        w.write(fh)
+    (d,) = _pdf_not_read(tmp_path, tmp_path / "locked.pdf")
+    assert "encrypted" in d["message"]
+
+
+@pytest.mark.parametrize("content", [b"%PDF-1.7\n1 0 obj << /Type /Catalog", b"", b"not a pdf at all"])
+def test_a_corrupt_or_truncated_pdf(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / "bad.pdf").write_bytes(content)
+    (d,) = _pdf_not_read(tmp_path, tmp_path / "bad.pdf")
+    assert "not a valid PDF" in d["message"]
+
+
+def test_a_pdf_with_no_reference_section(tmp_path: Path) -> None:
+    from tests.fakes.scholarly import tiny_pdf
+
+    (tmp_path / "essay.pdf").write_bytes(tiny_pdf(["An essay with no references.", "It ends here."]))
+    (d,) = _pdf_not_read(tmp_path, tmp_path / "essay.pdf")
+    assert "no reference section" in d["message"]
+
+
+def test_a_pdf_of_thousands_of_pages_is_read_within_its_limits(tmp_path: Path) -> None:
+    (d,) = _pdf_not_read(tmp_path, _blank_pdf(tmp_path / "huge.pdf", pages=5000))
+    assert "no text layer" in d["message"]  # the first 2,000 pages were read, none has text
+
+
+# ------------------------------------------------------------------ end to end
+
+
+def _check(tmp_path: Path, fake: ScholarlyFake, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **fake.env(cache=tmp_path / "cache")}
+    return subprocess.run(
+        [sys.executable, "-m", "citelens", "check", *args],
+        env=env, capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path,
+    )
+
+
+def test_check_a_pdf_json_and_sarif_say_where_each_reference_was_printed(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    pdf = DATA / "ieeetr-2col.pdf"
+    proc = _check(tmp_path, scholarly_server, str(pdf), "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    report = json.loads(proc.stdout)
+    entries = {e["key"]: e for e in report["entries"]}
+    keys = [k for _lab, k in EXPECTED["ieeetr-2col"]]
+    assert list(entries) == [f"[{n}]" for n in range(1, len(keys) + 1)]
+    for n, key in enumerate(keys, 1):
+        e = entries[f"[{n}]"]
+        assert e["source"] == "pdf" and e["page"] >= 1 and e["file"].endswith("ieeetr-2col.pdf")
+        assert _norm(TITLES[key]) in _norm(e["raw"])
+    fabricated = {f"[{n}]" for n, key in enumerate(keys, 1) if key in FABRICATED}
+    flagged = {
+        d["key"] for d in report["diagnostics"]
+        if d["severity"] in ("warning", "error")
+        and d["code"] in ("NOT_FOUND", "METADATA_MISMATCH", "DOI_MISMATCH")
+    }
+    assert flagged == fabricated
+    assert all(d.get("source") == "pdf" and d.get("page") for d in report["diagnostics"])
+
+    sarif = json.loads(_check(tmp_path, scholarly_server, str(pdf), "--format", "sarif").stdout)
+    results = sarif["runs"][0]["results"]
+    assert results
+    for r in results:
+        loc = r["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"]["uri"].endswith("ieeetr-2col.pdf")
+        assert loc["region"]["properties"]["page"] >= 1 and loc["region"]["snippet"]["text"]
+
+    text = _check(tmp_path, scholarly_server, str(pdf)).stdout
+    assert re.search(r"ieeetr-2col\.pdf: page \d, \[18\]: warning NOT_FOUND", text), text
+
+
+def test_a_venue_reads_a_paper_that_is_only_a_pdf_and_prefers_sources(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    v = tmp_path / "venue"
+    only = v / "only-pdf"
+    only.mkdir(parents=True)
+    (only / "paper.pdf").write_bytes((DATA / "plain-1col.pdf").read_bytes())
+    both = v / "sources-and-pdf"
+    both.mkdir()
+    (both / "refs.bib").write_text(
+        "@article{water, title={The Structure of Ordinary Water}, author={Frank, Henry S.}, year={1970},"
+        " journal={Science}}\n"
+    )
+    (both / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{water}\\bibliography{refs}\\end{document}\n"
+    )
+    (both / "main.pdf").write_bytes((DATA / "plain-1col.pdf").read_bytes())
+    _blank_pdf(v / "scanned.pdf")
+    out = tmp_path / "out"
+    proc = _check(tmp_path, scholarly_server, str(v), "--venue", str(out))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = {x["paper"]: x for x in map(json.loads, (out / "summary.jsonl").read_text().splitlines())}
+    assert lines["only-pdf"]["entries"] == 19 and lines["only-pdf"]["read_from"] == "the PDF"
+    assert lines["only-pdf"]["likely_fabricated"] >= 2
+    assert lines["sources-and-pdf"]["entries"] == 1 and lines["sources-and-pdf"]["read_from"] == "the sources"
+    assert "no text layer" in lines["scanned.pdf"]["not_read"][0]
+    page = (out / "summary.html").read_text()
+    assert "NOT READ" in page and "from the PDF" in page
