@@ -230,6 +230,17 @@ def test_listing_first_authors_without_others_is_information() -> None:
     assert c.kinds == ["authors_incomplete"] and c.severity is Severity.INFORMATION
 
 
+def test_a_two_author_paper_cited_with_its_first_author_alone_is_a_warning() -> None:
+    two = s2(authors=["Kaiming He", "X. Zhang"])
+    c = compare(view(authors=(n("Kaiming", "He"),)), [two], current_year=YEAR_NOW)
+    assert c.kinds == ["authors_incomplete"] and c.severity is Severity.WARNING
+    assert "1 of the 2 authors" in c.discrepancies[0].message
+    # with "and others" it is a correct short form
+    c = compare(view(authors=(n("Kaiming", "He"),), authors_truncated=True), [two],
+                current_year=YEAR_NOW)
+    assert c.discrepancies == []
+
+
 # --------------------------------------------------------------------------- must be flagged
 
 FLAGGED: list[tuple[str, EntryView, list[PaperRecord], str]] = [

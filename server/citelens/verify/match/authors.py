@@ -203,11 +203,15 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
                 )
             )
         elif not truncated and not middle and not cut:
+            # A two-author paper cited with its first author alone, without "and others",
+            # is a wrong entry (the citation reads as a single-author paper): a warning.
+            # Longer lists cut short are style more often than error: information.
+            alone = len(parsed) == 2 and len(used) == 1
             out.append(
                 Discrepancy(
                     "authors",
                     "authors_incomplete",
-                    Severity.INFORMATION,
+                    Severity.WARNING if alone else Severity.INFORMATION,
                     f"authors: the entry lists {len(used)} of the {len(parsed)} authors in {src} "
                     "without 'and others'",
                     "; ".join(entry_names),
