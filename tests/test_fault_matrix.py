@@ -100,7 +100,7 @@ HEALTHY_TIMEOUT_S = 5.0
 CELL_LIMIT_S = 15.0
 #: Cells running at once (each has its own fake server thread in this process).
 PARALLEL_CELLS = 12
-#: Each healthy source of a cell answers this late at most (a random latency per cell and
+#: Each healthy source of a cell answers up to this late (a random latency per cell and
 #: source, seeded by the cell): which source answers first must not decide who is asked.
 MAX_LATENCY_S = 0.25
 
@@ -133,8 +133,8 @@ async def _run_cell(cell: Cell, cache_dir: Path) -> None:
         fake.add_paper(FAULTDATA)
         fake.add_paper(CROSSONLY)
         rng = random.Random(f"{cell.source}-{cell.fault}")
-        for src in SOURCES:
-            fake.set_latency(src, rng.uniform(0.0, MAX_LATENCY_S))
+        for src in SOURCES:  # the faulted source has its fault (and a 0.5 s timeout)
+            fake.set_latency(src, 0.0 if src == cell.source else rng.uniform(0.0, MAX_LATENCY_S))
         for other in _also_down(cell.source):
             fake.set_mode(other, "down")
         if cell.fault == "back":  # one connection reset, then the source answers again

@@ -252,6 +252,7 @@ class TitleStep:
 
     read: tuple[Tier, ...]  # the tiers whose answers the verdict reads, in plan order
     ask: Tier | None  # the next tier to ask; None: settled, or every tier read
+    settled: bool = False  # the answers read settle the entry
 
 
 def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tier]:
@@ -290,7 +291,7 @@ def next_title_step(
             return TitleStep(tuple(read), tier)
         read.append(tier)
         if settled(tuple(read)):
-            break
+            return TitleStep(tuple(read), None, True)
     return TitleStep(tuple(read), None)
 
 

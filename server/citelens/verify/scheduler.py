@@ -52,6 +52,7 @@ from citelens.verify.verdict import (
     identifier_hits,
     internal_error,
     same_paper,
+    wants_versions,
 )
 
 Log = Callable[[str], None]
@@ -88,6 +89,10 @@ class _Entry:
     read: tuple[plan.Tier, ...] = ()
     asking: plan.Tier | None = None  # the title tier asked now (in its host's queue)
     candidates_only: bool = False  # stop at the first title answer (for "Replace with")
+    #: found by an identifier, in the pool for the paper's other versions (verdict.wants_versions)
+    found_by_id: bool = False
+    versions_asked: bool = False  # the found paper's records by its other identifiers were asked
+    verdict: Verification | None = None  # decided from the answers read when they settled it
     pooled: bool = False  # in the title pool, not finished yet
     done: bool = False
 
@@ -148,12 +153,27 @@ class _Run:
 
     # ------------------------------------------------------------------ helpers
 
-    def finish(self, e: _Entry) -> None:
+    def _verdict(self, e: _Entry, asked: list[Asked]) -> Verification:
+        """:func:`decide` on ``asked``; never raises (an error is an UNVERIFIED verdict)."""
+        try:
+            return decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
+        except Exception as exc:
+            return internal_error(
+                e.view.key,
+                exc,
+                chash=e.chash,
+                checked_at=self.now,
+                informational=plan.is_informational(e.view),
+            )
+
+    def finish(self, e: _Entry, v: Verification | None = None) -> None:
+        """Record the verdict on ``e`` (``v``: already decided from ``e.answers()``)."""
         if e.view.key in self.results or e.view.key in self.deferred:
             return
         self._mark_done(e)
+        if v is None:
+            v = self._verdict(e, e.answers())
         try:
-            v = decide(e.view, e.answers(), self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
             v = internal_error(
@@ -362,7 +382,11 @@ class _Run:
                     await asyncio.sleep(0)
                 found, same_fields, conflict = self._state(e)
                 if found and not any(f not in same_fields for f in conflict):
-                    self.finish(e)
+                    v = self._verdict(e, e.answers())
+                    if wants_versions(v):  # not decided before the other versions answer
+                        await self.add_to_pool(e, found_by_id=True)
+                    else:
+                        self.finish(e, v)
                 else:
                     await self.add_to_pool(e, candidates_only=bool(conflict))
         finally:
@@ -505,20 +529,31 @@ class _Run:
 
     # ------------------------------------------------------------------ title tiers
 
-    async def add_to_pool(self, e: _Entry, *, candidates_only: bool = False) -> None:
+    async def add_to_pool(
+        self, e: _Entry, *, candidates_only: bool = False, found_by_id: bool = False
+    ) -> None:
         e.candidates_only = candidates_only
+        e.found_by_id = found_by_id
         e.titles = {}
         e.pooled = True
         self.pooled += 1
         await self._advance(e)
 
     def _settled(self, e: _Entry, read: tuple[plan.Tier, ...]) -> bool:
-        """Whether the title answers ``read`` (in plan order) settle the entry: the last one
-        found it with confidence (for a mismatched identifier: found anything)."""
-        got = e.titles[read[-1]]
+        """Whether the title answers ``read`` (in plan order) settle the entry: the paper was
+        found with confidence (by an identifier, or by one of them), and no warning is left
+        that another version could explain (verdict.wants_versions). For a mismatched
+        identifier: the last one found anything."""
         if e.candidates_only:
-            return got[0].lookup.outcome is Outcome.FOUND
-        return any(self._confident(e, a.lookup) for a in got)
+            return e.titles[read[-1]][0].lookup.outcome is Outcome.FOUND
+        if not e.found_by_id and not any(self._confident(e, a.lookup) for t in read for a in e.titles[t]):
+            return False
+        asked = e.asked + [a for t in read for a in e.titles[t]]
+        v = self._verdict(e, asked)
+        if wants_versions(v):
+            return False
+        e.verdict = v
+        return True
 
     def _confident(self, e: _Entry, answer: Lookup) -> bool:
         if answer.outcome is not Outcome.FOUND:
@@ -547,12 +582,23 @@ class _Run:
             )
             e.read = step.read
             tier = step.ask
+            if step.settled and not e.candidates_only:
+                self.finish(e, e.verdict)
+                break
             if tier is None:
+                if not e.versions_asked and not e.candidates_only:
+                    e.versions_asked = True
+                    v = self._verdict(e, e.answers())
+                    if wants_versions(v) and await self._id_versions(e, v):
+                        continue
                 self.finish(e)
                 break
             hit = self.cache.get(plan.title_cache_key(tier, e.view))
             if hit is not None:
                 await self._answered(e, tier, hit, True)
+            elif self.settings.offline and e.found_by_id:  # versions: what the cache holds
+                self.finish(e)
+                break
             elif self.settings.offline:  # no worker would ask anyone
                 e.titles[tier] = [Asked(self._offline(tier.host, tier.name), None, e.view.title)]
             else:
@@ -563,6 +609,35 @@ class _Run:
                 return
         async with self.changed:
             self.changed.notify_all()  # a worker may be waiting for the last pooled entry
+
+    async def _id_versions(self, e: _Entry, v: Verification) -> bool:
+        """The found paper's records by its other identifiers (the DOIs and arXiv ids its
+        versions carry): OpenAlex and Crossref by DOI, arXiv by id, each asked once per
+        value. True when an answer was added (the verdict is then decided anew)."""
+        records = [r for r in (v.match, *v.versions) if r is not None]
+        dois = list(dict.fromkeys(d for d in (*(r.doi for r in records), e.ids.doi) if d))
+        arxivs = list(dict.fromkeys(a for a in (*(r.arxiv_id for r in records), e.ids.arxiv) if a))
+        have = e.everything()
+        added = False
+        for tier, values in (
+            (plan.OPENALEX_DOIS, dois),
+            (plan.CROSSREF_DOIS, [d for d in dois if not plan.is_datacite(d)]),
+            (plan.ARXIV_IDS, arxivs),
+        ):
+            todo = [
+                x
+                for x in values
+                if not any(a.lookup.source == tier.source and a.value.lower() == x.lower() for a in have)
+            ]
+            if not todo:
+                continue
+            got = await self.ask_ids(tier, todo)
+            for value in todo:
+                lk, cached = got[value]
+                if cached or not self.settings.offline:
+                    e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
+                    added = True
+        return added
 
     def _pick(self, host: str) -> _Entry | None:
         """The first entry (by priority) waiting for a tier of ``host``."""

@@ -230,6 +230,23 @@ def decide(
     return make(status, summary, **kw)
 
 
+#: Discrepancies another version of the same paper can explain: its year (a preprint a year
+#: or two before the journal paper), its venue (a conference paper and its journal
+#: extension, a venue's other names), its title (the preprint's title, the published one).
+VERSION_KINDS = frozenset({"year", "venue", "venue_unpublished", "preprint_status", "title_words", "title"})
+
+
+def wants_versions(v: Verification) -> bool:
+    """The paper was found and every warning on it is one another version could explain
+    (:data:`VERSION_KINDS`): it is not decided until the versions every source knows have
+    answered. A title the sources do not share at all (an error) or wrong authors or
+    identifiers are a warning whatever other versions say."""
+    if v.status is not Status.PARTIAL:
+        return False
+    serious = [d for d in v.discrepancies if d.severity in (Severity.WARNING, Severity.ERROR)]
+    return bool(serious) and all(d.kind in VERSION_KINDS and d.severity is Severity.WARNING for d in serious)
+
+
 def _step(a: Asked) -> AuditStep:
     lk = a.lookup
     return _shared_step(lk.method, lk.source, lk.outcome.value, lk.detail, a.cached)
