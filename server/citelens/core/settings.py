@@ -73,6 +73,10 @@ class Settings:
     offline: bool = False
     title_candidate_threshold: float = 0.70
     title_verified_threshold: float = 0.90
+    # --- venue checks (citelens check FOLDER --venue OUT): one paper's budget
+    venue_paper_max_files: int = 2_000
+    venue_paper_max_mb: float = 64.0
+    venue_paper_max_seconds: float = 300.0
     # --- claim checks
     llm_base_url: str | None = None
     llm_api_key: str | None = None
@@ -132,6 +136,9 @@ _ENV: dict[str, str] = {
     "retry_backoff_s": "CITELENS_RETRY_BACKOFF",
     "s2_requests_per_second": "CITELENS_S2_RPS",
     "verify_deadline_s": "CITELENS_VERIFY_DEADLINE",
+    "venue_paper_max_files": "CITELENS_VENUE_PAPER_MAX_FILES",
+    "venue_paper_max_mb": "CITELENS_VENUE_PAPER_MAX_MB",
+    "venue_paper_max_seconds": "CITELENS_VENUE_PAPER_MAX_SECONDS",
     "llm_base_url": "CITELENS_LLM_BASE_URL",
     "llm_api_key": "CITELENS_LLM_API_KEY",
     "llm_model": "CITELENS_LLM_MODEL",
@@ -186,6 +193,11 @@ _DESCRIPTIONS: dict[str, str] = {
     "offline": "Use the cache only; never make network requests.",
     "title_candidate_threshold": "Title similarity (0-1) for a search result to be a candidate.",
     "title_verified_threshold": "Title similarity (0-1) needed for VERIFIED.",
+    "venue_paper_max_files": "Venue checks: files one paper may have read (.tex, .bib, .md, .bbl); "
+    "a paper with more is checked as far as that goes and reported as not fully checked.",
+    "venue_paper_max_mb": "Venue checks: megabytes of files one paper may have read.",
+    "venue_paper_max_seconds": "Venue checks: seconds one paper's files may take to read and "
+    "parse (its verification shares the run's verifyDeadlineS).",
     "llm_base_url": "OpenAI-compatible endpoint for claim checks (e.g. http://localhost:11434/v1).",
     "llm_api_key": "API key for the LLM endpoint (falls back to OPENAI_API_KEY; never logged).",
     "llm_model": "Model for claim checks (phase 1, abstract).",

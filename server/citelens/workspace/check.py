@@ -72,6 +72,7 @@ def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Setti
     files = [os.path.abspath(f) for f in files]
     roots: dict[str, None] = {}
     bibs: list[str] = []
+    memo: dict[str, list[str]] = {}  # the roots of each folder, read once
     for f in files:
         kind = kind_of(f)
         if kind == "bib":
@@ -82,7 +83,7 @@ def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Setti
             doc = store.source(f)
             if doc is None:
                 continue
-            root = find_root(store, f)
+            root = find_root(store, f, memo=memo)
             explicit = any(os.path.abspath(raw) == f for raw in paths)
             if root != f or doc.has_documentclass or explicit or doc.citations:
                 roots.setdefault(root, None)

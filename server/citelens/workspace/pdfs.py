@@ -64,6 +64,13 @@ def _has_sources(folder: str) -> bool:
     return any(f.lower().endswith(".bbl") for f in files_under(folder))
 
 
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 async def read_pdfs(
     store: DocumentStore, pdfs: Sequence[str], settings: Settings
 ) -> tuple[list[Project], list[Finding], dict[str, PrintedSource]]:
@@ -75,6 +82,8 @@ async def read_pdfs(
         async with limit:
             return await asyncio.to_thread(read_pdf, path)
 
+    if store.walls is not None:  # a venue paper: only its own PDFs, within its budget
+        pdfs = [p for p in pdfs if store.walls.refuse(p, _size(p)) is None]
     readings = await asyncio.gather(*(one(p) for p in pdfs))
     projects: list[Project] = []
     findings: list[Finding] = []

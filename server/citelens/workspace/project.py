@@ -70,8 +70,32 @@ def _includes_file(store: DocumentStore, root: str, target: str) -> bool:
     return False
 
 
-def find_root(store: DocumentStore, path: str, stop_at: str | None = None) -> str:
-    """The root file of the project that ``path`` belongs to (``path`` itself if none)."""
+def _roots_in(store: DocumentStore, directory: Path, memo: dict[str, list[str]] | None) -> list[str]:
+    r"""The ``.tex`` files of ``directory`` with a ``\documentclass``, in name order; kept in
+    ``memo`` by folder (a check of 1,000 files in one folder read the folder 1,000 times)."""
+    key = str(directory)
+    if memo is not None and key in memo:
+        return memo[key]
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".tex"))
+    except OSError:
+        names = []
+    roots = []
+    for name in names:
+        c = os.path.normpath(os.path.join(directory, name))
+        cdoc = store.source(c)
+        if cdoc is not None and cdoc.has_documentclass:
+            roots.append(c)
+    if memo is not None:
+        memo[key] = roots
+    return roots
+
+
+def find_root(
+    store: DocumentStore, path: str, stop_at: str | None = None, memo: dict[str, list[str]] | None = None
+) -> str:
+    """The root file of the project that ``path`` belongs to (``path`` itself if none).
+    ``memo``: the roots of each folder, shared by the calls of one check."""
     path = os.path.normpath(path)
     if kind_of(path) != "latex":
         return path
@@ -87,16 +111,8 @@ def find_root(store: DocumentStore, path: str, stop_at: str | None = None) -> st
     directory = Path(path).parent
     limit = Path(stop_at) if stop_at else None
     for _ in range(4):  # this folder and up to three parents
-        try:
-            siblings = sorted(directory.glob("*.tex"))
-        except OSError:
-            siblings = []
-        for cand in siblings:
-            c = os.path.normpath(str(cand))
-            if c == path:
-                continue
-            cdoc = store.source(c)
-            if cdoc is not None and cdoc.has_documentclass and _includes_file(store, c, path):
+        for c in _roots_in(store, directory, memo):
+            if c != path and _includes_file(store, c, path):
                 return c
         if limit is not None and directory == limit:
             break

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
 from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
@@ -21,6 +22,9 @@ from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
 from citelens.documents.read import can_write, kind_of, not_regular, read_decoded
+
+if TYPE_CHECKING:
+    from citelens.workspace.walls import PaperWalls
 
 Stamp = tuple[object, ...]
 Text = str | EditedText
@@ -46,6 +50,8 @@ class DocumentStore:
         #: files not read, and why (a FIFO, a device, too big); ``on_skip`` hears of each once
         self.skipped: dict[str, str] = {}
         self.on_skip: Callable[[str, str], None] | None = None
+        #: a venue paper's walls and budget, asked before each file is read (None: any file)
+        self.walls: PaperWalls | None = None
 
     # ------------------------------------------------------------------ buffers
     def open(
@@ -135,6 +141,12 @@ class DocumentStore:
         cached = self._texts.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
+        if self.walls is not None:
+            size = stamp[2]
+            refused = self.walls.refuse(path, size if isinstance(size, int) else 0)
+            if refused is not None:
+                self._skip(path, refused)
+                return None
         decoded, why = read_decoded(path, self.file_encoding)
         if why is not None:
             self._skip(path, why)

@@ -20,7 +20,6 @@ import dataclasses
 import html
 import json
 import os
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -38,6 +37,8 @@ from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
+from citelens.workspace.store import DocumentStore
+from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
 Log = Callable[[str], None]
 #: Verifies distinct views (keyed by content hash) for a whole batch of papers.
@@ -45,7 +46,6 @@ BatchVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
 
 PAPERS_PER_BATCH = 64
 MEMO_SIZE = 200_000
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,26 +59,34 @@ def list_papers(folder: str) -> list[Paper]:
     root = Path(folder)
     if not root.is_dir():
         raise UsageError(f"--venue needs a folder of papers, got {folder}")
-    out = []
+    found = []
     for child in sorted(root.iterdir()):
         if child.name.startswith("."):
             continue
         if child.is_dir() or (
             child.is_file() and (kind_of(str(child)) in {"latex", "markdown"} or is_pdf(child))
         ):
-            out.append(Paper(_SAFE.sub("_", child.name), str(child)))
-    return out
+            found.append(child)
+    names = paper_names(c.name for c in found)  # unique and stable: `paper one`, `paper_one`
+    return [Paper(names[c.name], str(c)) for c in found]
 
 
-def _bbl_bibs(paper: Paper, out: Path) -> tuple[str, ...]:
+def _bbl_bibs(paper: Paper, out: Path, walls: PaperWalls | None = None) -> tuple[str, ...]:
     """BibTeX made from the paper's ``.bbl`` files when it has no ``.bib`` (written under OUT,
-    never into the paper's folder)."""
+    never into the paper's folder); ``walls``: only those inside the paper, within its budget."""
     p = Path(paper.path)
     if not p.is_dir() or any(documents_under(str(p), ("bib",))):
         return ()
     made = []
-    bbls = sorted(Path(f) for f in files_under(str(p)) if f.lower().endswith(".bbl"))
-    for i, bbl in enumerate(bbls):
+    bbls = []
+    for f in files_under(str(p)):
+        if walls is not None and walls.over_budget():
+            break
+        if f.lower().endswith(".bbl"):
+            bbls.append(Path(f))
+    for i, bbl in enumerate(sorted(bbls)):
+        if walls is not None and walls.refuse(str(bbl), _size(bbl)) is not None:
+            continue
         text = bbl_to_bibtex(read_text(bbl))
         if text:
             target = out / paper.name / f"{i}-{bbl.stem}.bib"
@@ -86,6 +94,13 @@ def _bbl_bibs(paper: Paper, out: Path) -> tuple[str, ...]:
             target.write_text(text, encoding="utf-8")
             made.append(str(target))
     return tuple(made)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 #: Statuses of a likely fabricated reference (a miss of a book or web page is information).
@@ -257,9 +272,12 @@ async def check_batch(
     batch = _Batch(len(part), counting, memo)
     results = await asyncio.gather(*(_one(p, bbl_dir, pipeline, batch, log) for p in part))
     out = []
-    for paper, (result, seconds) in zip(part, results, strict=True):
+    for paper, (result, seconds, partial) in zip(part, results, strict=True):
         report = to_json(result)
-        out.append(Checked(paper, report, paper_summary(paper, report, seconds, _titles(result))))
+        line = paper_summary(paper, report, seconds, _titles(result))
+        if partial:
+            line["not_fully_checked"] = partial
+        out.append(Checked(paper, report, line))
     return out, distinct
 
 
@@ -351,7 +369,9 @@ def _titles(result: CheckResult) -> dict[str, str]:
 
 async def _one(
     paper: Paper, bbl_dir: Path, pipeline: Pipeline, batch: _Batch, log: Log | None
-) -> tuple[CheckResult, float]:
+) -> tuple[CheckResult, float, list[str]]:
+    """One paper's check, inside its walls and budget (``workspace/walls.py``): the result,
+    its seconds, and why it was not fully checked (empty: it was)."""
     t0 = time.monotonic()
     asked = False
 
@@ -360,19 +380,29 @@ async def _one(
         asked = True
         return await batch.submit(views)
 
+    settings = pipeline.settings
+    venue = os.path.dirname(paper.path)
+    walls = walls_for(paper.path, venue, budget_of(settings), settings.extra_bibliographies)
     try:
-        extra = _bbl_bibs(paper, bbl_dir)
-        settings = pipeline.settings
+        if isinstance(walls, str):  # a link out of the venue: nothing of it is read
+            if log is not None:
+                log(f"{paper.name}: {walls}")
+            return CheckResult(DocumentStore()), time.monotonic() - t0, [walls]
+        extra = _bbl_bibs(paper, bbl_dir, walls)
+        walls.allowed = walls.allowed | frozenset(extra)
         mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
+        store = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
+        store.walls = walls
         try:
-            result = await run_check([paper.path], pipeline, settings=mine, verifier=verifier)
+            result = await run_check([paper.path], pipeline, settings=mine, store=store, verifier=verifier)
         except UsageError as exc:
             if log is not None:
                 log(f"{paper.name}: {exc}")
-            from citelens.workspace.store import DocumentStore
-
             result = CheckResult(DocumentStore())
-        return result, time.monotonic() - t0
+        partial = [f"not fully checked: {why}" for why in walls.notes]
+        if partial and log is not None:
+            log(f"{paper.name}: {'; '.join(partial)}")
+        return result, time.monotonic() - t0, partial
     finally:
         batch.leave(asked)
 
@@ -437,6 +467,8 @@ def write_html(out: Path) -> Path:
             )
         for why in r.get("not_read") or []:
             ev.append(f"<div><b>NOT READ</b> {e(why)}: its references were not checked</div>")
+        for note in r.get("not_fully_checked") or []:
+            ev.append(f"<div><b>{e(str(note))}</b></div>")
         for t in r.get("retracted") or []:
             ev.append(f"<div><b>{e(str(t.get('key')))}</b> RETRACTED: {e(str(t.get('message')))}</div>")
         parts.append(
