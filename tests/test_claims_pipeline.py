@@ -377,7 +377,7 @@ async def test_phase2_model_failure_keeps_the_abstract_evidence_and_the_full_tex
     assert result.status is Status.ERROR and result.phase == "full_text"
     assert result.best_sentences and result.abstract == ABSTRACT
     text = render_markdown(result)
-    assert "Claim check failed" in text and "> We introduce the Transformer" in text
+    assert "Claim check failed" in text and "> ★ We introduce the Transformer" in text
     assert "Full text: [arxiv_html](" in text and "/arxiv/html/1706.03762" in text
     assert set(result.timings_ms) == {"abstract", "phase1", "fulltext", "passages", "phase2"}
 

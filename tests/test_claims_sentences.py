@@ -123,13 +123,17 @@ def test_paragraphs_sections_comments_and_footnotes_bound_the_claim() -> None:
     text = (
         "\\section{Intro}\nA heading is not part of it\n\n"
         "Deep nets overfit small data % a comment \\cite{hidden}\n"
-        "\\citep[see][p.~3]{x}\\footnote{Unrelated note \\cite{y}.}.\n\n"
+        "\\citep[see][p.~3]{x}\\footnote{The same holds for convolutional networks \\cite{y}.}.\n\n"
         "\\subsection{Next}\nOther text."
     )
     at = text.index("{x}") + 1
     assert extract_claim(text, Span(at, at + 1), "latex") == "Deep nets overfit small data."
     at = text.index("{y}") + 1  # a citation inside a footnote: the footnote is the claim
-    assert extract_claim(text, Span(at, at + 1), "latex") == "Unrelated note."
+    assert extract_claim(text, Span(at, at + 1), "latex") == "The same holds for convolutional networks."
+    # a footnote that only points to the citation: the citation is the sentence's
+    text = "Deep nets overfit small data.\\footnote{See \\cite{z}.} They generalise less.\n"
+    at = text.index("{z}") + 1
+    assert extract_claim(text, Span(at, at + 1), "latex") == "Deep nets overfit small data."
 
 
 def test_whole_command_span_and_multicite_commands_work() -> None:

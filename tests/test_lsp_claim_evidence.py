@@ -63,7 +63,7 @@ async def test_evidence_best_first_whole_and_no_overlap_said(
         unrelated = await Hovering(client, u, second).hover()
     quotes = [line[2:] for line in related.splitlines() if line.startswith("> ")]
     # best first: the sentence about green tea and stroke, though it is the abstract's last
-    assert quotes[0] == LONG, related  # and whole (it is over 400 characters)
+    assert quotes[0] == "★ " + LONG, related  # marked as the best, and whole (over 400 characters)
     assert len(LONG) > 400 and "…" not in quotes[0]
     # then the others sharing words with the claim, by score; "We pooled nine cohorts." shares none
     assert quotes[1:] == ["Green tea drinkers were older on average.", "Tea is widely drunk in Asia."]

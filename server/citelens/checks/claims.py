@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from citelens.claims.background import claim_at, known_result, start
+from citelens.claims.background import claim_at, known_result, no_claim_at, start
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.core.codes import Code
@@ -114,6 +114,8 @@ def claim_findings(
             claim = claim_at(site.text, site.citation, site.language, memo=checker.claim_memo)
         if not claim:
             continue
+        if no_claim_at(site.text, site.citation, site.language, claim, memo=checker.no_claim_memo):
+            continue  # ".", a table cell, a list of names: nothing to judge
         key = checker.key(claim, site.view, site.record)
         wanted.add(key)
         finding = _finding_for(site, claim, key, checker, state, settings)

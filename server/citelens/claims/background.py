@@ -27,12 +27,14 @@ import weakref
 from collections.abc import Callable
 
 from citelens.claims.checker import ClaimChecker
+from citelens.claims.claimhood import no_claim_reason
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import CitedPaper
 from citelens.claims.pipeline import SETUP_HINT, evidence_at_once
 from citelens.claims.render import (
     render_looking_up,
     render_markdown,
+    render_no_claim,
     render_no_paper,
     render_pending,
     render_unsettled,
@@ -84,6 +86,30 @@ def claim_at(
             memo.clear()
         memo[k] = hit
     return hit
+
+
+def no_claim_at(
+    text: str,
+    citation: Citation,
+    language: str,
+    claim: str,
+    *,
+    memo: dict[tuple[str, str, int, int], str],
+) -> str | None:
+    """:func:`citelens.claims.claimhood.no_claim_reason` for the citation (a table cell,
+    a caption, ".", a list of names: no claim to check), memoised on its paragraph as
+    :func:`claim_at` is; ``None`` for a claim."""
+    start = max(0, min(citation.span.start, len(text)))
+    end = max(start, min(citation.span.end, len(text)))
+    a, b = _paragraph(text, start, end)
+    k = (language, text[a:b], start - a, end - a)
+    hit = memo.get(k)
+    if hit is None:
+        hit = no_claim_reason(k[1], Span(k[2], k[3]), language, claim) or ""
+        if len(memo) >= _CLAIM_MEMO_MAX:
+            memo.clear()
+        memo[k] = hit
+    return hit or None
 
 
 def _keys(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None) -> list[str]:
@@ -172,6 +198,9 @@ def claim_markdown(
     claim = claim_at(text, citation, language, memo=checker.claim_memo)
     if not claim:
         return ""
+    not_claim = no_claim_at(text, citation, language, claim, memo=checker.no_claim_memo)
+    if not_claim is not None:
+        return render_no_claim(not_claim, claim)
     record = paper.record
     if record is None:
         return render_no_paper(paper.reason)
@@ -212,6 +241,8 @@ async def settled_claim_markdown(
     claim = claim_at(text, citation, language, memo=checker.claim_memo, compute=False)
     record = paper.record
     if not claim or record is None:
+        return first
+    if no_claim_at(text, citation, language, claim, memo=checker.no_claim_memo) is not None:
         return first
     keyed = (record, None)
     tasks = {t for r in keyed if (t := checker.in_flight(claim, view, r)) is not None}

@@ -53,6 +53,8 @@ class ClaimChecker:
         self.uncached: dict[str, ClaimResult] = {}
         #: Claim texts by paragraph (see claims.hover.claim_at), bounded.
         self.claim_memo: dict[tuple[str, str, int, int], str] = {}
+        #: Why a citation has no claim to check ("" for a claim), by paragraph, bounded.
+        self.no_claim_memo: dict[tuple[str, str, int, int], str] = {}
 
     # ------------------------------------------------------------------ keys
 

@@ -23,6 +23,7 @@ from citelens.claims.abstracts import Abstract, find_abstract, reader_url
 from citelens.claims.chunking import chunk_text
 from citelens.claims.context import Context
 from citelens.claims.fulltext import FullText, find_fulltext
+from citelens.claims.quotes import verified_quote
 from citelens.claims.ranking import TOP_K, best_sentences, cosine, top_bm25, top_cosine
 from citelens.claims.result import ClaimResult, Stage, Status, Verdict
 from citelens.claims.signals import Signals, paper_identity, signals_from
@@ -181,7 +182,7 @@ async def _phase1(
     if outcome is None:
         return False
     result.phase1_verdict = outcome.verdict
-    _apply(result, outcome, "abstract", config.model, found.url)
+    _apply(result, outcome, "abstract", config.model, found.url, [found.text])
     return outcome.verdict is Verdict.NOT_ENOUGH_INFO
 
 
@@ -227,12 +228,19 @@ async def _phase2(
     result.timings_ms["phase2"] = _ms_since(started)
     if outcome is None:
         return
-    _apply(result, outcome, "full_text", config.model_phase2, text.url)
+    given = [*passages, found.text if found else ""]
+    _apply(result, outcome, "full_text", config.model_phase2, text.url, given)
 
 
-def _apply(result: ClaimResult, j: Judgement, phase: str, model: str, url: str) -> None:
+def _apply(
+    result: ClaimResult, j: Judgement, phase: str, model: str, url: str, given: list[str]
+) -> None:
+    """The judgement into ``result``; the model's quote is kept as evidence only when it is
+    in the texts the model was ``given`` (:mod:`citelens.claims.quotes`)."""
     result.status, result.verdict = Status.VERDICT, j.verdict
-    result.rationale, result.evidence, result.evidence_url = j.rationale, j.evidence, url
+    quote = verified_quote(j.evidence, given) if j.evidence else None
+    result.rationale, result.evidence, result.evidence_url = j.rationale, quote or "", url
+    result.model_quote = j.evidence
     result.phase, result.model = phase, model
 
 

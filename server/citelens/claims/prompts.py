@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-PROMPT_VERSION = "claims-2026-05-1"
+PROMPT_VERSION = "claims-2026-11-1"
 
 VERDICTS = ("SUPPORTS", "CONTRADICTS", "NOT_ENOUGH_INFO")
 

@@ -28,6 +28,12 @@ NO_OVERLAP = "no sentence of it shares a content word with the claim."
 #: the recorded API answers (../shared/fixtures/apis), 5.2% are longer than 300 characters,
 #: 1.7% than 400, 0.3% than 600.
 QUOTE_MAX = 600
+#: The model's quote is not in the abstract or passages (or it gave none): not shown as one.
+NO_VERIFIABLE_QUOTE = (
+    "The model gave no verifiable quote: its words are not in the abstract or passages it was given."
+)
+#: Marks the abstract sentence closest to the claim.
+BEST = "★"
 #: How phase 2 picked its passages.
 EMBEDDINGS = "embeddings (cosine)"
 BM25_INSTEAD = "BM25 word overlap (no embedding endpoint configured: set embeddingModel for embeddings)"
@@ -70,6 +76,11 @@ def render_no_paper(reason: str) -> str:
     return _quote(reason, 300)
 
 
+def render_no_claim(reason: str, claim: str) -> str:
+    """No claim at the citation (".", a table cell, a list of names): why, and the text."""
+    return "\n".join([_quote(reason, 300), "", f"*Text at the citation:* {_quote(claim, QUOTE_MAX)}"])
+
+
 def render_looking_up(claim: str, note: str = "") -> str:
     """No model, no abstract known yet: say what happens, never "Checking claim"."""
     return "\n".join([NO_MODEL, "", LOOKING_UP, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
@@ -94,8 +105,10 @@ def _evidence(result: ClaimResult) -> list[str]:
     source = _link(result.abstract_source, result.abstract_url)
     if not result.best_sentences:
         return ["", f"Abstract ({source}): {NO_OVERLAP}"]
-    out = ["", f"Abstract ({source}), the sentences closest to the claim (BM25), best first:"]
-    return out + [f"> {_quote(s, QUOTE_MAX)}" for s in result.best_sentences]
+    out = ["", f"Abstract ({source}), the sentences closest to the claim, best first ({BEST} the best):"]
+    return out + [
+        f"> {BEST + ' ' if i == 0 else ''}{_quote(s, QUOTE_MAX)}" for i, s in enumerate(result.best_sentences)
+    ]
 
 
 def _log(result: ClaimResult) -> list[str]:
@@ -135,6 +148,9 @@ def render_markdown(result: ClaimResult, verbose: bool = False) -> str:
                 f"> “{_quote(result.evidence, QUOTE_MAX)}” — "
                 f"{_link(PHASES.get(result.phase, 'source'), result.evidence_url)}",
             ]
+        else:
+            out += ["", NO_VERIFIABLE_QUOTE]
+        out += _evidence(result)
         facts = []
         if result.phase:
             facts.append(f"phase: {PHASES.get(result.phase, result.phase)}")

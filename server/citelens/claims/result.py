@@ -43,8 +43,9 @@ class ClaimResult:
     status: Status = Status.NO_LLM
     verdict: Verdict | None = None
     rationale: str = ""
-    evidence: str = ""
+    evidence: str = ""  # the model's quote, only when it is in the abstract or passages
     evidence_url: str = ""  # where the evidence text came from
+    model_quote: str = ""  # what the model gave as its quote, verified or not (never shown as a quote)
     phase: str = ""  # "abstract" | "full_text" | ""
     phase1_verdict: Verdict | None = None  # for the escalation table
     model: str = ""

@@ -15,6 +15,7 @@ import html
 import re
 from typing import Literal
 
+from citelens.claims.structure import pipe_table_lines
 from citelens.core.latextext import latex_to_text
 from citelens.core.model import Span
 
@@ -187,6 +188,40 @@ def _mark_latex(window: str, rel: Span) -> str:
     return window[: rel.start] + _MARK + window[rel.end :]
 
 
+_POINTER = re.compile(
+    r"\s*(?:see|cf\.?|compare|for (?:details|more|a review|an overview)|e\.g\.,?)\b", re.IGNORECASE
+)
+
+
+def _pointer_only(body: str) -> bool:
+    """A footnote that only points to the citation ("See \\cite{x}.", "[@x]", "Cf. @x")."""
+    rest = _cut(body, _commands(body, _CITE_CMD)) if "\\" in body else body
+    rest = _MD_GROUP.sub(" ", _MD_INTEXT.sub(" ", rest)).replace(_MARK, " ").replace(_OTHER, " ")
+    n = len(re.findall(r"[^\W\d_]{2,}", rest))
+    return n <= 2 or (n <= 8 and _POINTER.match(rest) is not None)
+
+
+#: Display math: ``$$...$$`` or ``\[...\]``, and the first character after it.
+_DISPLAY_MATH = re.compile(r"(\$\$.+?\$\$|\\\[.+?\\\])(\s*)(\S?)", re.DOTALL)
+
+
+def _display_math(text: str, plain: bool) -> str:
+    """Display math that ends a sentence (the next word starts with a capital) ends the
+    unit: it is not merged into the next sentence. Math inside a sentence stays (as plain
+    text when ``plain``: Markdown)."""
+
+    def one(m: re.Match[str]) -> str:
+        math, space, nxt = m.group(1), m.group(2), m.group(3)
+        if _MARK in math:
+            return m.group(0)
+        if (nxt and (nxt.isupper() or nxt == _OTHER)) or math.rstrip("$]\\ \n").endswith("."):
+            return "\n\n" + nxt
+        body = latex_to_text(_plain_markup("$" + math[2:-2] + "$")).replace("|", _PIPE) if plain else math
+        return body + space + nxt
+
+    return _DISPLAY_MATH.sub(one, text)
+
+
 def _drop_footnotes(text: str) -> str:
     """Drop ``\\footnote{...}`` bodies, except the one with the marker (kept as its own unit)."""
     out, last = [], 0
@@ -202,7 +237,10 @@ def _drop_footnotes(text: str) -> str:
             continue
         out.append(text[last : m.start()])
         if _MARK in text[j:end]:
-            out.append("\n\n" + text[j + 1 : end - 1] + "\n\n")
+            body = text[j + 1 : end - 1]
+            # "\footnote{See \cite{x}.}" points from the sentence it is attached to: the
+            # citation is that sentence's; a footnote saying more is a unit of its own
+            out.append(_MARK if _pointer_only(body) else "\n\n" + body + "\n\n")
         last = end
     out.append(text[last:])
     return "".join(out)
@@ -222,6 +260,7 @@ def _latex_unit(window: str) -> str:
     text = _COMMENT.sub("", window)
     text = _plain_markup(text)
     text = _drop_footnotes(text)
+    text = _display_math(text, plain=False)
     text = _cut(text, _commands(text, _CITE_CMD), _OTHER)
     text = _cut(text, _commands(text, _REF_CMD))
     return _unit(text, _LATEX_BREAK)
@@ -282,17 +321,58 @@ def _md_math(m: re.Match[str]) -> str:
     return latex_to_text(_plain_markup("$" + m.group(1) + "$")).replace("|", _PIPE)
 
 
+_MD_INLINE_NOTE = re.compile(r"\^\[")
+_MD_NOTE_DEFINITION = re.compile(r"^[ \t]{0,3}\[\^[^\]\n]*\]:[ \t]*", re.MULTILINE)
+
+
+def _md_footnotes(text: str) -> str:
+    """Pandoc footnotes: an inline ``^[...]`` is dropped, unless it holds the citation (then
+    it is a unit of its own, or, when it only points to the citation, the citation belongs
+    to the sentence it is attached to); a ``[^1]:`` definition's label is not text."""
+    # "^[See @x.]" taken whole as the citation's group: the footnote points from its sentence
+    text = text.replace("^" + _MARK, _MARK)
+    out, last = [], 0
+    for m in _MD_INLINE_NOTE.finditer(text):
+        if m.start() < last:
+            continue
+        end = _skip_group(text, m.start() + 1, "[", "]")
+        body = text[m.start() + 2 : end - 1]
+        out.append(text[last : m.start()])
+        if _MARK in body:
+            out.append(_MARK if _pointer_only(body) else "\n\n" + body + "\n\n")
+        last = end
+    out.append(text[last:])
+    return _MD_NOTE_DEFINITION.sub("\n\n", "".join(out))
+
+
+def _table_pipes_only(text: str) -> str:
+    """``text`` with every ``|`` outside a pipe table made a plain bar: only a table's
+    ``|`` separates cells ("p(x | y) is bounded" is one sentence)."""
+    if "|" not in text:
+        return text
+    parts, last = [], 0
+    for a, b in pipe_table_lines(text):
+        parts.append(text[last:a].replace("|", _PIPE))
+        parts.append(text[a:b])
+        last = b
+    parts.append(text[last:].replace("|", _PIPE))
+    return "".join(parts)
+
+
 def _markdown_unit(window: str) -> str:
     def comment(m: re.Match[str]) -> str:
         body = m.group(0)
         return "\n\n" + body[4:-3] + "\n\n" if _MARK in body else " "
 
     text = _MD_COMMENT.sub(comment, window)
+    text = _md_footnotes(text)
+    text = _display_math(text, plain=True)
     text = _MD_GROUP.sub(_OTHER, text)
     text = _MD_INTEXT.sub(_OTHER, text)
     text = _MD_MATH.sub(_md_math, text)
     text = _MD_LATEX_REF.sub("", text)
     text = _MD_CODE_START.sub(r"\1" + _CODE, text)
+    text = _table_pipes_only(text)
     unit = _MD_LIST_START.sub("", _unit(text, _MD_BREAK))
     for pattern, repl in _MD_INLINE:
         unit = pattern.sub(repl, unit)

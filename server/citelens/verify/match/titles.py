@@ -326,6 +326,19 @@ def _title_pairs(cited: str, paper: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def _maybe_cut(record: PaperRecord, versions: Sequence[PaperRecord]) -> bool:
+    """A title that is the cited title's first words may have been cut off by its index,
+    unless the paper's title is known to end there: arXiv gives whole titles, and two
+    sources with the same short title did not both cut it at the same word ("Denoising
+    Diffusion Probabilistic Models" cited with "for Image Restoration" added)."""
+    if record.title_truncated:
+        return True
+    if record.source == "arxiv":
+        return False
+    words = _title_words(record.title or "")[0]
+    return not any(v is not record and _title_words(v.title or "")[0] == words for v in versions)
+
+
 def title_words_changed(
     cited: str, versions: Sequence[PaperRecord]
 ) -> tuple[PaperRecord, tuple[str, ...], tuple[str, ...]] | None:
@@ -343,10 +356,11 @@ def title_words_changed(
     for v in versions:
         if not (v.title or "").strip():
             continue
-        if _cut_short(cited, v.title, True):
+        short = _cut_short(cited, v.title, True)
+        if short and _maybe_cut(v, versions):
             confirmed = max(confirmed, len(_title_words(v.title)[0]))
             published_cut = published_cut or not is_preprint_record(v)
-        elif title_cut_off(cited, v):
+        elif not short and title_cut_off(cited, v):
             # cut off, and not the cited title's first words: the words it has may differ
             covered = len(_title_words(v.title)[0]) - 1  # the last may be cut mid-word
             changes = [c for c in _word_changes(cited, v.title) if c[0] < covered]
