@@ -181,3 +181,27 @@ async def test_markdown_a_bar_outside_a_table_keeps_the_whole_sentence(
     assert f"*Claim:* {sentence}." in final, final
     prompt = llm.calls()[0]["json"]["messages"][1]["content"]
     assert f"<claim>\n{sentence}.\n</claim>" in prompt
+
+
+OTHER_PREPRINT: dict[str, Any] = {
+    "title": "A Survey of Bird Migration Routes over the Baltic Sea",
+    "authors": ["Carl Linnaeus"], "year": 2019, "venue": "arXiv", "arxiv": "1905.04321",
+    "abstract": "Bird migration routes over the Baltic Sea are surveyed with radar.",
+}
+
+
+async def test_an_arxiv_id_of_another_paper_is_named_as_such(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
+) -> None:
+    """DOI_MISMATCH caused by the arXiv id: the line names the arXiv id, not the DOI."""
+    scholarly_server.add_paper(OTHER_PREPRINT)
+    bib = ("@inproceedings{ho2020ddpm,\n  title = {Denoising Diffusion Probabilistic Models},\n"
+           "  author = {Jonathan Ho and Ajay Jain and Pieter Abbeel},\n  booktitle = {Advances in "
+           "Neural Information Processing Systems},\n  year = {2020},\n  eprint = {1905.04321},\n"
+           "  archiveprefix = {arXiv},\n}\n")
+    text = _tex(f"{CLAIM} \\cite{{ho2020ddpm}}.")
+    hovers = await _hovers(tmp_path, scholarly_server, llm, bib, "main.tex", text, "ho2020ddpm", 0.5)
+    assert llm.chat_calls() == 0
+    for hover in hovers:
+        assert "No claim check: the entry's arXiv id names another paper (DOI_MISMATCH)" in hover, hover
+        assert "entry's DOI" not in hover

@@ -53,6 +53,7 @@ _IRREGULAR = frozenset(
     met paid sent set spent stood understood won""".split()
 )
 _VERB_ENDING = re.compile(r"[a-z]{2,}(?:ed|izes|ises|ates|ifies|yses|yzes)$")
+_RELATIVE = re.compile(r"\b(?:which|that|who|whose|whom|where)\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _CAPTION_START = re.compile(
     r"^\s*(?:\(?[a-z]\)\s*)?(?:fig(?:ure)?|tab(?:le)?|algorithm|listing)\.?\s*\d+\s*[:.]", re.IGNORECASE
@@ -86,8 +87,8 @@ def _looks_like_list_or_name(text: str, words: list[str]) -> bool:
     if content and capitalised * 2 >= len(content):
         return True
     items = [i for i in re.split(r",|;|\band\b|\bor\b|&", text.rstrip(" .")) if i.strip()]
-    if len(items) >= 3 and all(len(_WORD.findall(i)) <= 3 for i in items):
-        return True
+    if len(items) >= 3 and all(len(_WORD.findall(i)) <= 3 for i in items) and not _RELATIVE.search(text):
+        return True  # "numpy, scipy, pandas and matplotlib"; a relative clause makes it a sentence
     return not re.search(r"[.!?:;)\]]\s*$", text)  # a heading: no closing punctuation
 
 

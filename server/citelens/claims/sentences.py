@@ -311,7 +311,7 @@ def _mark_markdown(window: str, rel: Span) -> str:
 
 _MD_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
 _PIPE = "\ue002"  # a "|" inside math: not a table cell
-_MD_LIST_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_MD_LIST_START = re.compile(r"^\s*(?:(?:>\s*)+|(?:[-*+]|\d+[.)])\s+)")
 _MD_CODE_START = re.compile(r"([.!?][ \t\n]+)(?=`)")
 _MD_LATEX_REF = re.compile(r"\\[A-Za-z]*ref\*?\{[^{}\n]*\}")
 
