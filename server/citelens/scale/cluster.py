@@ -24,6 +24,7 @@ from typing import Any
 
 from citelens.core.settings import Settings
 from citelens.scale.limiter import RateLimiter
+from citelens.scale.ray_session import joined
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.venue import Checked, Paper, VenueOutput, VenueRun, check_batch
 
@@ -65,48 +66,47 @@ def check_venue_on_ray(
     log: Log | None = None,
     progress: Log | None = None,
 ) -> VenueRun:
+    with joined(address, workers) as ray:
+        return _run(ray, folder, out_dir, settings, workers, batch_size, log, progress)
+
+
+def _run(
+    ray: Any,
+    folder: str,
+    out_dir: str,
+    settings: Settings,
+    workers: int,
+    batch_size: int,
+    log: Log | None,
+    progress: Log | None,
+) -> VenueRun:
+    limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
+    task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
+    output = VenueOutput(folder, out_dir, progress)
+    batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
+    pending: dict[Any, list[Paper]] = {}
+    queue = iter(batches)
+
+    def submit() -> None:
+        part = next(queue, None)
+        if part is not None:
+            pending[task.remote(part, settings, limiter)] = part
+
     try:
-        import ray
-    except ImportError as exc:
-        raise RuntimeError("--ray needs Ray: pip install 'citelens[scale]'") from exc
-
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address:
-            ray.init(address=address, log_to_driver=False, include_dashboard=False)
-        else:
-            ray.init(num_cpus=max(1, workers), log_to_driver=False, include_dashboard=False)
-    try:
-        limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
-        task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
-        output = VenueOutput(folder, out_dir, progress)
-        batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
-        pending: dict[Any, list[Paper]] = {}
-        queue = iter(batches)
-
-        def submit() -> None:
-            part = next(queue, None)
-            if part is not None:
-                pending[task.remote(part, settings, limiter)] = part
-
-        try:
-            for _ in range(2 * max(1, workers)):
+        for _ in range(2 * max(1, workers)):
+            submit()
+        while pending:
+            done, _rest = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                part = pending.pop(ref)
+                try:
+                    checked, distinct = ray.get(ref)
+                except Exception as exc:  # a batch that failed is left for the next run
+                    if log is not None:
+                        log(f"batch of {len(part)} papers failed ({type(exc).__name__}); rerun to retry")
+                    checked, distinct = [], 0
+                output.add(checked, distinct)
                 submit()
-            while pending:
-                done, _rest = ray.wait(list(pending), num_returns=1)
-                for ref in done:
-                    part = pending.pop(ref)
-                    try:
-                        checked, distinct = ray.get(ref)
-                    except Exception as exc:  # a batch that failed is left for the next run
-                        if log is not None:
-                            log(f"batch of {len(part)} papers failed ({type(exc).__name__}); rerun to retry")
-                        checked, distinct = [], 0
-                    output.add(checked, distinct)
-                    submit()
-        finally:
-            run = output.close()
-        return run
     finally:
-        if started_here:
-            ray.shutdown()
+        run = output.close()
+    return run
