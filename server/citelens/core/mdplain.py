@@ -4,7 +4,8 @@ Neovim shows a hover's Markdown source with only light rendering, so an escape s
 ``arxiv\\_id`` appears with its backslash. Instead of escaping, :func:`plain` leaves text
 that Markdown reads literally as it is (``s2_batch``: CommonMark never reads an underscore
 inside a word as emphasis) and puts a word that Markdown would read as markup
-(``*``, an underscore at a word's edge, a backslash, ``<tag``, a link, an entity) in a code span.
+(``*``, an underscore at a word's edge, a backslash, ``<tag``, a link, an entity, and a bare
+``https://…``, ``www.…`` or e-mail address that a renderer would autolink) in a code span.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
-_RISKY = re.compile(r"[*\\]|(?<![^\W_])_|_(?![^\W_])|<[A-Za-z/!?]|~~|\]\(|&#?[0-9A-Za-z]+;")
+_RISKY = re.compile(
+    r"[*\\]|(?<![^\W_])_|_(?![^\W_])|<[A-Za-z/!?]|~~|\]\(|&#?[0-9A-Za-z]+;"
+    # what GitHub-flavoured renderers (VS Code's hover) make a link with no markup: bare
+    # http(s)/ftp addresses, www. names, e-mail addresses, mailto: and xmpp: URIs
+    r"|(?i:https?://|ftp://|www\.|mailto:|xmpp:)|[\w.+-]@[\w-]+\.\w"
+)
 # A line that starts like a heading, quote or list item.
 _BLOCK_START = re.compile(r"(#{1,6}|[>+-]|\d+[.)])(?=\s|$)")
 _WORD = re.compile(r"\S+")
