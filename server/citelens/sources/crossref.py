@@ -161,12 +161,24 @@ async def get_work(host: HostClient, doi: str) -> Lookup:
     return host.lookup(method, Outcome.FOUND, [record], "", result.elapsed_ms)
 
 
-async def search(host: HostClient, title: str, author: str | None = None, rows: int = 5) -> Lookup:
+async def search_reference(host: HostClient, text: str, rows: int = 5) -> Lookup:
+    """The works a whole printed reference describes (``query.bibliographic`` = the reference
+    as printed: authors, title, venue, year in any order and style), best first. What
+    Crossref's field is built for; callers must confirm a candidate against the text."""
+    return await search(host, text[:1000], rows=rows, method=Method.CROSSREF_REFERENCE)
+
+
+async def search(
+    host: HostClient,
+    title: str,
+    author: str | None = None,
+    rows: int = 5,
+    method: Method = Method.CROSSREF_SEARCH,
+) -> Lookup:
     """Bibliographic search (``query.bibliographic`` = title, ``query.author``), best first.
 
     Crossref always ranks *something* first: callers must compare titles.
     """
-    method = Method.CROSSREF_SEARCH
     if not title.strip():
         return host.lookup(method, Outcome.FAILED, [], "empty title")
     params: dict[str, str | int] = {"query.bibliographic": title, "rows": max(1, min(rows, 50))}

@@ -27,6 +27,7 @@ class Method(StrEnum):
     CROSSREF_DOIS = "crossref_dois"
     CROSSREF_SEARCH = "crossref_search"
     CROSSREF_TITLE = "crossref_title"  # the title tier of CROSSREF_SEARCH
+    CROSSREF_REFERENCE = "crossref_reference"  # a whole printed reference (query.bibliographic)
     # doi.org
     DOI_CSL = "doi_csl"
     # OpenAlex

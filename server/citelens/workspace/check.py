@@ -269,6 +269,8 @@ async def _verify(
         result.verifications = await pipeline.verify(
             views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
         )
+    if result.printed:  # references read from a PDF: checked against the string as printed
+        await _confirm_printed(result, first, settings, pipeline)
     citations: dict[str, list[Any]] = {}
     for a in result.analyses:
         for path, cits in a.citations.items():
@@ -276,3 +278,20 @@ async def _verify(
     return list(
         verification_findings(bibs, citations, result.verifications, settings, lambda e: by_entry.get(id(e)))
     )
+
+
+async def _confirm_printed(
+    result: CheckResult, first: dict[str, BibEntry], settings: Settings, pipeline: Pipeline
+) -> None:
+    from citelens.verify.printed import confirm_printed
+
+    raws = {}
+    for key, e in first.items():
+        source = result.printed.get(e.path)
+        ref = source.at(e.span.start) if source is not None else None
+        if ref is not None:
+            raws[key] = ref.text
+    if raws:
+        result.verifications = await confirm_printed(
+            raws, result.verifications, pipeline.sources(), pipeline.cache(), settings
+        )
