@@ -54,17 +54,35 @@ async def test_retry_after_header_is_honoured(scholarly_server: ScholarlyFake) -
     assert 0.28 <= waited < 2.0  # Retry-After (0.3 s), not the 5 s default
 
 
-async def test_5xx_fails_at_once_without_retry(scholarly_server: ScholarlyFake) -> None:
+async def test_5xx_is_retried_then_fails(scholarly_server: ScholarlyFake) -> None:
     scholarly_server.set_mode("s2", "5xx")
     log: list[str] = []
-    async with sources(scholarly_server, log) as src:
+    async with sources(scholarly_server, log, max_retries=2) as src:
         lookup = await s2.get_paper(src.s2, DOI)
         assert lookup.outcome is Outcome.FAILED
-        assert "503" in lookup.detail
-        assert scholarly_server.count("s2") == 1
+        assert "503 after 2 retries" in lookup.detail
+        assert scholarly_server.count("s2") == 3  # first try + 2 retries
         assert log == []  # a server error is not an outage
         scholarly_server.set_mode("s2", "ok")
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.FOUND
+
+
+async def test_one_5xx_is_cured_by_a_retry(scholarly_server: ScholarlyFake) -> None:
+    scholarly_server.set_mode("crossref", "5xx", count=1, retry_after="0.05")
+    async with sources(scholarly_server, retry_backoff_s=5.0) as src:
+        lookup = await crossref.get_work(src.crossref, "10.1073/pnas.1414271111")
+    assert lookup.outcome is Outcome.FOUND
+    assert [r["status"] for r in scholarly_server.requests("crossref")] == [503, 200]
+
+
+async def test_a_connection_reset_is_retried_and_said_once(scholarly_server: ScholarlyFake) -> None:
+    scholarly_server.set_mode("openalex", "reset", count=1)
+    log: list[str] = []
+    async with sources(scholarly_server, log) as src:
+        lookup = await openalex.get_by_doi(src.openalex, "10.1073/pnas.1414271111")
+        assert lookup.outcome is Outcome.FOUND
+        assert src.openalex.available  # not an outage: the retry answered
+    assert len(log) == 1 and "answered on a retry" in log[0], log
 
 
 async def test_stall_fails_within_the_timeout(scholarly_server: ScholarlyFake) -> None:
@@ -84,7 +102,8 @@ async def test_connection_refused_makes_source_unavailable_once() -> None:
     log: list[str] = []
     from citelens.core.settings import Settings
 
-    settings = Settings(s2_api_url=f"http://127.0.0.1:{port}/s2", request_timeout_s=2.0)
+    settings = Settings(s2_api_url=f"http://127.0.0.1:{port}/s2", request_timeout_s=2.0,
+                        retry_backoff_s=0.01)
     async with Sources.from_settings(settings, log.append, rates=fast_rates()) as src:
         first = await s2.get_paper(src.s2, DOI)
         later = await asyncio.gather(*(s2.get_paper(src.s2, DOI) for _ in range(3)))
@@ -92,7 +111,7 @@ async def test_connection_refused_makes_source_unavailable_once() -> None:
     assert first.outcome is Outcome.FAILED
     assert [x.outcome for x in later] == [Outcome.UNAVAILABLE] * 3
     assert {x.outcome for x in batch.values()} == {Outcome.UNAVAILABLE}
-    assert src.s2.requests == 1
+    assert src.s2.requests == 2  # a refused connection is retried once, quickly
     assert len(log) == 1 and log[0].startswith("Semantic Scholar unavailable: ")
 
 
@@ -102,7 +121,7 @@ async def test_down_source_comes_back_after_reset(scholarly_server: ScholarlyFak
     async with sources(scholarly_server, log) as src:
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.FAILED
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.UNAVAILABLE
-        assert scholarly_server.count("s2") == 1
+        assert scholarly_server.count("s2") == 4  # first try + 3 retries, then no more
         scholarly_server.set_mode("s2", "up")
         src.reset_availability()
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.FOUND
@@ -113,7 +132,7 @@ async def test_down_source_comes_back_after_reset(scholarly_server: ScholarlyFak
 
 
 async def test_unavailability_expires(scholarly_server: ScholarlyFake) -> None:
-    scholarly_server.set_mode("s2", "reset", count=1)
+    scholarly_server.set_mode("s2", "reset", count=4)  # the first try and its 3 retries
     settings = scholarly_server.settings()
     async with Sources.from_settings(settings, rates=fast_rates(), unavailable_for_s=0.2) as src:
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.FAILED
@@ -138,9 +157,11 @@ async def test_default_rates_follow_settings(scholarly_server: ScholarlyFake) ->
     try:
         # S2 is paced 10% below its nominal 1/s: requests do not arrive as evenly as they leave
         assert plain.s2.rate.min_interval_s == pytest.approx(1.1)
-        assert plain.crossref.rate == Rate(0.2, 1)
-        assert polite.crossref.rate == Rate(0.1, 3)
-        assert plain.arxiv.rate == Rate(3.0, 1)
+        # every host keeps the same margin under its documented rate (arXiv: 3 s -> 3.3 s)
+        assert plain.crossref.rate.min_interval_s == pytest.approx(0.22)
+        assert polite.crossref.rate.min_interval_s == pytest.approx(0.11)
+        assert polite.crossref.rate.max_concurrency == 3
+        assert plain.arxiv.rate.min_interval_s == pytest.approx(3.3)
     finally:
         await plain.aclose()
         await polite.aclose()

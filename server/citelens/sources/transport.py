@@ -6,16 +6,20 @@ Every request it makes is
 * spaced: request *starts* are at least ``min_interval_s`` apart, and at most
   ``max_concurrency`` requests are in flight;
 * bounded: the whole exchange (connect, send, read) is cut at ``timeout_s``;
-* retried on HTTP 429 only, after ``Retry-After`` seconds (capped) or
-  ``retry_backoff_s``, at most ``max_retries`` times; a 429 pauses the whole host;
-* given up at once on 5xx (the caller goes to its next source);
+* retried on HTTP 429 after ``Retry-After`` seconds (capped) or ``retry_backoff_s``, and
+  on 5xx and connection errors (refused, reset, closed) after ``Retry-After`` or a backoff
+  doubling from ``retry_backoff_s`` (capped at ``MAX_BACKOFF_S``), at most ``max_retries``
+  times; a retry pauses the whole host; only an answer still failed after the retries is
+  a failed lookup (the caller goes to its next source);
+* paced with a margin under each host's documented rate (``PACING_MARGIN``): requests that
+  leave exactly at the limit do not arrive exactly at it;
 * paced adaptively: a 429 widens the spacing (up to ``MAX_WIDEN`` times the rate's),
   and every usable answer narrows it back a little, so a limit a bit stricter than
   the configured rate costs a few 429s, not one in ten;
 * cut off by a circuit breaker: after ``BREAKER_THRESHOLD`` answers in a row that are
   429 or 5xx, the host is not asked again (calls return ``UNAVAILABLE``) until
   :meth:`Sources.reset_availability`; logged once;
-* on a network problem (refused, reset, timeout) the host is marked unavailable:
+* on a network problem the retries did not cure (or a timeout) the host is marked unavailable:
   later calls return ``UNAVAILABLE`` without a request until ``unavailable_for_s``
   has passed or :meth:`Sources.reset_availability` is called, and the log callback
   hears about it once per outage.
@@ -55,9 +59,11 @@ BREAKER_THRESHOLD = 5
 WIDEN = 1.5
 MAX_WIDEN = 2.0
 NARROW = 1.05
-#: Semantic Scholar is paced this much slower than its nominal limit: requests that leave
-#: exactly 1 s apart do not arrive exactly 1 s apart.
-S2_PACING_MARGIN = 1.1
+#: Every host is paced this much slower than its documented limit: requests that leave
+#: exactly 1 s apart (arXiv: 3 s) do not arrive exactly that far apart.
+PACING_MARGIN = 1.1
+#: Longest wait before retrying a 5xx or a connection error (no ``Retry-After``).
+MAX_BACKOFF_S = 10.0
 USER_AGENT = "CiteLens/0.1 (citation checker; https://github.com/citelens/citelens)"
 
 
@@ -139,6 +145,7 @@ class HostClient:
         self._interval = rate.min_interval_s  # current spacing (widened after a 429)
         self._bad_in_a_row = 0  # answers in a row that were 429 or 5xx
         self._tripped = ""  # why the breaker stopped this host ("" = closed)
+        self._cured_said = False  # a network problem cured by a retry was logged
         #: HTTP requests actually sent (retries included).
         self.requests = 0
         #: Of those, answered HTTP 429.
@@ -168,6 +175,7 @@ class HostClient:
         self._down = None
         self._tripped = ""
         self._bad_in_a_row = 0
+        self._cured_said = False
 
     def _mark_down(self, reason: str) -> None:
         if self._down is None:
@@ -271,13 +279,42 @@ class HostClient:
     def _pause(self, seconds: float) -> None:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
 
-    def _retry_after(self, response: httpx.Response) -> float:
-        value = response.headers.get("retry-after", "").strip()
+    def _retry_after(self, response: httpx.Response | None, default: float | None = None) -> float:
+        value = response.headers.get("retry-after", "").strip() if response is not None else ""
         try:
             seconds = float(value)
         except ValueError:
-            seconds = self.retry_backoff_s
+            seconds = self.retry_backoff_s if default is None else default
         return min(max(seconds, 0.0), MAX_RETRY_AFTER_S)
+
+    def _backoff(self, attempt: int) -> float:
+        """The wait before retry number ``attempt`` (1, 2, ...) of a 5xx or connection error."""
+        return min(self.retry_backoff_s * 2.0 ** (attempt - 1), MAX_BACKOFF_S)
+
+    def _status_retry(self, status: int, response: httpx.Response, attempts: int) -> float | None:
+        """Seconds to wait before retrying an answer with ``status`` (None: no retry): 429
+        and 5xx, ``max_retries`` times, after ``Retry-After`` or the backoff."""
+        if (status != 429 and status < 500) or attempts >= self.max_retries or not self.available:
+            return None
+        if status == 429:
+            return self._retry_after(response)
+        return self._retry_after(response, self._backoff(attempts + 1))
+
+    def _network_retry(self, error: httpx.TransportError, attempts: int) -> float | None:
+        """Seconds to wait before retrying after a connection error (None: the host is down).
+        A refused connection (or no network at all) is retried once, quickly; a connection
+        reset or closed mid-exchange ``max_retries`` times, with the backoff."""
+        if not self.available:
+            return None
+        if isinstance(error, httpx.ConnectError):
+            return min(self.retry_backoff_s, 0.5) if attempts < min(1, self.max_retries) else None
+        return self._backoff(attempts + 1) if attempts < self.max_retries else None
+
+    def _cured(self, reason: str) -> None:
+        """A network problem a retry got past: said once per host (until a reset)."""
+        if not self._cured_said:
+            self._cured_said = True
+            self._log(self.scrub(f"{self.label}: {reason}; answered on a retry"))
 
     async def request(
         self,
@@ -311,6 +348,7 @@ class HostClient:
             self.skipped += 1
             return result(Outcome.UNAVAILABLE, f"{self.label} unavailable: {self._why_not()}")
         attempts = 0
+        trouble = ""  # the network problem a retry is trying to get past
         while True:
             async with self._semaphore:
                 await self._wait_for_slot()
@@ -350,20 +388,28 @@ class HostClient:
                     return result(Outcome.FAILED, f"{reason} ({where})")
                 except httpx.TransportError as e:
                     reason = _describe(e)
+                    wait = self._network_retry(e, attempts)
+                    if wait is not None:
+                        attempts += 1
+                        trouble = reason
+                        self._pause(wait)
+                        continue
                     self._mark_down(reason)
                     return result(Outcome.FAILED, f"{reason} ({where})")
                 except (httpx.HTTPError, ValueError, OSError) as e:  # bad URL and the like
                     return result(Outcome.FAILED, f"request error: {type(e).__name__}")
             status = response.status_code
             self._answered(status)
-            if status == 429:
-                if attempts >= self.max_retries:
-                    return result(Outcome.FAILED, f"HTTP 429 after {attempts} retries ({where})")
+            wait = self._status_retry(status, response, attempts)
+            if wait is not None:
                 attempts += 1
-                self._pause(self._retry_after(response))
+                self._pause(wait)
                 continue
-            if status >= 500:
-                return result(Outcome.FAILED, f"HTTP {status} ({where})")
+            if status == 429 or status >= 500:
+                tries = f" after {attempts} retries" if attempts or status == 429 else ""
+                return result(Outcome.FAILED, f"HTTP {status}{tries} ({where})")
+            if trouble:
+                self._cured(trouble)
             return result(None, f"HTTP {status}", response)
 
 
@@ -407,17 +453,26 @@ MAX_BODY_BYTES: dict[str, int] = {
     Source.ARXIV_SITE: 64 << 20,  # full-text PDFs
 }
 
-DEFAULT_RATES: dict[str, Rate] = {
-    Source.S2: Rate.per_second(1.0 / S2_PACING_MARGIN),
+#: The documented (or agreed) rate of each host; :data:`DEFAULT_RATES` keeps a margin under it.
+DOCUMENTED_RATES: dict[str, Rate] = {
+    Source.S2: Rate.per_second(1.0),
     Source.CROSSREF: Rate.per_second(5.0, 1),
     "crossref_polite": Rate.per_second(10.0, 3),
     Source.OPENALEX: Rate.per_second(10.0, 3),
-    Source.ARXIV: Rate(3.0, 1),
+    Source.ARXIV: Rate(3.0, 1),  # one request every three seconds
     Source.ARXIV_SITE: Rate(1.0, 1),
     Source.NCBI: Rate.per_second(3.0, 1),
     Source.DOI: Rate.per_second(5.0, 2),
     Source.UNPAYWALL: Rate.per_second(5.0, 2),
 }
+
+
+def with_margin(rate: Rate) -> Rate:
+    """``rate`` paced :data:`PACING_MARGIN` slower."""
+    return Rate(rate.min_interval_s * PACING_MARGIN, rate.max_concurrency)
+
+
+DEFAULT_RATES: dict[str, Rate] = {name: with_margin(r) for name, r in DOCUMENTED_RATES.items()}
 
 
 @dataclass
@@ -452,7 +507,7 @@ class Sources:
             headers={"User-Agent": USER_AGENT}, timeout=settings.request_timeout_s
         )
         table = dict(DEFAULT_RATES)
-        table[Source.S2] = Rate.per_second(settings.s2_requests_per_second / S2_PACING_MARGIN)
+        table[Source.S2] = Rate.per_second(settings.s2_requests_per_second / PACING_MARGIN)
         if settings.mailto:
             table[Source.CROSSREF] = table["crossref_polite"]
         table.update(rates or {})

@@ -62,6 +62,8 @@ OnVerdict = Callable[[Verification], None]
 
 #: Runs of at least this many entries read the cache's keys once (VerificationCache.remember_keys).
 _REMEMBER_KEYS_FROM = 1000
+#: A batch request that failed as a whole is asked again in halves, this many levels deep.
+_BATCH_SPLITS = 2
 
 
 def _no_log(_message: str) -> None:
@@ -283,25 +285,45 @@ class _Run:
             return out
         for start in range(0, len(missing), chunk):
             part = missing[start : start + chunk]
-            try:
-                answers = dict(await call(part))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                answers = {
-                    v: Lookup(source, method, Outcome.FAILED, [], f"internal error: {type(exc).__name__}")
-                    for v in part
-                }
-            lowered = {k.lower(): a for k, a in answers.items()}
-            for v in part:
-                a = (
-                    answers.get(v)
-                    or lowered.get(v.lower())
-                    or Lookup(source, method, Outcome.FAILED, [], "no answer for this id")
-                )
+            for v, a in (await self._batch(source, method, call, part, _BATCH_SPLITS)).items():
                 self.cache.put(lookup_key(source, kind, v), a)
                 out[v] = (a, False)
         return out
+
+    async def _batch(
+        self,
+        source: str,
+        method: str,
+        call: Callable[[list[str]], Awaitable[Mapping[str, Lookup]]],
+        part: list[str],
+        splits: int,
+    ) -> dict[str, Lookup]:
+        """One batch request. A batch that failed as a whole (every value FAILED after the
+        transport's retries, the host not down) is split in two and each half asked again,
+        ``splits`` levels deep: one bad answer never drops a hundred entries."""
+        try:
+            answers = dict(await call(part))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            answers = {
+                v: Lookup(source, method, Outcome.FAILED, [], f"internal error: {type(exc).__name__}")
+                for v in part
+            }
+        lowered = {k.lower(): a for k, a in answers.items()}
+        got = {
+            v: answers.get(v)
+            or lowered.get(v.lower())
+            or Lookup(source, method, Outcome.FAILED, [], "no answer for this id")
+            for v in part
+        }
+        if splits > 0 and len(part) > 1 and all(a.outcome is Outcome.FAILED for a in got.values()):
+            half = len(part) // 2
+            got = {
+                **await self._batch(source, method, call, part[:half], splits - 1),
+                **await self._batch(source, method, call, part[half:], splits - 1),
+            }
+        return got
 
     async def ask_ids(self, tier: plan.IdTier, values: Sequence[str]) -> dict[str, tuple[Lookup, bool]]:
         """Cached lookups of ``values`` by an identifier ``tier``, ``tier.batch`` per request."""
