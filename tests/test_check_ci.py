@@ -110,7 +110,7 @@ def test_a_swapped_doi_is_one_problem_with_its_citations_related(
     assert also.startswith("    ") and also.count("paper.tex:") == 2, also
     assert not [ln for ln in lines if ln.startswith("paper.tex:") and "DOI_MISMATCH" in ln]
     # the summary counts problems: one swapped DOI is one error
-    assert re.search(r"^\d+ entries checked: 1 errors,", text.stdout, re.M), text.stdout
+    assert re.search(r"^\d+ entries checked: 1 error,", text.stdout, re.M), text.stdout
 
     data = json.loads(citelens("paper.tex", "--format", "json", cwd=folder, fake=fake,
                                cache=cache).stdout)

@@ -170,7 +170,8 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
         span, where = _on_field(entry, ident.field if ident else "doi")
     else:
         span, where = entry.key_span, {"field": None}
-    return [Finding(entry.path, span, code, v.summary, sev, entry.key, data=_data(entry, v, **where))]
+    data = _data(entry, v, class_text=v.class_text, **where)
+    return [Finding(entry.path, span, code, v.summary, sev, entry.key, data=data)]
 
 
 def _cited(

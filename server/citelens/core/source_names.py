@@ -7,6 +7,7 @@ and a :class:`~citelens.sources.records.PaperRecord` carry one, each host of
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -50,3 +51,16 @@ def source_name(source: str | None, default: str = "") -> str:
     if not source:
         return default
     return SOURCE_NAMES.get(source, source)
+
+
+#: The order sources are listed in to a user: the verification's order (the identifier
+#: chain and the title searches), then every other source in SOURCE_NAMES's order.
+_LISTED = (Source.S2, Source.OPENALEX, Source.CROSSREF, Source.DOI, Source.ARXIV, Source.PUBMED)
+
+
+def source_list(sources: Iterable[str]) -> list[str]:
+    """The user's names of ``sources``, each once, in one defined order (whatever order
+    they answered in): ``["s2", "crossref", "openalex"]`` -> Semantic Scholar, OpenAlex, Crossref."""
+    order = [source_name(s) for s in _LISTED] + list(SOURCE_NAMES.values())
+    names = {source_name(s) for s in sources if s}
+    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))

@@ -22,7 +22,7 @@ _STATUS_MARK = {
     "VERIFIED": "✅ Verified",
     "PARTIAL": "⚠️ Partially verified",
     "DOI_MISMATCH": "❌ Identifier points to another paper",
-    "NOT_FOUND": "❌ Not found in any source",
+    "NOT_FOUND": "❌ Not found",
     "UNVERIFIED": "❔ Not verified",
     "SKIPPED": "➖ Not checked",
 }
@@ -103,15 +103,26 @@ def _record_brief(r: PaperRecord) -> str:
     return f"*{_escape(r.title)}*" + (f" ({meta})" if meta else "") + (f" · {links[0]}" if links else "")
 
 
-_CLASS_TEXT = {
-    "fabricated": "fabricated (this reference looks invented)",
-    "wrong-metadata": "wrong-metadata (a real paper, cited with wrong details)",
-}
-
-
 def _class_line(v: Verification) -> list[str]:
-    """``Class: …`` of a verdict that has one (see ``Verification.klass``)."""
-    return [f"Class: {_CLASS_TEXT.get(v.klass, v.klass)}"] if v.klass else []
+    """``Class: …`` of a verdict that has one, in the words every report uses
+    (``Verification.class_text``, from ``verify/classes.py``)."""
+    text = v.class_text
+    return [f"Class: {_escape(text)}"] if text else []
+
+
+def _match_lines(v: Verification, verbose: bool) -> list[str]:
+    """What the identifier resolves to (a DOI_MISMATCH: and the entry's own paper, the fix),
+    or, verbose, the record matched."""
+    if v.match is None:
+        return []
+    source = source_name(v.match.source)
+    if v.status.name != "DOI_MISMATCH":
+        return [f"Matched in {source}: " + _record_line(v.match)] if verbose else []
+    out = [f"The identifier resolves, in {source}, to: " + _record_brief(v.match)]
+    if v.right_papers:  # the fix: the entry's own paper, with its identifier
+        own = v.right_papers[0]
+        out.append(f"The entry's own paper, in {source_name(own.source)}: " + _record_brief(own))
+    return out
 
 
 def verification_section(v: Verification | None, pending: bool = False, verbose: bool = False) -> str:
@@ -121,12 +132,7 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         return "⏳ Verification of this entry is still running" if pending else ""
     status = v.status.name
     lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}", *_class_line(v)]
-    if v.match is not None:
-        source = source_name(v.match.source)
-        if status == "DOI_MISMATCH":
-            lines.append(f"The identifier resolves, in {source}, to: " + _record_brief(v.match))
-        elif verbose:
-            lines.append(f"Matched in {source}: " + _record_line(v.match))
+    lines += _match_lines(v, verbose)
     for d in v.discrepancies:
         if not verbose and status == "DOI_MISMATCH" and d.field in ("doi", "arxiv", "pmid"):
             continue  # the line above says it, with the link

@@ -12,7 +12,9 @@ from enum import StrEnum
 from typing import Any
 
 from citelens.core.findings import Severity
+from citelens.core.source_names import source_list
 from citelens.sources.records import Outcome, PaperRecord
+from citelens.verify.classes import class_text, verdict_class
 from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
 from citelens.verify.match.venues import is_preprint_record
 
@@ -111,6 +113,9 @@ class Verification:
     #: verified threshold, not the wrong identifier's paper), best first; the "Fix DOI"
     #: and "Replace entry" quick fixes read these instead of scoring titles again.
     right_papers: list[PaperRecord] = field(default_factory=list)
+    #: NOT_FOUND and DOI_MISMATCH: what in the entry points to a copy the indexes may not
+    #: hold ("url", "doi", "arxiv", "pmid", "recent": ``verify/classes.pointers``).
+    pointers: tuple[str, ...] = ()
 
     def published_version(self) -> PaperRecord | None:
         """When the verdict says the entry cites a preprint of a paper published since (a
@@ -127,19 +132,31 @@ class Verification:
 
     @property
     def klass(self) -> str | None:
-        """``fabricated`` (not found; an identifier of another paper; authors badly wrong, a
-        placeholder author, an identifier no source knows), ``wrong-metadata`` (a real paper
-        cited with a wrong title word, venue, year, pages or identifier), or None (verified,
-        unverified, or a book or thesis the indexes may just not have)."""
-        if self.status is Status.DOI_MISMATCH:
-            return FABRICATED
-        if self.status is Status.NOT_FOUND:
-            return None if self.informational else FABRICATED
-        if self.status is Status.PARTIAL and self.discrepancies:
+        """The verdict's class, decided in one place (``verify/classes.verdict_class``):
+        ``fabricated`` (the evidence says invented), ``wrong-metadata`` (a real paper cited
+        with wrong details, another paper's DOI included), ``not-found`` (the indexes do not
+        hold it: a book, a URL or identifier elsewhere, a recent paper), or None."""
+        worst: list[Discrepancy] = []
+        if self.status is Status.PARTIAL:
             serious = [d for d in self.discrepancies if d.severity in (Severity.WARNING, Severity.ERROR)]
             worst = serious or self.discrepancies
-            return FABRICATED if any(d.klass == FABRICATED for d in worst) else WRONG_METADATA
-        return None
+        return verdict_class(
+            self.status.value,
+            informational=self.informational,
+            own_paper_found=bool(self.right_papers),
+            discrepancy_classes=[d.klass for d in worst],
+            pointers=self.pointers,
+        )
+
+    @property
+    def class_text(self) -> str:
+        """The class in words ("not found in Semantic Scholar, OpenAlex, Crossref, which
+        miss many books, …"), "" for a verdict without a class."""
+        klass = self.klass
+        if not klass:
+            return ""
+        sources = source_list(a.source for a in self.audit if a.answered)
+        return class_text(klass, self.status.value, sources, self.pointers)
 
     def to_json(self, *, audit: bool = True) -> dict[str, Any]:
         """Every field; ``audit=False``: without the audit trail (a report writes it apart)."""
@@ -159,6 +176,7 @@ class Verification:
             "content_hash": self.content_hash,
             "informational": self.informational,
             "notices": [dict(n) for n in self.notices],
+            "pointers": list(self.pointers),
         }
 
     def compact_json(self) -> dict[str, Any]:
@@ -192,6 +210,8 @@ class Verification:
             out["informational"] = True
         if self.notices:
             out["notices"] = [dict(n) for n in self.notices]
+        if self.pointers:
+            out["pointers"] = list(self.pointers)
         return out
 
     @classmethod
@@ -212,6 +232,7 @@ class Verification:
             content_hash=str(data.get("content_hash", "")),
             informational=bool(data.get("informational", False)),
             notices=[{str(k): str(x) for k, x in n.items()} for n in _dicts(data.get("notices"))],
+            pointers=tuple(p for p in data.get("pointers") or () if isinstance(p, str)),
         )
 
 

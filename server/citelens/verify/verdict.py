@@ -20,10 +20,10 @@ from typing import Any
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.core.source_names import SOURCE_NAMES, Source, source_name
+from citelens.core.source_names import SOURCE_NAMES, Source, source_list, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import plan
+from citelens.verify import classes, plan
 from citelens.verify.identity import Identifiers, identifiers
 from citelens.verify.match.compare import compare, identifier_conflict, is_confident_match
 from citelens.verify.match.discrepancy import Discrepancy
@@ -227,6 +227,8 @@ def decide(
         status, summary, kw = _found(ans, audit)
     else:
         status, summary, kw = _nothing_matched(ans, informational)
+    if status in (Status.NOT_FOUND, Status.DOI_MISMATCH):  # what the class reads
+        kw["pointers"] = classes.pointers(view, checked_at)
     return make(status, summary, **kw)
 
 
@@ -414,7 +416,9 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
                 f"Semantic Scholar does not know this paper; found in {source_name(match.source)}",
             )
         )
-    where = source_name(match.source)
+    # every source that holds the paper, in the defined order: the same words whichever
+    # answered first (the record compared against is still the best match)
+    where = ", ".join(source_list(r.source for _, r in same))
     if found:
         shown = "; ".join(d.message for d in found[:2])
         more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""
@@ -462,12 +466,11 @@ def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
         value = getattr(ids, f) or ""
         asked_f = [a for a in asked if a.field == f]
         summary = (
-            f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}): "
-            f"the identifier looks fabricated, and no paper with this title was found"
-            f"{closest}"
+            f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}), "
+            f"and no paper with this title was found{closest}"
         )
     else:
-        summary = f"No paper with this title in {_sources_list(asked)}{closest}"
+        summary = f"Not found in {_sources_list(asked)}: no paper with this title{closest}"
     if informational:
         summary += " (common for books, theses, reports, software and web pages)"
     return Status.NOT_FOUND, summary, dict(candidates=cands)

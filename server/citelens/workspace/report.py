@@ -207,6 +207,11 @@ def _diagnostic_items(result: CheckResult) -> Iterator[dict[str, Any]]:
         yield item
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    """``1 error``, ``2 errors``: a count and its noun."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _class(f: Finding) -> dict[str, Any]:
     """``{"class": "fabricated" | "wrong-metadata"}`` of a verification finding, else {}."""
     klass = f.data.get("class")
@@ -312,6 +317,9 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
             ]
             more = len(f.related) - len(shown)
             yield "    also: " + "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+        klass = f.data.get("class_text")  # an entry's verdict: its class in words
+        if isinstance(klass, str) and klass:
+            yield f"    class: {klass}"
     groups = hidden.most_common()
     summed = [f"{n:,} {'hint' if n == 1 else 'hints'} {code}: {message}" for (code, message), n in groups]
     rest = sum(n for _, n in groups[_HINT_GROUPS:])
@@ -323,9 +331,9 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
         yield offline
     data = _summary(result, Counter())  # the text shows no statuses: no JSON of every entry
     yield (
-        f"{data['entries']} entries checked: {data['errors']} errors, {data['warnings']} warnings, "
-        f"{data['information']} information, {data['hints']} hints; "
-        f"{data['citations']} citations"
+        f"{_count(data['entries'], 'entry', 'entries')} checked: {_count(data['errors'], 'error')}, "
+        f"{_count(data['warnings'], 'warning')}, {data['information']} information, "
+        f"{_count(data['hints'], 'hint')}; {_count(data['citations'], 'citation')}"
     )
     if data["by_class"]:
         yield "entries by class: " + ", ".join(f"{n} {klass}" for klass, n in data["by_class"].items())

@@ -33,6 +33,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import kind_of, read_text
+from citelens.verify.classes import FABRICATED
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
@@ -103,10 +104,11 @@ def _size(path: Path) -> int:
         return 0
 
 
-#: Statuses of a likely fabricated reference (a miss of a book or web page is information).
 def likely_fabricated(entry: dict[str, Any]) -> bool:
-    status = entry.get("status")
-    return status == "DOI_MISMATCH" or (status == "NOT_FOUND" and not entry.get("informational"))
+    """A report entry whose class is ``fabricated`` (``verify/classes.verdict_class``, the
+    hover's and the reports' one definition): a miss of a book, of an entry with a URL or an
+    identifier no source holds, or a real paper with another paper's DOI is not."""
+    return entry.get("class") == FABRICATED
 
 
 def _evidence(entry: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:

@@ -1,0 +1,114 @@
+"""The class of a verdict, decided once: what the evidence says an entry is.
+
+The hover (``Class: …``), the reports of ``citelens check`` (``class`` per entry and per
+finding, ``entries by class``) and the venue summary (its "likely fabricated" count) all
+read :func:`verdict_class` through ``Verification.klass``, and say it in the words of
+:func:`class_text`.
+
+"Invented" (:data:`FABRICATED`) is said only where the evidence says so: nothing anywhere
+(every source answered, none holds the entry, or its identifier names another paper while
+its own title is nowhere), the entry claims a kind the indexes cover (not a book, thesis,
+report, ...) and nothing in it points to a copy the indexes may not hold (a URL, an
+identifier no source resolved, a year too recent for the indexes). A real paper cited with
+another paper's DOI is :data:`WRONG_METADATA` (its own paper was found: there is a fix). An
+entry the indexes do not hold is :data:`NOT_HELD`: "not found in" the sources asked, which
+miss many books, theses, reports and very recent papers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from citelens.core.mdplain import link_target
+from citelens.core.model import EntryView
+from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA
+
+__all__ = [
+    "FABRICATED",
+    "INDEX_GAPS",
+    "NOT_HELD",
+    "WRONG_METADATA",
+    "class_text",
+    "pointers",
+    "verdict_class",
+]
+
+#: The class of an entry the indexes do not hold, with nothing saying it is invented.
+NOT_HELD = "not-found"
+
+#: What the scholarly indexes miss most (said with every "not found in ...").
+INDEX_GAPS = "books, theses, reports and very recent papers"
+
+#: What in an entry points to a copy outside the indexes, as :func:`pointers` names it.
+_POINTER_WORDS = {
+    "url": "its URL",
+    "doi": "its DOI",
+    "arxiv": "its arXiv id",
+    "pmid": "its PubMed id",
+    "recent": "its year (indexes take months to list new papers)",
+}
+
+
+def pointers(view: EntryView, checked_at: str) -> tuple[str, ...]:
+    """What in the entry points to a copy the indexes may not hold, in a fixed order:
+    ``url`` (an http(s) address), ``doi`` / ``arxiv`` / ``pmid`` (identifiers, which a
+    miss says no source resolved), ``recent`` (a year no earlier than the check's)."""
+    out = []
+    if link_target(view.url):
+        out.append("url")
+    out += [f for f, value in (("doi", view.doi), ("arxiv", view.arxiv_id), ("pmid", view.pmid)) if value]
+    year = int(checked_at[:4]) if checked_at[:4].isdigit() else None
+    if year is not None and view.year is not None and view.year >= year:
+        out.append("recent")
+    return tuple(out)
+
+
+def verdict_class(
+    status: str,
+    *,
+    informational: bool,
+    own_paper_found: bool,
+    discrepancy_classes: Iterable[str],
+    pointers: Iterable[str],
+) -> str | None:
+    """The class of a verdict (``status``: a ``Status`` value): :data:`FABRICATED`,
+    :data:`WRONG_METADATA`, :data:`NOT_HELD`, or None (verified, unverified, not checked).
+
+    - ``DOI_MISMATCH``: wrong metadata when the entry's own paper was found (the fix gives
+      its identifier), or the entry is a kind the indexes cover badly, or something else in
+      it points elsewhere (a URL, a recent year); else invented (a borrowed identifier on a
+      title no source holds).
+    - ``NOT_FOUND``: invented only for a kind the indexes cover with nothing pointing
+      elsewhere (no URL, no identifier, not recent); else not held.
+    - ``PARTIAL``: the class of its worst discrepancies (authors badly wrong or a
+      placeholder author: invented; anything else: wrong metadata).
+    """
+    elsewhere = set(pointers)
+    if status == "DOI_MISMATCH":
+        if own_paper_found or informational or elsewhere & {"url", "recent"}:
+            return WRONG_METADATA
+        return FABRICATED
+    if status == "NOT_FOUND":
+        return NOT_HELD if informational or elsewhere else FABRICATED
+    if status == "PARTIAL":
+        classes = list(discrepancy_classes)
+        if classes:
+            return FABRICATED if FABRICATED in classes else WRONG_METADATA
+    return None
+
+
+def class_text(klass: str, status: str, sources: list[str], pointers: Iterable[str]) -> str:
+    """The class in words, for the hover and the reports: ``sources`` are the names of the
+    sources asked, in their defined order."""
+    if klass == FABRICATED:
+        return "fabricated (this reference looks invented: no source holds it, and it is a kind they cover)"
+    if klass == WRONG_METADATA:
+        if status == "DOI_MISMATCH":
+            return "wrong-metadata (the identifier is another paper's; the entry's details need a fix)"
+        return "wrong-metadata (a real paper, cited with wrong details)"
+    if klass == NOT_HELD:
+        where = ", ".join(sources) or "the sources asked"
+        leads = [_POINTER_WORDS[p] for p in pointers if p in _POINTER_WORDS]
+        lead = f"; {' and '.join(leads)} may lead to it" if leads else ""
+        return f"not found in {where}, which miss many {INDEX_GAPS}{lead}"
+    return klass
