@@ -57,6 +57,44 @@ vim.lsp.config('citelens', {{
 }})
 ```
 
+## Entries marked as checked
+
+An entry you have checked by hand is not reported again, for one code or for all, in the
+editor and in `citelens check` alike (ruff's `# noqa`, LTeX+'s "hide false positive"). Two
+places say so:
+
+* a comment on the line right before the entry in the `.bib`, which the code action
+  *Mark as checked (NOT_FOUND)* or *Mark as checked (all codes)* writes (one new line, in
+  the file's line endings; nothing else of the file changes). BibTeX, biber and
+  bibtexparser ignore text outside entries, so the line stays:
+
+  ```bibtex
+  % citelens: checked NOT_FOUND 2026-11-27 #a1b2c3
+  @article{{dempster1977,
+  ```
+
+  `ALL` for every code, several codes with commas (`NOT_FOUND,METADATA_MISMATCH`); the date
+  is for the reader; `#a1b2c3` is the entry's fingerprint (its title, authors and DOI as
+  read: layout, case, accents and braces do not count). When the title, the authors or the
+  DOI change, the fingerprint no longer matches and the entry is checked again. A comment
+  written without a fingerprint holds whatever the entry becomes.
+* a project file, `.citelens.toml` (or `[tool.citelens]` in `pyproject.toml`) in the
+  document's folder or a folder above it (the nearest one counts):
+
+  ```toml
+  [checked]
+  dempster1977 = ["NOT_FOUND"]      # this code, whatever the entry becomes
+  smith2021 = ["ALL #a1b2c3"]       # every code, while the entry's fingerprint is a1b2c3
+  ```
+
+  In `pyproject.toml` the table is `[tool.citelens.checked]`. The editor reads the file
+  again when it changes (at the next edit).
+
+A mark hides the findings about its entry (`NOT_FOUND`, `DOI_MISMATCH`, `METADATA_MISMATCH`,
+`DUPLICATE_ENTRY`, `UNVERIFIED`, `RETRACTED`, `EXPRESSION_OF_CONCERN`, `CORRECTION`,
+`UNUSED_ENTRY`, `CLAIM_CONTRADICTED`, `CLAIM_UNSUPPORTED`), in the `.bib` and at its
+citations; a syntax error, an undefined key or a key defined twice is never hidden.
+
 ## Other environment variables
 
 | variable | meaning |

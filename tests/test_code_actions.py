@@ -72,7 +72,8 @@ def test_fix_doi_and_replace_are_offered_for_the_right_paper(tmp_path: Path) -> 
     actions = _ask(ls, path, d)
     titles = [a.title for a in actions]
     assert titles == ["Fix DOI: 10.1007/978-3-662-45472-5_28",
-                      "Replace entry with OpenAlex metadata"]
+                      "Replace entry with OpenAlex metadata",
+                      "Mark as checked (DOI_MISMATCH)", "Mark as checked (all codes)"]
     assert all(a.kind == lsp.CodeActionKind.QuickFix for a in actions)
     fix = actions[0]
     assert fix.is_preferred and fix.edit is not None and fix.edit.changes

@@ -8,12 +8,14 @@ from the network), code actions out: a fix's edits through the one workspace-edi
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from typing import Any
 
 from lsprotocol import types as lsp
 
 from citelens.fixes.fix import Fix
+from citelens.fixes.marks import mark_fixes
 from citelens.fixes.rules import fixes_for
 from citelens.lsp.convert import path_of
 from citelens.lsp.edits import EditRefused, workspace_edit
@@ -55,10 +57,13 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
     diags = list(params.context.diagnostics) or _published_at(ls, params)
     out: list[lsp.CodeAction] = []
     seen: set[str] = set()
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
     for d in diags:
         if d.source != "citelens":
             continue
-        for fix in fixes_for(ls.session, path, str(d.code), d.data):
+        code = str(d.code)
+        marks = mark_fixes(ls.session, path, code, d.data, today)  # last: the fixes come first
+        for fix in fixes_for(ls.session, path, code, d.data) + marks:
             a = _action(ls, fix, d)
             if a is not None and a.title not in seen:
                 seen.add(a.title)

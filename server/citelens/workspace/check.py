@@ -18,7 +18,9 @@ from citelens.core.identifiers import doi_in
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
+from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import kind_of, not_regular
+from citelens.workspace.checked import hide_marked, project_marks_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.pdfs import PrintedSource, read_pdfs, split_paths
@@ -194,7 +196,14 @@ async def run_check(
     findings.extend(_field_problems(bibs.values(), settings, viewed, None if verifying else dois))
     if not verifying:
         findings.extend(_same_doi_findings(dois, settings))
-    result.findings = one_per_problem(by_place(distinct(findings)))
+    shown = hide_marked(
+        distinct(findings),
+        result.analyses,
+        store.slice,
+        lambda e, a: entry_view(e, a.first),
+        project_marks_of,
+    )
+    result.findings = one_per_problem(by_place(shown))
     return result
 
 

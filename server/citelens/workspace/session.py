@@ -27,7 +27,7 @@ import datetime
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from citelens.checks.claims import ClaimQueue, ClaimSite, claim_findings
@@ -45,6 +45,7 @@ from citelens.verify.identity import content_hash
 from citelens.verify.status import Status, Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.changes import Changes, Edit, Reported
+from citelens.workspace.checked import Mark, hide_marked, project_file, read_project_marks
 from citelens.workspace.citesearch import PaperSearch
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
@@ -107,6 +108,8 @@ class Session:
         self.on_change: Callable[[float], None] = lambda _delay: None
         self._hashes: dict[EntryKey, str] = {}
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
+        #: project file -> (its modification time, its [checked] marks)
+        self._project_marks: dict[str, tuple[int, dict[str, list[Mark]]]] = {}
         #: project root -> (ids of the views, the views, the pairs their text gives)
         self._text_pairs: dict[str, tuple[tuple[int, ...], list[EntryView], Pairs]] = {}
         #: The verification stage and this process's clients, cache and snapshot: the
@@ -534,7 +537,24 @@ class Session:
             out.extend(a.findings)
             out.extend(self.verification_findings(a))
         out.extend(self.claim_findings())
-        return distinct(out)
+        return hide_marked(
+            distinct(out), list(self.analyses.values()), self.store.slice, self.entry_view, self.project_marks
+        )
+
+    def project_marks(self, analysis: Analysis) -> Mapping[str, list[Mark]]:
+        """The ``[checked]`` marks of a project's file (``.citelens.toml`` or pyproject's
+        ``[tool.citelens]``), read again when the file changes (by modification time)."""
+        path = project_file(os.path.dirname(analysis.project.root))
+        if path is None:
+            return {}
+        try:
+            stamp = os.stat(path).st_mtime_ns
+        except OSError:
+            return {}
+        kept = self._project_marks.get(path)
+        if kept is None or kept[0] != stamp:
+            kept = self._project_marks[path] = (stamp, read_project_marks(path))
+        return kept[1]
 
     def verification_findings(self, analysis: Analysis) -> list[Finding]:
         """Verification findings of one project. The .bib part (entries, duplicates) is

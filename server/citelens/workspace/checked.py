@@ -1,0 +1,249 @@
+"""A writer's word: an entry marked as checked, for one code or all, is not reported again
+while it stays as it was checked (ruff's ``# noqa``, LTeX+'s "hide false positive").
+
+Two places say it, both read by the editor and by ``citelens check``:
+
+- a comment on the line right before the entry in the ``.bib`` (BibTeX, biber and
+  bibtexparser ignore text outside entries, and every CiteLens edit touches one entry's
+  span, so the line stays)::
+
+      % citelens: checked NOT_FOUND 2026-11-27 #a1b2c3
+      @article{dempster1977, ...
+
+  ``ALL`` for every code, several codes with commas (``NOT_FOUND,METADATA_MISMATCH``), the
+  date for the reader; ``#a1b2c3`` is the entry's fingerprint (:func:`fingerprint`: its
+  title, authors and DOI) when it was checked: an entry whose title, authors or DOI change
+  since is checked again. A mark without a fingerprint holds whatever the entry becomes.
+- a project file, ``.citelens.toml`` (or ``[tool.citelens]`` of ``pyproject.toml``) in the
+  project's folder or a folder above it::
+
+      [checked]
+      dempster1977 = ["NOT_FOUND"]            # this code, whatever the entry becomes
+      smith2021 = ["ALL #a1b2c3"]             # every code, while the entry is unchanged
+
+Only findings about an entry are marked (codes in :data:`MARKABLE`): a syntax error, an
+undefined key or a key defined twice is never hidden.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citelens.core.accents import strip_accents
+from citelens.core.codes import Code
+from citelens.core.findings import Finding
+from citelens.core.model import BibEntry, EntryView
+from citelens.core.titles import normalize_title
+from citelens.documents.bibtex.edit import TextEdit
+
+if TYPE_CHECKING:
+    from citelens.workspace.index import Analysis
+
+#: Every code (``% citelens: checked ALL``).
+ALL = "ALL"
+
+#: The codes a mark can hide: findings about one entry, in its .bib or at its citations.
+MARKABLE = frozenset(
+    {
+        Code.NOT_FOUND,
+        Code.DOI_MISMATCH,
+        Code.METADATA_MISMATCH,
+        Code.DUPLICATE_ENTRY,
+        Code.UNVERIFIED,
+        Code.RETRACTED,
+        Code.EXPRESSION_OF_CONCERN,
+        Code.CORRECTION,
+        Code.UNUSED_ENTRY,
+        Code.CLAIM_CONTRADICTED,
+        Code.CLAIM_UNSUPPORTED,
+    }
+)
+
+PROJECT_FILE = ".citelens.toml"
+
+_MARK = re.compile(
+    r"^[ \t]*%[ \t]*citelens:[ \t]*checked[ \t]+(?P<codes>[A-Za-z_]+(?:[ \t]*,[ \t]*[A-Za-z_]+)*)"
+    r"(?:[ \t]+(?P<date>\d{4}-\d{2}-\d{2}))?(?:[ \t]+#(?P<fp>[0-9a-f]{6,40}))?[ \t]*$"
+)
+#: How far before an entry its marks are looked for (a few comment lines).
+_LOOK_BACK = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    codes: frozenset[str]  # Code values, or ALL
+    fingerprint: str = ""  # "" holds whatever the entry becomes
+
+    def covers(self, code: str, current: str) -> bool:
+        """This mark hides ``code`` for an entry whose fingerprint is ``current`` now."""
+        if self.fingerprint and self.fingerprint != current:
+            return False
+        return ALL in self.codes or code in self.codes
+
+
+def fingerprint(view: EntryView) -> str:
+    """Six hex digits of the entry's title, authors (last names) and DOI, as read (accents,
+    case, braces and punctuation do not count): a new title, author or DOI changes it."""
+    authors = ";".join(strip_accents(n.last).casefold() for n in view.authors)
+    doi = (view.doi or "").strip().casefold()
+    text = "\n".join((normalize_title(view.title or ""), authors, doi))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:6]
+
+
+def parse_mark(line: str) -> Mark | None:
+    """The mark a comment line holds, or None."""
+    m = _MARK.match(line)
+    if m is None:
+        return None
+    codes = frozenset(c.strip().upper() for c in m.group("codes").split(","))
+    return Mark(codes, m.group("fp") or "")
+
+
+def marks_before(before: str) -> list[Mark]:
+    """The marks on the comment lines right before an entry: ``before`` is the text that
+    precedes its ``@`` (the lines above it, up to the first line that is not a comment)."""
+    lines = before.split("\n")
+    if lines and lines[-1].strip():  # something else on the entry's own line: no mark
+        return []
+    out = []
+    for line in reversed(lines[:-1]):
+        line = line.rstrip("\r")
+        if not line.lstrip().startswith("%"):
+            break
+        mark = parse_mark(line)
+        if mark is not None:
+            out.append(mark)
+    return out
+
+
+def mark_line(codes: Iterable[str], date: str, view: EntryView | None) -> str:
+    """``% citelens: checked NOT_FOUND 2026-11-27 #a1b2c3`` (without a line break)."""
+    fp = f" #{fingerprint(view)}" if view is not None else ""
+    return f"% citelens: checked {','.join(codes)} {date}{fp}"
+
+
+def mark_edit(
+    text: str, entry: BibEntry, codes: Iterable[str], date: str, view: EntryView | None
+) -> TextEdit:
+    """The edit that marks ``entry`` as checked for ``codes``: one line before it, in the
+    file's line endings, or the mark line right above it rewritten (its codes kept while
+    the entry is the one it was checked as). Nothing else of the file changes."""
+    start = entry.span.start
+    line_start = text.rfind("\n", 0, start) + 1
+    crlf = text[max(0, line_start - 2) : line_start] == "\r\n"
+    eol = "\r\n" if crlf or (line_start == 0 and "\r\n" in text[: 1 << 16]) else "\n"
+    wanted = list(dict.fromkeys(codes))
+    if text[line_start:start].strip():  # another entry's end on the same line: a line of its own
+        return TextEdit(start, start, eol + mark_line(wanted, date, view) + eol)
+    above_end = line_start - (2 if crlf else 1)
+    above_start = text.rfind("\n", 0, max(0, above_end)) + 1
+    old = parse_mark(text[above_start:above_end]) if above_end > 0 else None
+    if old is not None:
+        current = fingerprint(view) if view is not None else ""
+        if not old.fingerprint or old.fingerprint == current:
+            wanted = [ALL] if ALL in old.codes or ALL in wanted else sorted(old.codes | set(wanted))
+        return TextEdit(above_start, above_end, mark_line(wanted, date, view))
+    return TextEdit(line_start, line_start, mark_line(wanted, date, view) + eol)
+
+
+# ----------------------------------------------------------------------------- project file
+
+
+def project_file(folder: str) -> str | None:
+    """The ``.citelens.toml``, or the ``pyproject.toml`` with ``[tool.citelens]``, of
+    ``folder`` or the nearest folder above it; None when there is none."""
+    here = os.path.abspath(folder)
+    while True:
+        own = os.path.join(here, PROJECT_FILE)
+        if os.path.isfile(own):
+            return own
+        py = os.path.join(here, "pyproject.toml")
+        if os.path.isfile(py) and "[tool.citelens" in _read(py):
+            return py
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(1 << 20)
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def read_project_marks(path: str | None) -> dict[str, list[Mark]]:
+    """The ``[checked]`` table of a project file: key -> marks ("CODE" or "CODE #fp" each).
+    A file that is not valid TOML marks nothing (and is never executed: TOML is data)."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(_read(path))
+    except tomllib.TOMLDecodeError:
+        return {}
+    if os.path.basename(path) == "pyproject.toml":
+        data = data.get("tool", {}).get("citelens", {})
+    table = data.get("checked", {}) if isinstance(data, dict) else {}
+    out: dict[str, list[Mark]] = {}
+    for key, values in table.items() if isinstance(table, dict) else ():
+        for value in values if isinstance(values, list) else [values]:
+            if isinstance(value, str):
+                mark = parse_mark(f"% citelens: checked {value}")
+                if mark is not None:
+                    out.setdefault(str(key), []).append(mark)
+    return out
+
+
+# ----------------------------------------------------------------------------- filtering
+
+
+def hide_marked(
+    findings: list[Finding],
+    analyses: Sequence[Analysis],
+    text_slice: Callable[[str, int, int], str],
+    view_of: Callable[[BibEntry, Analysis], EntryView | None],
+    project_marks: Callable[[Analysis], Mapping[str, list[Mark]]],
+) -> list[Finding]:
+    """``findings`` without those a mark hides (the editor's and ``citelens check``'s one
+    filter): each markable finding's entry is its key's definition in the first project
+    that has it; its marks are the comment lines before it (read through ``text_slice``,
+    the store's ``slice``) and its project file's (``project_marks``); a mark with a
+    fingerprint holds only while the entry's (``view_of``) is the same."""
+    if not any(f.code in MARKABLE and f.key for f in findings):
+        return findings
+    memo: dict[int, tuple[list[Mark], str]] = {}
+    by_project: dict[int, Mapping[str, list[Mark]]] = {}
+    out = []
+    for f in findings:
+        if f.code in MARKABLE and f.key:
+            found = next(((e, a) for a in analyses if (e := a.first.get(f.key)) is not None), None)
+            if found is not None:
+                entry, analysis = found
+                got = memo.get(id(entry))
+                if got is None:
+                    start = entry.span.start
+                    marks = marks_before(text_slice(entry.path, max(0, start - _LOOK_BACK), start))
+                    project = by_project.get(id(analysis))
+                    if project is None:
+                        project = by_project[id(analysis)] = project_marks(analysis)
+                    marks += project.get(entry.key, ())
+                    view = view_of(entry, analysis) if any(m.fingerprint for m in marks) else None
+                    got = memo[id(entry)] = (marks, fingerprint(view) if view is not None else "")
+                marks, current = got
+                if any(m.covers(f.code, current) for m in marks):
+                    continue
+        out.append(f)
+    return out
+
+
+def project_marks_of(analysis: Analysis) -> dict[str, list[Mark]]:
+    """The project file's marks for a project (read now: ``citelens check`` reads once)."""
+    return read_project_marks(project_file(os.path.dirname(analysis.project.root)))
