@@ -231,3 +231,49 @@ def test_skipped_lines_name_the_missing_field() -> None:
         'line 4, doc 1: "evidence.1.label" must be SUPPORT(S) or CONTRADICT(S)/REFUTE(S)',
         'line 5, doc 9: not in the corpus (no line with this "doc_id")',
     ]
+
+
+SCIFACT = Path(__file__).parent / "data" / "claims" / "scifact"
+
+
+def test_evidence_recall_without_a_model_on_scifact_as_shipped(tmp_path: Path) -> None:
+    """No model configured: the harness still measures the evidence ranking against the
+    rationale sentences (recall@1/2/3), with plain BM25 beside it; the real CLI, as in
+    docs/claims.md: ``citelens eval claims tests/data/claims/scifact/claims_dev.jsonl``."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITELENS_LLM", "OPENAI"))}
+    env["CITELENS_CACHE_DIR"] = str(tmp_path / "cache")
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "eval", "claims", "tests/data/claims/scifact/claims_dev.jsonl"],
+        cwd=Path(__file__).parents[1], env=env, capture_output=True, text=True, timeout=120)
+    text = proc.stdout
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "no model configured: evidence recall only" in text
+    # 8 claims, 7 with rationale sentences (the NEI claim has none and is not counted)
+    assert "7 claim-paper pairs with rationales" in text
+    ours = re.search(r"CiteLens ranking\s+(.*)", text)
+    base = re.search(r"BM25 alone\s+(.*)", text)
+    assert ours is not None and base is not None, text
+    assert ours.group(1).split() == ["71.4", "(5/7)", "85.7", "(6/7)", "85.7", "(6/7)"]
+    assert base.group(1).split() == ["28.6", "(2/7)", "57.1", "(4/7)", "85.7", "(6/7)"]
+    assert "micro-F1" not in text  # no verdicts without a model
+
+
+def test_evidence_recall_is_reported_with_a_model_too(fake: FakeLLM) -> None:
+    out = io.StringIO()
+    code = main([str(SCIFACT / "claims_dev.jsonl")], settings=fake.settings(), out=out)
+    text = out.getvalue()
+    assert code == 0 and "micro-F1" in text and "claims: 8" in text
+    assert "evidence recall@k" in text and "(5/7)" in text
+
+
+def test_recall_at_k_by_hand() -> None:
+    from citelens.claims.eval_evidence import Rationale, recall_at
+
+    pairs = [Rationale("c", ["a", "b", "c"], frozenset({2})), Rationale("c", ["a", "b"], frozenset({0, 1}))]
+    ranked = [[2, 0, 1], [1, 0]]
+    assert [recall_at(pairs, ranked, k) for k in (1, 2)] == [2, 2]
+    assert recall_at(pairs, [[0, 1, 2], [1, 0]], 1) == 1 and recall_at(pairs, [[0, 1, 2], [1, 0]], 3) == 2

@@ -279,3 +279,41 @@ async def test_nothing_is_fetched_offline_or_from_entry_urls_when_turned_off() -
         assert asked == []
         got = await closed.fetch(url, trusted_base="http://127.0.0.1:8")  # a configured source
         assert got.ok and asked == [url]
+
+
+def test_evidence_ranking_stems_counts_numbers_and_prefers_findings() -> None:
+    from citelens.claims.evidence import rank_sentences
+
+    # "reduce" / "reduced": one term, so the finding wins over the background sentence
+    abstract = ["Stroke is common in older adults and statins are debated.",
+                "Statin use reduced ischaemic stroke by 23 percent in older adults."]
+    assert rank_sentences("Statins reduce ischaemic stroke in older adults.", abstract)[0] == 1
+    # a shared number decides between two sentences with the same words
+    abstract = ["Falls were 12 percent less frequent with training.",
+                "Falls were 30 percent less frequent with training."]
+    assert rank_sentences("Training makes falls 30 percent less frequent.", abstract)[0] == 1
+    # a structured abstract: the RESULTS sentence before the BACKGROUND that repeats the topic
+    abstract = ["BACKGROUND: Metformin may lower colorectal cancer risk.",
+                "RESULTS: Metformin lowered colorectal cancer risk."]
+    assert rank_sentences("Metformin lowers colorectal cancer risk.", abstract)[0] == 1
+    # no shared content word: last, never shown as evidence
+    assert best_sentences("Quantum annealers factor semiprimes.", "Tea is drunk in Asia.") == []
+
+
+def test_a_quote_is_the_papers_words_only_when_it_is_in_the_text() -> None:
+    from citelens.claims.quotes import verified_quote
+
+    abstract = ("We obtain a state-of-the-art FID score of 3.17 with $\\alpha = 0.5$ on CIFAR\u201110; "
+                "the e\u0301chantillons are \u201csharp\u201d.")
+    given = [abstract]
+    # whitespace, case, curly quotes, dashes, LaTeX and combining accents do not count
+    assert verified_quote("we obtain a  State-of-the-art FID score of 3.17", given)
+    assert verified_quote("FID score of 3.17 with α = 0.5 on CIFAR-10", given)
+    assert verified_quote('the échantillons are "sharp"', given)
+    assert verified_quote("We obtain a state-of-the-art … score of 3.17 with", given)  # parts in order
+    # a changed number, word or order is not the paper's words
+    assert verified_quote("a state-of-the-art FID score of 3.71", given) is None
+    assert verified_quote("We obtain the best FID score of 3.17", given) is None
+    assert verified_quote("score of 3.17 with … We obtain a state-of-the-art", given) is None
+    assert verified_quote("3.17", given) is None  # too short to be evidence
+    assert verified_quote("", given) is None

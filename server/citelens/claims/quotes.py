@@ -42,7 +42,7 @@ _PUNCT = str.maketrans(
     }
 )
 _SPACES = re.compile(r"\s+")
-_SPACE_AROUND = re.compile(r"\s*([-/()\[\],;:.'\"])\s*")
+_SPACE_AROUND = re.compile(r"\s*([^\w\s])\s*")
 
 
 def normalise(text: str) -> str:

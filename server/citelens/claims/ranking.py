@@ -1,4 +1,5 @@
-"""Ranking evidence against a claim: BM25, cosine similarity of embeddings, best sentences."""
+"""Ranking passages against a claim: BM25, cosine similarity of embeddings; and the abstract's
+best evidence sentences (ranked by :mod:`citelens.claims.evidence`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from citelens.claims.evidence import evidence_indices
 from citelens.claims.sentences import split_sentences
 from citelens.claims.words import STOP_WORDS, tokens
 
@@ -71,8 +73,9 @@ def top_cosine(
 
 
 def best_sentences(claim: str, text: str, k: int = 3) -> list[str]:
-    """The ``k`` sentences of ``text`` closest to ``claim`` by BM25, best first; only
-    sentences sharing a content word with the claim (``[]`` when none does)."""
+    """The ``k`` sentences of ``text`` that are the best evidence for ``claim``
+    (:mod:`citelens.claims.evidence`), best first; only sentences sharing a content word
+    with the claim (``[]`` when none does)."""
     sentences = [text[a:b].strip() for a, b in split_sentences(" ".join(text.split()))]
     sentences = [s for s in sentences if s]
-    return [sentences[i] for i in top_bm25(claim, sentences, k)]
+    return [sentences[i] for i in evidence_indices(claim, sentences, k)]

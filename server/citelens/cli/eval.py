@@ -28,6 +28,7 @@ from typing import Any, TextIO
 
 import httpx
 
+from citelens.claims.eval_evidence import Rationale, evidence_report
 from citelens.claims.eval_stats import coverage_report, latency_report, passage_score_report
 from citelens.claims.llm import LLM_TIMEOUT_S, LLMConfig
 from citelens.claims.pipeline import check_claim
@@ -51,6 +52,8 @@ class Item:
     full_text: str | None = None
     paper: dict[str, str] = field(default_factory=dict)
     doc_id: str = ""  # SCITANCE / SciFact: the cited paper in the corpus
+    sentences: list[str] | None = None  # the abstract as the dataset splits it
+    rationale: frozenset[int] = frozenset()  # indexes of its rationale sentences
 
 
 @dataclass(slots=True)
@@ -94,6 +97,7 @@ class Paper:
 
     title: str
     abstract: str
+    sentences: list[str] | None = None  # when the corpus gives the abstract as sentences
 
 
 def _json_objects(lines: list[str], what: str, problems: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -125,7 +129,9 @@ def read_corpus(lines: list[str]) -> tuple[dict[str, Paper], list[str]]:
         elif abstract is None:
             problems.append(f'corpus line {n}: no "abstract" field (a string or a list of sentences)')
         else:
-            papers[str(data["doc_id"])] = Paper(str(data.get("title") or ""), abstract)
+            raw = data.get("abstract")
+            sentences = [str(x).strip() for x in raw] if isinstance(raw, list) else None
+            papers[str(data["doc_id"])] = Paper(str(data.get("title") or ""), abstract, sentences)
     return papers, problems
 
 
@@ -138,6 +144,16 @@ def _evidence_label(value: Any) -> Verdict | None:
         labels = {parse_label(v.get("label")) for v in value if isinstance(v, dict)}
         return labels.pop() if len(labels) == 1 else None
     return None
+
+
+def _rationale(value: Any) -> frozenset[int]:
+    """The rationale sentence indexes of one ``evidence[doc_id]`` (SCITANCE's object or
+    SciFact's list of them), all rationales together."""
+    found: set[int] = set()
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, dict) and isinstance(v.get("sentences"), list):
+            found.update(i for i in v["sentences"] if type(i) is int and i >= 0)
+    return frozenset(found)
 
 
 def _layout_items(
@@ -168,7 +184,9 @@ def _layout_items(
         elif doc not in corpus:
             problems.append(f'line {n}, doc {doc}: not in the corpus (no line with this "doc_id")')
         else:
-            out.append(Item(n, claim, label, corpus[doc].abstract, None, {}, doc))
+            paper = corpus[doc]
+            rationale = _rationale(evidence[doc]) if doc in evidence else frozenset()
+            out.append(Item(n, claim, label, paper.abstract, None, {}, doc, paper.sentences, rationale))
     return out
 
 
@@ -503,13 +521,7 @@ def main(argv: list[str], settings: Settings | None = None, out: TextIO | None =
     settings = replace(settings or from_sources(), claim_timeout_s=args.timeout)
     if args.cosine_min is not None:
         settings = replace(settings, embedding_cosine_min=args.cosine_min)
-    if LLMConfig.from_settings(settings) is None:
-        print(
-            "citelens eval claims needs a model: set CITELENS_LLM_BASE_URL and "
-            "CITELENS_LLM_MODEL (see docs/claims.md).",
-            file=sys.stderr,
-        )
-        return 2
+    no_model = LLMConfig.from_settings(settings) is None
     try:
         lines = Path(args.file).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
@@ -536,10 +548,30 @@ def main(argv: list[str], settings: Settings | None = None, out: TextIO | None =
             f"(the paper's SCITANCE test split: 91 claims)",
             file=out,
         )
+    rationales = [Rationale(i.claim, i.sentences, i.rationale) for i in items if i.rationale and i.sentences]
+    if no_model:
+        if not rationales:
+            print(
+                "citelens eval claims needs a model for verdict scores (set CITELENS_LLM_BASE_URL "
+                "and CITELENS_LLM_MODEL, see docs/claims.md); without one it measures the evidence "
+                "ranking, and this file has no rationale sentences (SciFact/SCITANCE evidence).",
+                file=sys.stderr,
+            )
+            return 2
+        print(
+            "no model configured: evidence recall only (set CITELENS_LLM_BASE_URL and "
+            "CITELENS_LLM_MODEL for the verdict F1)",
+            file=out,
+        )
+        evidence_report(rationales, out)
+        return 0
     pairs = asyncio.run(run_items(items, settings, args.abstract_only))
     outcomes = [to_outcome(item, result, args.abstract_only) for item, result in pairs]
     report(outcomes, args.abstract_only, out, two_class=args.two_class, removed=removed)
     retrieval_report([result for _, result in pairs], settings.embedding_cosine_min, out)
+    if rationales:
+        print("", file=out)
+        evidence_report(rationales, out)
     return 0
 
 
