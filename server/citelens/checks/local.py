@@ -10,9 +10,10 @@ from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
+from citelens.core.caps import capped, more_text
 from citelens.core.codes import Code
 from citelens.core.findings import Finding, Related, Severity, make_finding
-from citelens.core.model import BibEntry, BibFile, Citation, Reference, SourceDocument, Span
+from citelens.core.model import BibEntry, BibFile, BibProblem, Citation, Reference, SourceDocument, Span
 from citelens.core.settings import Settings
 
 
@@ -92,7 +93,7 @@ def _syntax_findings(out: Parsed, settings: Settings) -> list[Finding | None]:
     found: list[Finding | None] = []
     for bib in out.bibs:
         starts = sorted(s for (b, s) in at if b == bib.path) if at else []
-        for problem in bib.problems:
+        for problem, more in capped(bib.problems, _message):
             related: list[Related] = []
             if starts and "is not closed" in problem.message:
                 unclosed = _key_after(at, bib.path, starts, problem.span.start, problem.span.end)
@@ -102,10 +103,19 @@ def _syntax_findings(out: Parsed, settings: Settings) -> list[Finding | None]:
                 ]
             found.append(
                 make_finding(
-                    settings, bib.path, Code.BIB_SYNTAX, problem.message, problem.span, related=related
+                    settings,
+                    bib.path,
+                    Code.BIB_SYNTAX,
+                    more_text(problem.message, more),
+                    problem.span,
+                    related=related,
                 )
             )
     return found
+
+
+def _message(problem: BibProblem) -> str:
+    return problem.message
 
 
 def _key_after(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citelens.core.caps import capped, more_text
 from citelens.core.codes import Code
 from citelens.core.findings import Finding, make_finding
 from citelens.core.identifiers import doi_in
@@ -238,8 +239,8 @@ def _field_problems(
                     doi = doi_in(values)
                     if doi:
                         dois.setdefault(doi, []).append(e)
-        for p in bib.problems:
-            f = make_finding(settings, bib.path, Code.BIB_SYNTAX, p.message, p.span)
+        for p, more in capped(bib.problems, lambda q: q.message):
+            f = make_finding(settings, bib.path, Code.BIB_SYNTAX, more_text(p.message, more), p.span)
             if f is not None:
                 out.append(f)
     return out
