@@ -2,8 +2,8 @@
 
     python benchmarks/bench_bibparse.py [--fields] [FILE.bib ...]
 
-Without arguments it measures the two files of the shared corpus
-(``$CITELENS_CORPUS/bigbib``). "parse+index" is ``read_text`` + ``parse_bib`` +
+Without arguments it measures the two large bibliographies
+(``$CITELENS_BIGBIB``, see ``benchmarks/bigbib.py``). "parse+index" is ``read_text`` + ``parse_bib`` +
 ``by_key()``; with ``--fields`` every entry's fields are parsed too (they are
 lazy for big files), and a view of each entry is built. Target for
 physrev_e_1993_2024.bib (35 MB, 68,732 entries): <= 3 s and <= 600 MB.
@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", ROOT.parent / "shared" / "corpus"))
-DEFAULT_FILES = [CORPUS / "bigbib" / "physrev_e_1993_2024.bib",
-                 CORPUS / "bigbib" / "ml_conferences.bib"]
+sys.path.insert(0, str(ROOT))
+from benchmarks.bigbib import ML_CONFERENCES, PHYSREV_E  # noqa: E402
+
+DEFAULT_FILES = [PHYSREV_E, ML_CONFERENCES]
 
 
 def measure(path: str, fields: bool) -> dict[str, object]:

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_claim_extraction.py [-v]
 
-``benchmarks/data/claim_sentences.jsonl`` holds 231 citations of the shared corpus papers
+``benchmarks/data/claim_sentences.jsonl`` holds 231 citations of the corpus papers (``tests/corpus/papers``)
 (LaTeX and Markdown) with the claim a reader sees, written by hand (how they were chosen
 and the conventions: ``benchmarks/data/README.md``). Each citation is extracted the way the
 hover does (:func:`citelens.claims.background.claim_at`: the paragraph, then
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from collections import Counter
@@ -26,7 +25,7 @@ from citelens.claims.background import claim_at
 from citelens.core.model import Citation, Span
 
 DATA = Path(__file__).with_name("data") / "claim_sentences.jsonl"
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus"
 _TOKEN = re.compile(r"\w+")
 
 

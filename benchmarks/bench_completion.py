@@ -32,11 +32,11 @@ from pytest_lsp import LanguageClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bigbib import PHYSREV_E  # noqa: E402
 from tests.fakes.scholarly import running  # noqa: E402
-from tests.harness import CORPUS  # noqa: E402
 from tests.lsp_session import diagnostics, open_doc, session  # noqa: E402
 
-BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
+BIG = PHYSREV_E
 BIB300 = ROOT / "benchmarks" / "data" / "bib300.bib"
 PAPERS300 = ROOT / "benchmarks" / "data" / "bib300_papers.json"
 _KEY = re.compile(r"^@\w+\s*\{\s*([^,\s]+)\s*,", re.M)

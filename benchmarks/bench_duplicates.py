@@ -5,7 +5,7 @@
 Views are built once (as ``citelens check`` does, with the same collector setting: no
 full collections), then ``find_duplicates`` runs ``--runs`` times on all of them; the
 median wall and CPU time and the number of pairs found are printed. Without arguments it
-measures the 68,732-entry Physical Review E library of the shared corpus.
+measures the 68,732-entry Physical Review E library (``CITELENS_BIGBIB``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import statistics
 import time
 from pathlib import Path
 
-from tests.harness import CORPUS, bib_views
+from benchmarks.bigbib import PHYSREV_E
+from tests.harness import bib_views
 
 from citelens.checks.duplicates import find_duplicates
 
@@ -42,7 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, 1 << 30)  # as citelens check does
-    for path in args.files or [CORPUS / "bigbib" / "physrev_e_1993_2024.bib"]:
+    for path in args.files or [PHYSREV_E]:
         bench(path, args.runs)
 
 

@@ -38,7 +38,7 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", REPO.parent / "shared" / "corpus")) / "papers"
+CORPUS = REPO / "tests" / "corpus" / "papers"
 PAPERS = {
     "saier": ("saier-phd-thesis", "bib/dis.bib", "chapters"),
     "bhandari": ("bhandari-phd-thesis", "bib/references.bib", "chapters"),

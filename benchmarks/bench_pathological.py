@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from tests.harness import CORPUS
+from benchmarks.bigbib import ML_CONFERENCES
 from tests.test_claims_sentences import large_document
 from tests.test_duplicates import many_views
 from tests.test_parser_properties import many_unclosed_citations, one_unclosed_citation
@@ -40,7 +40,7 @@ from citelens.core.settings import Settings
 from citelens.documents.latex import parse_latex
 from citelens.workspace.check import run_check
 
-BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
+BIG_BIB = ML_CONFERENCES
 
 
 def _median_ms(run: Callable[[], object], repeat: int) -> float:

@@ -8,17 +8,19 @@ Run: ``python benchmarks/bench_rename.py``
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.bigbib import ML_CONFERENCES
+
 from citelens.workspace.bibsearch import haystacks, search_entries
 from citelens.workspace.rename import rename_edits
 from citelens.workspace.session import Session
 
-CORPUS = Path(os.environ.get("CITELENS_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus"
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"
 KEY = "vaswani-2017-attention"
 
@@ -53,7 +55,7 @@ def main() -> int:
         f" (max {max(warm):.1f})"
     )
     bibs = sorted(str(p) for p in (CORPUS / "papers").rglob("*.bib"))
-    bibs.append(str(CORPUS / "bigbib" / "ml_conferences.bib"))
+    bibs.append(str(ML_CONFERENCES))
     entries = [e for p in bibs if (b := store.bib(p)) is not None for e in b.entries]
     t0 = time.perf_counter()
     hay = [

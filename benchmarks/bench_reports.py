@@ -1,6 +1,6 @@
 """Report size and cost: ``citelens check BIG.bib --offline --format F -o FILE`` for the text,
 JSON and SARIF formats, each in its own process (startup included), on the 68k-entry
-Physical Review E library (``CITELENS_CORPUS``, default ``../shared/corpus``).
+Physical Review E library (``CITELENS_BIGBIB``, see ``benchmarks/bigbib.py``).
 
 Prints per format: wall time, CPU time, peak RSS (``wait4``'s ``ru_maxrss``, what
 ``/usr/bin/time -v`` calls "Maximum resident set size"), the report's size (and its ratio
@@ -22,9 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.harness import CORPUS, ROOT
+from benchmarks.bigbib import PHYSREV_E
+from tests.harness import ROOT
 
-BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
+BIG = PHYSREV_E
 
 
 def run_format(bib: Path, fmt: str, tmp: Path, code: str | None) -> str:

@@ -1,6 +1,6 @@
 """Scale benchmark: a 68k-entry bibliography and a 150-entry paper's verification stream.
 
-Prints, on the shared corpus (``CITELENS_CORPUS``, default ``../shared/corpus``):
+Prints, on the corpus papers and the large bibliographies (``CITELENS_BIGBIB``):
 
 * ``check``: ``citelens check BIG.bib --offline`` in its own process (wall time, peak RSS);
 * ``editor``: the real server on a folder whose ``main.tex`` cites 20 keys of BIG.bib
@@ -35,11 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_editor import _server_pid  # noqa: E402
+from benchmarks.bigbib import PHYSREV_E  # noqa: E402
 from tests.fakes.scholarly import running  # noqa: E402
 from tests.harness import CORPUS  # noqa: E402
 from tests.lsp_session import open_doc, session  # noqa: E402
 
-BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
+BIG = PHYSREV_E
 ASTROPY = CORPUS / "papers" / "astropy-v5.0"
 VERIFICATION_CODES = {"NOT_FOUND", "DOI_MISMATCH", "METADATA_MISMATCH", "UNVERIFIED",
                       "DUPLICATE_ENTRY"}

@@ -1,7 +1,7 @@
-"""Fuzz the parsers and a live server with inputs mutated from the shared corpus.
+"""Fuzz the parsers and a live server with inputs mutated from the corpus.
 
-Seeds: every .tex/.md/.Rmd/.bib of ../shared/corpus/papers plus a 2 MB slice of
-bigbib/ml_conferences.bib. Each input is a random window of a seed file (so one
+Seeds: every .tex/.md/.Rmd/.bib of tests/corpus/papers plus a 2 MB slice of
+ml_conferences.bib (``CITELENS_BIGBIB``). Each input is a random window of a seed file (so one
 input costs well under a millisecond) mutated by byte flips, deletions,
 duplications, insertions of syntax fragments, splices with another file, and
 truncations, then decoded as UTF-8 with replacement (what the store does with
@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bigbib import ML_CONFERENCES  # noqa: E402
 from tests.harness import CORPUS  # noqa: E402
 
 from citelens.core.text import LineIndex  # noqa: E402
@@ -57,7 +58,7 @@ def seeds() -> dict[str, list[bytes]]:
         kind = {".tex": "latex", ".md": "markdown", ".rmd": "markdown", ".bib": "bib"}.get(suffix)
         if kind and p.is_file():
             out[kind].append(p.read_bytes())
-    big = CORPUS / "bigbib" / "ml_conferences.bib"
+    big = ML_CONFERENCES
     if big.exists():
         with big.open("rb") as fh:
             out["bib"].append(fh.read(2_000_000))

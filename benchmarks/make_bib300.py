@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
         papers.append(_paper(view))
     OUT_BIB.parent.mkdir(parents=True, exist_ok=True)
     header = (f"% {len(picked)} real entries picked by benchmarks/make_bib300.py from the .bib "
-              "files of the corpus papers\n% (see ../shared/corpus/papers/SOURCES.md for "
+              "files of the corpus papers\n% (see tests/corpus/papers/SOURCES.md for "
               "their origin and licences)\n\n")
     OUT_BIB.write_text(header + "\n\n".join(chunks) + "\n", encoding="utf-8")
     OUT_PAPERS.write_text(json.dumps({"_note": "fake scholarly DB for bench_verify.py, built "

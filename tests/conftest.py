@@ -3,12 +3,44 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
 
+from tests import reads
 from tests.fakes.scholarly import scholarly_server  # noqa: F401  (fixture)
 from tests.postgres import postgres_url  # noqa: F401  (fixture)
+
+#: Every file this process reads outside the repository (tests/reads.py): installed before
+#: any test module is collected, so a module-level read is seen too.
+READS = reads.install()
+
+
+def _inside(phase: str) -> Generator[None, object, object]:
+    with READS.watch() as seen:
+        result = yield
+    if seen:
+        shown = "\n  ".join(dict.fromkeys(seen))
+        raise AssertionError(
+            f"the test read outside the repository during {phase} (a fresh clone has none of "
+            f"it: put the data under tests/, see tests/README.md):\n  {shown}")
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _inside("setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _inside("the test"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _inside("teardown"))
 
 
 @pytest.fixture(autouse=True)

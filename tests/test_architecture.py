@@ -10,13 +10,21 @@ checks where names are not enough, such as the key maker and ``strip_accents``).
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TypeVar
+
+import pytest
 
 from citelens.core.accents import strip_accents
 from citelens.documents.bibtex import keys
 from tests.harness import ROOT
+from tests.reads import Places
 
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = ROOT / "server" / "citelens"
@@ -373,3 +381,63 @@ def test_every_module_the_list_names_exists() -> None:
             if not folder or not any((PACKAGE / folder).rglob(f"{name}.py")):
                 missing.append(f"{folder}/{name}.py")
     assert missing == []
+
+
+# --------------------------------------------------------------------------- tests stay inside
+
+#: Test source that names a place above the repository (the harness's ROOT is the top).
+_CLIMBING = re.compile(r"ROOT\.parent\b|\.parent\.parent\.parent|parents\[[2-9]\]|os\.pardir"
+                       r"|CITELENS_(?:CORPUS|FIXTURES)\b")
+
+
+@invariant("No test reads a file outside the repository.")
+def test_no_test_reads_outside_the_repository() -> None:
+    """Each test is held to it while it runs (tests/conftest.py fails it); here, what the
+    modules read while they were collected, and test source that climbs out."""
+    from tests.conftest import READS
+
+    assert READS.unwatched == [], "test modules read outside the repository when collected"
+    climbing = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+                for path in sorted((ROOT / "tests").rglob("*.py"))
+                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if _CLIMBING.search(line)]
+    probe = [c for c in climbing if c.startswith("tests/test_architecture.py:")
+             and c.endswith("# the guard's probe")]
+    assert len(probe) == 1 and [c for c in climbing if c not in probe] == []
+
+
+def test_the_guard_sees_reads_beside_the_clone(tmp_path: Path) -> None:
+    """Not vacuous: opening, listing or handing a program a path beside the clone is seen
+    (a missing file too: the hook runs before the open), and the repository, the temporary
+    folder and the installed packages are not."""
+    from tests.conftest import READS
+
+    beside = ROOT.parent / "shared" / "corpus" / "no-such.bib"  # the guard's probe
+    with READS.watch() as seen:
+        with pytest.raises(OSError):
+            beside.open(encoding="utf-8")
+        with contextlib.suppress(OSError):
+            os.listdir(beside.parent)
+        subprocess.run([sys.executable, "-c", "pass", str(beside)], check=True)
+    assert seen == [f"open {beside}", f"os.listdir {beside.parent}",
+                    f"subprocess.Popen {beside}"]
+    with READS.watch() as seen:
+        (tmp_path / "x.bib").write_text("@misc{k,}\n", encoding="utf-8")
+        (ROOT / "README.md").read_text(encoding="utf-8")
+        sorted(os.listdir(ROOT / "tests" / "corpus" / "papers"))
+        subprocess.run([sys.executable, "-c", "import json, pytest"], check=True, cwd=ROOT)
+    assert seen == []
+
+
+def test_outside_is_beside_the_clone_or_off_the_machines_usual_places() -> None:
+    where = Places(root="/w/clone", beside="/w", allowed=("/w/other/.venv/lib",),
+                   general=("/tmp", "/root", "/usr"))
+    assert where.outside("/w/shared/corpus/papers/x.bib")
+    assert where.outside("/w/other/tests/data.json")  # another checkout
+    assert where.outside("/mnt/data/x.bib")
+    assert not where.outside("/w/clone/tests/corpus/x.bib")
+    assert not where.outside("/w/other/.venv/lib/site-packages/m.py")
+    assert not where.outside("/tmp/pytest-of-root/x.bib")
+    assert not where.outside("/usr/lib/python3.11/json/__init__.py")
+    in_tmp = Places(root="/tmp/clone", beside="/tmp", allowed=(), general=("/tmp",))
+    assert in_tmp.outside("/tmp/shared/x.bib") and not in_tmp.outside("/tmp/pytest-1/x.bib")

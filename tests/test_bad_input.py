@@ -3,7 +3,7 @@
 Runs the real command line in-process (``citelens.cli.main``), without network
 (``--no-verify``), on: a single 1 MB line, NUL bytes, invalid UTF-8, CRLF and
 mixed line endings, a .tex that \\input's itself, 100k nested braces, binary junk
-as .bib/.tex/.md, and the 50 MB ml_conferences.bib of the shared corpus.
+as .bib/.tex/.md, and the 50 MB ml_conferences.bib (with ``CITELENS_BIGBIB``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from citelens.cli import main as cli
 from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
 from citelens.workspace.pipeline import Pipeline
-from tests.harness import CORPUS, ROOT
+from tests.harness import ROOT, bigbib, needs_bigbib
 
-BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
 KNOWN = {"BIB_SYNTAX", "UNDEFINED_CITATION", "DUPLICATE_KEY", "MISSING_BIBLIOGRAPHY",
          "MISSING_FIELD", "UNUSED_ENTRY", "EMPTY_CITATION", "BIB_NOT_FOUND", "MISSING_BIB_FILE"}
 GOOD_BIB = "@article{real2020, title = {A Real Title}, author = {Doe, Jane}, year = 2020}\n"
@@ -140,10 +139,11 @@ def test_binary_junk(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix:
         assert set(codes(report)) <= {"BIB_SYNTAX", "DUPLICATE_KEY"}
 
 
-@pytest.mark.skipif(not BIG_BIB.exists(), reason="the 50 MB corpus .bib is not here")
+@needs_bigbib
 async def test_fifty_megabyte_bib(tmp_path: Path) -> None:
     # a generous bound; the time it takes: benchmarks/bench_pathological.py
-    result = await asyncio.wait_for(run_check([str(BIG_BIB)], Pipeline(Settings()), verify=False), 60)
+    big = str(bigbib("ml_conferences.bib"))
+    result = await asyncio.wait_for(run_check([big], Pipeline(Settings()), verify=False), 60)
     assert len(result.entries) > 37_000
     # DUPLICATE_ENTRY: entries sharing a DOI (a local comparison, made without verification too)
     assert {f.code for f in result.findings} <= {"DUPLICATE_KEY", "BIB_SYNTAX", "DUPLICATE_ENTRY"}

@@ -1,5 +1,5 @@
 """``citelens check`` as CI runs it (issue 24): the real command in a subprocess, against the
-fake scholarly APIs on 127.0.0.1 or offline, on made-up papers and on the shared corpus.
+fake scholarly APIs on 127.0.0.1 or offline, on made-up papers and on the corpus papers.
 
 What CI does with the verdicts: ``--fail-on``, each problem once with its other places
 related, progress lines in a log, one line base per format, same-DOI pairs without
@@ -21,12 +21,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.scholarly import ScholarlyFake, running
-from tests.harness import CORPUS, ROOT
+from tests.harness import CORPUS, ROOT, bigbib, needs_bigbib
 from tests.test_verify_scenarios import BIB, TEX
 
 PAPERS = CORPUS / "papers"
-BIG = CORPUS / "bigbib" / "physrev_e_1993_2024.bib"
-needs_corpus = pytest.mark.skipif(not PAPERS.is_dir(), reason=f"corpus not found at {PAPERS}")
 
 # a real paper and a fabricated one: NOT_FOUND is a warning, nothing is an error
 FABRICATED_BIB = BIB[: BIB.index("@article{swapped,")] + BIB[BIB.index("@article{llama2021,") :]
@@ -204,7 +202,6 @@ def test_no_verify_still_reports_entries_sharing_a_doi(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ 6. false duplicate pairs
 
 
-@needs_corpus
 def test_scipy_web_pages_of_different_years_or_titles_are_not_duplicates(tmp_path: Path) -> None:
     folder = PAPERS / "scipy-1.0"
     proc = citelens(str(folder / "paper.tex"), "--offline", "--format", "json", cwd=tmp_path)
@@ -216,7 +213,6 @@ def test_scipy_web_pages_of_different_years_or_titles_are_not_duplicates(tmp_pat
 # ------------------------------------------------------------------ 7. a key in an unclosed entry
 
 
-@needs_corpus
 def test_a_key_in_an_unclosed_entry_is_a_syntax_error_at_the_bib_not_an_undefined_citation(
         tmp_path: Path) -> None:
     folder = PAPERS / "astropy-v5.0"
@@ -240,12 +236,12 @@ def test_a_key_in_an_unclosed_entry_is_a_syntax_error_at_the_bib_not_an_undefine
 
 
 def _slice_of_big(path: Path, entries: int) -> None:
-    text = BIG.read_text(encoding="utf-8")
+    text = bigbib("physrev_e_1993_2024.bib").read_text(encoding="utf-8")
     starts = [m.start() for m in re.finditer(r"^@", text, re.M)]
     path.write_text(text[: starts[entries]], encoding="utf-8")
 
 
-@pytest.mark.skipif(not BIG.is_file(), reason="the 68k-entry library is not in the corpus")
+@needs_bigbib
 def test_offline_reports_of_a_library_are_small_and_say_each_thing_once(tmp_path: Path) -> None:
     bib = tmp_path / "lib.bib"
     _slice_of_big(bib, 400)

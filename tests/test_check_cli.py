@@ -20,7 +20,6 @@ import pytest
 from tests.harness import CORPUS, ROOT, run_citelens
 
 PAPERS = CORPUS / "papers"
-pytestmark = pytest.mark.skipif(not PAPERS.is_dir(), reason=f"corpus not found at {PAPERS}")
 
 
 def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

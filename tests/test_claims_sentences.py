@@ -1,4 +1,4 @@
-"""Claim extraction on real sentences from the shared corpus (LaTeX, R Markdown, Markdown)."""
+"""Claim extraction on real sentences from the corpus papers (tests/corpus) (LaTeX, R Markdown, Markdown)."""
 
 from __future__ import annotations
 

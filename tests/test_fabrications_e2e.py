@@ -2,7 +2,8 @@
 verifier and findings against the fake scholarly APIs (the whole set:
 ``benchmarks/bench_fabrications.py``).
 
-The set and the records the fake serves are generated from the shared corpus on
+The set and the records the fake serves are generated from the large bibliographies
+(``CITELENS_BIGBIB``; without it the module skips) and the corpus papers on
 first use into ``benchmarks/fabrications/.cache/`` (deterministic, ~2 s, then reused);
 see ``benchmarks/fabrications/generate.py`` and ``e2e.py``. An entry is flagged when
 it gets a warning- or error-severity finding.
@@ -16,10 +17,9 @@ from typing import Any
 
 import pytest
 
-from tests.harness import CORPUS
+from tests.harness import bigbib_dir, needs_bigbib
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "bigbib" / "physrev_e_1993_2024.bib").is_file(),
-                                reason="the shared corpus is not available")
+pytestmark = needs_bigbib
 
 #: Fabricated entries the engine does not flag (measured on the whole set with the sources'
 #: disagreements on: 431 of 440 detected, 0 of 379 real entries flagged). Each is a known
@@ -65,7 +65,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from benchmarks.fabrications.e2e import run
     from benchmarks.fabrications.generate import ensure_generated, load_set, load_truth
 
-    data = ensure_generated(CORPUS)
+    data = ensure_generated(bigbib_dir())
     rows = _slice(load_set(data))
     # the whole truth (1,390 papers, distractors included): searches compete as in the bench
     return run(rows, load_truth(data), Path(tmp_path_factory.mktemp("fab-cache")))

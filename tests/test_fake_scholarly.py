@@ -18,7 +18,6 @@ from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixtur
 from tests.harness import FIXTURES, ROOT
 
 APIS = FIXTURES / "apis"
-needs_fixtures = pytest.mark.skipif(not APIS.is_dir(), reason="recorded API fixtures missing")
 
 
 def recorded(name: str) -> tuple[dict[str, object], bytes]:
@@ -27,7 +26,6 @@ def recorded(name: str) -> tuple[dict[str, object], bytes]:
     return meta, body
 
 
-@needs_fixtures
 def test_not_found_answers_match_the_recordings(scholarly_server: ScholarlyFake) -> None:
     u = scholarly_server.urls()
     with httpx.Client() as c:
@@ -60,7 +58,6 @@ def test_not_found_answers_match_the_recordings(scholarly_server: ScholarlyFake)
         assert r.text.splitlines()[:2] == body.decode().splitlines()[:2]
 
 
-@needs_fixtures
 def test_found_answers_have_the_recorded_shape(scholarly_server: ScholarlyFake) -> None:
     u = scholarly_server.urls()
     with httpx.Client() as c:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
 from citelens.documents.read import read_text
+from tests.harness import needs_bigbib
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -169,11 +171,14 @@ def test_an_entry_views_values_are_its_fields_values(bodies: list[str]) -> None:
     assert lazy.problems == full.problems
 
 
-def test_every_corpus_entry_view_reads_the_values_of_its_fields() -> None:
+@pytest.mark.parametrize("which", ["papers", pytest.param("bigbib", marks=needs_bigbib)])
+def test_every_corpus_entry_view_reads_the_values_of_its_fields(which: str) -> None:
     from citelens.documents.bibtex.parse import field_values
-    from tests.harness import CORPUS
+    from tests.harness import BIGBIB_FILES, CORPUS, bigbib
 
-    bibs = sorted(CORPUS.rglob("*.bib"))
+    bibs = (sorted(CORPUS.rglob("*.bib")) if which == "papers"
+            else [bigbib(name) for name in BIGBIB_FILES])
+    assert bibs
     for path in bibs:
         text = path.read_text(encoding="utf-8", errors="replace")
         lazy = parse_bib(text, str(path), eager=False)

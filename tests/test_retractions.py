@@ -10,6 +10,7 @@ PubMed's own formats.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -32,35 +33,44 @@ from tests.fakes.scholarly import ScholarlyFake, fast_rates, running
 from tests.harness import FIXTURES
 from tests.lsp_session import PRESETS, diagnostics, open_doc, rng, session, wait_for
 
-RECORDED = json.loads((FIXTURES / "apis" / "crossref" / "work_10.1073_pnas.1414271111.json")
-                      .read_text(encoding="utf-8"))["message"]
 NOTICE = "10.1073/pnas.2400001121"
+
+
+@functools.cache
+def recorded() -> dict[str, Any]:
+    """The recorded Crossref work of the PNAS paper (read when a test first needs it, so a
+    missing file fails that test, not the collection of the whole suite)."""
+    path = FIXTURES / "apis" / "crossref" / "work_10.1073_pnas.1414271111.json"
+    message: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))["message"]
+    return message
 
 
 def recorded_update(**change: Any) -> dict[str, Any]:
     """The recorded ``updated-by`` item of the PNAS work, with some keys changed."""
-    item = dict(RECORDED["updated-by"][0])
+    item = dict(recorded()["updated-by"][0])
     item.update(change)
     return item
 
 
-RETRACTION = recorded_update(
-    type="retraction", label="Retraction", source="retraction-watch", DOI=NOTICE,
-    **{"record-id": "51234", "updated": {"date-parts": [[2024, 3, 18]],
-                                         "date-time": "2024-03-18T00:00:00Z",
-                                         "timestamp": 1710720000000}})
+def retraction() -> dict[str, Any]:
+    """A retraction notice of the PNAS work, as Crossref gives it (Retraction Watch)."""
+    return recorded_update(
+        type="retraction", label="Retraction", source="retraction-watch", DOI=NOTICE,
+        **{"record-id": "51234", "updated": {"date-parts": [[2024, 3, 18]],
+                                             "date-time": "2024-03-18T00:00:00Z",
+                                             "timestamp": 1710720000000}})
 
 
 def pnas_paper(**extra: Any) -> dict[str, Any]:
     """The recorded PNAS work as a fake paper (its own correction unless replaced)."""
     paper = {
-        "title": RECORDED["title"][0],
-        "authors": [f"{a['given']} {a['family']}" for a in RECORDED["author"]],
-        "year": RECORDED["issued"]["date-parts"][0][0],
-        "venue": RECORDED["container-title"][0],
-        "doi": RECORDED["DOI"],
-        "volume": RECORDED.get("volume"),
-        "updated_by": [dict(u) for u in RECORDED["updated-by"]],
+        "title": recorded()["title"][0],
+        "authors": [f"{a['given']} {a['family']}" for a in recorded()["author"]],
+        "year": recorded()["issued"]["date-parts"][0][0],
+        "venue": recorded()["container-title"][0],
+        "doi": recorded()["DOI"],
+        "volume": recorded().get("volume"),
+        "updated_by": [dict(u) for u in recorded()["updated-by"]],
     }
     paper.update(extra)
     return paper
@@ -121,7 +131,7 @@ def test_the_recorded_correction_is_information_with_its_notice(
 
 
 def test_retracted_paper_found_by_doi_names_the_notice(fake: ScholarlyFake) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RECORDED["updated-by"][0], RETRACTION]))
+    paper = fake.add_paper(pnas_paper(updated_by=[recorded()["updated-by"][0], retraction()]))
     fake.clear_log()
     v = verify(fake, bib_entry("pnas", paper))["pnas"]
     assert v.status is Status.VERIFIED  # the reference is right; the paper is retracted
@@ -134,7 +144,7 @@ def test_retracted_paper_found_by_doi_names_the_notice(fake: ScholarlyFake) -> N
 
 
 def test_retracted_paper_found_by_s2_id(fake: ScholarlyFake) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RETRACTION]))
+    paper = fake.add_paper(pnas_paper(updated_by=[retraction()]))
     v = verify(fake, bib_entry("pnas", paper, doi=False, s2=paper["s2_paper_id"]))["pnas"]
     assert v.status is Status.VERIFIED
     assert (v.notices[0]["kind"], v.notices[0]["doi"]) == ("retraction", NOTICE)
@@ -144,7 +154,7 @@ def test_retracted_paper_found_by_s2_id(fake: ScholarlyFake) -> None:
                                                                        "openalex"]])
 def test_retracted_paper_found_by_title_search(fake: ScholarlyFake, known_to: list[str]
                                                ) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RETRACTION], sources=[*known_to, "doi"]))
+    paper = fake.add_paper(pnas_paper(updated_by=[retraction()], sources=[*known_to, "doi"]))
     v = verify(fake, bib_entry("pnas", paper, doi=False))["pnas"]
     assert v.status is Status.VERIFIED, v.summary
     assert (v.notices[0]["kind"], v.notices[0]["doi"], v.notices[0]["source"]) == (
@@ -152,7 +162,7 @@ def test_retracted_paper_found_by_title_search(fake: ScholarlyFake, known_to: li
 
 
 def test_retracted_per_openalex_alone_says_so(fake: ScholarlyFake, tmp_path: Path) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RETRACTION], sources=["openalex", "doi"]))
+    paper = fake.add_paper(pnas_paper(updated_by=[retraction()], sources=["openalex", "doi"]))
     v = verify(fake, bib_entry("pnas", paper, doi=False))["pnas"]
     assert v.status is Status.VERIFIED, v.summary
     assert v.notices == [{"kind": "retraction", "source": "openalex"}]
@@ -202,7 +212,7 @@ def check(fake: ScholarlyFake, folder: Path, bib: str) -> Any:
 
 def test_check_reports_retraction_as_error_with_the_notice_in_json_and_sarif(
         fake: ScholarlyFake, tmp_path: Path) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RECORDED["updated-by"][0], RETRACTION]))
+    paper = fake.add_paper(pnas_paper(updated_by=[recorded()["updated-by"][0], retraction()]))
     result = check(fake, tmp_path, bib_entry("pnas", paper))
     assert has_errors(result)  # citelens check exits 1
     by_code = sorted((f.code, f.path.rsplit(".", 1)[-1], f.severity.value)
@@ -246,7 +256,7 @@ def test_a_retraction_after_the_answer_was_cached_is_seen_once_it_is_too_old(
 
     first = verify(fake, bib, cache())["pnas"]
     assert first.status is Status.VERIFIED and first.notices == []
-    paper["updated_by"] = [RETRACTION]  # the paper is retracted the next week
+    paper["updated_by"] = [retraction()]  # the paper is retracted the next week
     now[0] += 7 * day
     fake.clear_log()
     cached = verify(fake, bib, cache())["pnas"]
@@ -262,7 +272,7 @@ def test_requests_stay_batched_for_many_s2_only_papers(fake: ScholarlyFake) -> N
     papers = [fake.add_paper({"title": f"A study of retraction signal number {i} in batches",
                               "authors": ["Ann Smith", "Bo Lee"], "year": 2020,
                               "venue": "Journal of Tests", "doi": f"10.5555/retr.{i}",
-                              "updated_by": [RETRACTION] if i == 7 else []})
+                              "updated_by": [retraction()] if i == 7 else []})
               for i in range(60)]
     bib = "\n".join(bib_entry(f"p{i}", p) for i, p in enumerate(papers))
     fake.clear_log()
@@ -283,7 +293,7 @@ LSP_SETTINGS = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2Requests
 @pytest.mark.parametrize("preset", PRESETS)
 async def test_editor_flags_the_citation_hovers_the_notice_and_opens_it(
         preset: str, fake: ScholarlyFake, tmp_path: Path) -> None:
-    paper = fake.add_paper(pnas_paper(updated_by=[RECORDED["updated-by"][0], RETRACTION]))
+    paper = fake.add_paper(pnas_paper(updated_by=[recorded()["updated-by"][0], retraction()]))
     folder = tmp_path / "paper"
     folder.mkdir()
     bib_text = bib_entry("pnas", paper)
@@ -354,7 +364,7 @@ def _read_code_actions_like_editors(client: Any) -> None:
 def test_notices_are_read_from_the_recorded_answers() -> None:
     from citelens.sources import crossref, ncbi, openalex
 
-    assert crossref.to_record(RECORDED).notices == [{  # type: ignore[union-attr]
+    assert crossref.to_record(recorded()).notices == [{  # type: ignore[union-attr]
         "kind": "correction", "source": "publisher", "doi": "10.1073/pnas.1507001112",
         "date": "2015-05-04", "label": "Correction"}]
     work = json.loads((FIXTURES / "apis" / "openalex" / "work_doi_10.1073_pnas.1414271111.json")

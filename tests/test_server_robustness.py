@@ -20,10 +20,9 @@ from citelens.core.settings import Settings
 from citelens.workspace.check import run_check
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
-from tests.harness import CORPUS
+from tests.harness import CORPUS, bigbib, needs_bigbib
 from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
 
-BIG_BIB = CORPUS / "bigbib" / "ml_conferences.bib"
 GMR = CORPUS / "papers" / "joss-gmr"
 CANARY = ("\\documentclass{article}\n\\begin{document}\nSee \\cite{Calinon2007} and "
           "\\cite{Calin\n\\bibliography{refs}\n\\end{document}\n")
@@ -88,12 +87,13 @@ async def test_odd_documents_leave_the_server_answering(tmp_path: Path) -> None:
         await _still_answers(client, canary)
 
 
-@pytest.mark.skipif(not BIG_BIB.exists(), reason="the 50 MB corpus .bib is not here")
+@needs_bigbib
 async def test_fifty_megabyte_bib_by_path(tmp_path: Path) -> None:
+    big = bigbib("ml_conferences.bib")
     key = next(m.group(1) for m in re.finditer(
-        r"@\w+\{([^,\s]+),", BIG_BIB.read_text(encoding="utf-8", errors="replace")[:200_000]))
+        r"@\w+\{([^,\s]+),", big.read_text(encoding="utf-8", errors="replace")[:200_000]))
     text = (f"\\documentclass{{article}}\n\\begin{{document}}\nSee \\cite{{{key}}} and "
-            f"\\cite{{nope-nope}}.\n\\bibliography{{{BIG_BIB.with_suffix('')}}}\n"
+            f"\\cite{{nope-nope}}.\n\\bibliography{{{big.with_suffix('')}}}\n"
             "\\end{document}\n")
     (tmp_path / "main.tex").write_text(text, encoding="utf-8")
     async with session("visual-studio-code", tmp_path) as client:

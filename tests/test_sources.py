@@ -18,7 +18,6 @@ from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixtur
 from tests.harness import FIXTURES
 
 APIS = FIXTURES / "apis"
-needs_fixtures = pytest.mark.skipif(not APIS.is_dir(), reason="recorded API fixtures missing")
 
 PNAS = "10.1073/pnas.1414271111"
 MIND = {"title": "Computing Machinery and Intelligence", "authors": ["A. M. Turing"],
@@ -213,7 +212,6 @@ async def test_arxiv_legacy_feed_and_malformed_id_from_server(
     assert (await arxiv.search_title(src.arxiv, "xqzv wplk")).outcome is Outcome.NOT_FOUND
 
 
-@needs_fixtures
 def test_arxiv_parses_recorded_feeds() -> None:
     legacy = arxiv.parse_feed(
         (APIS / "arxiv/legacy2016_query_id_list_1111.2011v2.xml").read_bytes())
@@ -248,7 +246,6 @@ async def test_pubmed_by_pmid_and_title(scholarly_server: ScholarlyFake, src: So
         "/efetch.fcgi", "/esearch.fcgi", "/efetch.fcgi", "/esearch.fcgi"]
 
 
-@needs_fixtures
 def test_pubmed_error_inside_200_and_recorded_records() -> None:
     records, why = ncbi.parse_efetch((APIS / "ncbi/esummary_error_no_id.xml").read_bytes())
     assert records is None and "Neither query_key nor id specified" in why
@@ -270,7 +267,6 @@ async def test_pubmed_error_in_200_is_failed(scholarly_server: ScholarlyFake,
 # ------------------------------------------------------------------ recorded bodies
 
 
-@needs_fixtures
 def test_record_mapping_of_recorded_bodies() -> None:
     mind = json.loads((APIS / "s2/paper_DOI_10.48550_arxiv.2312.07559.json").read_text())
     rec = s2.to_record(mind)

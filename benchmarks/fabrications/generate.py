@@ -1,6 +1,6 @@
 """Build the labelled fabrication set from real bibliography entries (deterministic).
 
-    .venv/bin/python benchmarks/fabrications/generate.py [--corpus DIR] [--out DIR]
+    .venv/bin/python benchmarks/fabrications/generate.py [--bigbib DIR] [--out DIR]
 
 The files are not committed (1.7 MB, partly GPL-3.0 metadata of the corpus):
 :func:`ensure_generated` builds them on demand into
@@ -20,9 +20,10 @@ Writes:
   and ``bibtex`` (the same entry as BibTeX, for an end-to-end run through the
   parser and the verifier against a fake server that serves truth.jsonl).
 
-Sources: Physical Review E entries (bigbib/physrev_e_1993_2024.bib), the
-entries with DOIs of the real papers in papers/ (astronomy, NLP, software,
-citation analysis) and NeurIPS/ICML/ICLR entries (bigbib/ml_conferences.bib).
+Sources: Physical Review E entries (physrev_e_1993_2024.bib of the folder
+``CITELENS_BIGBIB`` names, see ``benchmarks/bigbib.py``), the entries with DOIs of the
+real papers in tests/corpus/papers/ (astronomy, NLP, software,
+citation analysis) and NeurIPS/ICML/ICLR entries (ml_conferences.bib, same folder).
 The truth records are derived from those entries the way the sources render
 them (full journal names, "First Last" display names, S2's venue strings,
 an arXiv version a year earlier with a synthesised arXiv id). Perturbations
@@ -47,14 +48,16 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))  # the repo root, for `benchmarks.*`
 
+from benchmarks.bigbib import BIGBIB  # noqa: E402
 from benchmarks.fabrications.bibload import plain_entry, read_entries  # noqa: E402
+from tests.harness import CORPUS  # noqa: E402
 
 from citelens.verify.match.venues import venue_display_name  # noqa: E402
 
 #: Bump when the output changes for a reason the key does not see (e.g. a library upgrade).
 GENERATOR_VERSION = "5"
 CACHE_DIR = HERE / ".cache"
-DEFAULT_CORPUS = Path(os.environ.get("CITELENS_CORPUS", HERE.parent.parent.parent / "shared" / "corpus"))
+PAPERS = CORPUS / "papers"
 SMALL_BIBS = ("astropy-v5.0/refs.bib", "thammegowda-dissertation/anthology.bib",
               "tsr-dockerfiles-rmd/bibliography.bib", "saier-phd-thesis/bib/dis.bib",
               "joss-gmr/paper.bib", "scipy-1.0/references.bib")
@@ -97,10 +100,10 @@ def sample_big_bib(path: Path, n: int, rng: random.Random, pattern: str = "") ->
     return out[:n]
 
 
-def small_bibs(corpus: Path) -> list[Entry]:
+def small_bibs(papers: Path) -> list[Entry]:
     out = []
     for rel in SMALL_BIBS:
-        for raw in read_entries(corpus / "papers" / rel):
+        for raw in read_entries(papers / rel):
             d = plain_entry(raw)
             if d and d["doi"] and d["authors"] and d["year"] and len(d["title"]) > 12:
                 d["origin"] = rel.split("/")[0]
@@ -498,10 +501,10 @@ def clean_entry(e: Entry) -> Entry:
     return out
 
 
-def build(corpus: Path) -> tuple[list[Entry], list[Entry]]:
-    """(set rows, truth records) generated from ``corpus``; deterministic."""
+def build(bigbib: Path, papers: Path = PAPERS) -> tuple[list[Entry], list[Entry]]:
+    """(set rows, truth records) generated from the large bibliographies in ``bigbib`` and
+    the corpus papers; deterministic."""
     rng = random.Random(SEED)
-    bigbib = corpus / "bigbib"
     pre = sample_big_bib(bigbib / "physrev_e_1993_2024.bib", 900, rng)
     for d in pre:
         d["origin"] = "pre"
@@ -510,7 +513,7 @@ def build(corpus: Path) -> tuple[list[Entry], list[Entry]]:
                         r"|AISTATS|UAI|COLT)\}")
     for d in ml:
         d["origin"] = "ml"
-    small = small_bibs(corpus)
+    small = small_bibs(papers)
     seen: set[str] = set()
     papers: list[Entry] = []
     for d in small + ml + pre:
@@ -833,25 +836,25 @@ def write(out: Path, rows: list[Entry], truth: list[Entry]) -> None:
         os.replace(tmp, out / name)
 
 
-def cache_key(corpus: Path) -> str:
+def cache_key(bigbib: Path, papers: Path = PAPERS) -> str:
     """Generator version + its source + the identity (size, mtime) of the corpus files read."""
     h = hashlib.sha256(GENERATOR_VERSION.encode())
     for src in (HERE / "generate.py", HERE / "bibload.py"):
         h.update(src.read_bytes())
-    for f in [corpus / "bigbib" / b for b in BIG_BIBS] + [corpus / "papers" / r for r in SMALL_BIBS]:
+    for f in [bigbib / b for b in BIG_BIBS] + [papers / r for r in SMALL_BIBS]:
         st = f.stat()
         h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
     return f"v{GENERATOR_VERSION}-{h.hexdigest()[:12]}"
 
 
-def ensure_generated(corpus: Path | None = None, cache_dir: Path | None = None) -> Path:
-    """The directory holding ``set.jsonl`` and ``truth.jsonl`` for ``corpus``, generating
-    them first unless a previous run already did. Raises FileNotFoundError without the
-    corpus."""
-    corpus = corpus or DEFAULT_CORPUS
-    out = (cache_dir or CACHE_DIR) / cache_key(corpus)
+def ensure_generated(bigbib: Path | None = None, cache_dir: Path | None = None) -> Path:
+    """The directory holding ``set.jsonl`` and ``truth.jsonl`` for the large bibliographies
+    in ``bigbib`` (default: :data:`benchmarks.bigbib.BIGBIB`), generating them first unless
+    a previous run already did. Raises FileNotFoundError without them."""
+    bigbib = bigbib or BIGBIB
+    out = (cache_dir or CACHE_DIR) / cache_key(bigbib)
     if not ((out / "set.jsonl").is_file() and (out / "truth.jsonl").is_file()):
-        rows, truth = build(corpus)
+        rows, truth = build(bigbib)
         write(out, rows, truth)
         for old in out.parent.glob("v*-*"):  # earlier generator versions
             if old != out and old.is_dir():
@@ -871,15 +874,16 @@ def load_truth(directory: Path) -> list[Entry]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--bigbib", type=Path, default=BIGBIB,
+                    help="the folder holding the large bibliographies (default: CITELENS_BIGBIB)")
     ap.add_argument("--out", type=Path, help="write here (default: the cache folder)")
     args = ap.parse_args()
     if args.out:
-        rows, truth = build(args.corpus)
+        rows, truth = build(args.bigbib)
         write(args.out, rows, truth)
         out = args.out
     else:
-        out = ensure_generated(args.corpus)
+        out = ensure_generated(args.bigbib)
         rows, truth = load_set(out), load_truth(out)
     print(f"{len(rows)} entries ({sum(r['label'] == 'real' for r in rows)} real), "
           f"{len(truth)} truth records for {len({r['_paper'] for r in truth})} papers -> {out}")

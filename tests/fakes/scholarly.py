@@ -16,7 +16,7 @@ unpaywall     ``/unpaywall``                 {doi}?email=
 ============  =============================  ======================================
 
 with the status codes, content types and body shapes of the real APIs (see
-``../shared/fixtures/apis/FORMATS.md``), from a small paper database
+``tests/fixtures/apis/FORMATS.md``), from a small paper database
 (``tests/fakes/papers.json``) that tests extend with :meth:`ScholarlyFake.add_paper`
 and benchmarks replace with :meth:`ScholarlyFake.load`.
 

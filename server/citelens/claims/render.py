@@ -25,7 +25,7 @@ STILL_CHECKING = "⏳ Checking claim… the model has not answered yet; hover ag
 #: No sentence of the abstract shares a content word with the claim (instead of its start).
 NO_OVERLAP = "no sentence of it shares a content word with the claim."
 #: A quoted sentence is cut only beyond this: of the 5,878 sentences of the 780 abstracts in
-#: the recorded API answers (../shared/fixtures/apis), 5.2% are longer than 300 characters,
+#: the recorded API answers (tests/fixtures/apis), 5.2% are longer than 300 characters,
 #: 1.7% than 400, 0.3% than 600.
 QUOTE_MAX = 600
 #: The model's quote is not in the abstract or passages (or it gave none): not shown as one.
