@@ -124,14 +124,17 @@ def sentence_scores(claim: str, sentences: Sequence[str]) -> list[float | None]:
     return [None if s is None else s / top + _prior(sentences[i], i, n) for i, s in enumerate(raw)]
 
 
+def _order(scores: Sequence[float | None]) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))
+
+
 def rank_sentences(claim: str, sentences: Sequence[str]) -> list[int]:
     """Indices of ``sentences``, best evidence for ``claim`` first; those sharing no content
     word with the claim come last, in their order."""
-    scores = sentence_scores(claim, sentences)
-    return sorted(range(len(sentences)), key=lambda i: (scores[i] is None, -(scores[i] or 0.0), i))
+    return _order(sentence_scores(claim, sentences))
 
 
 def evidence_indices(claim: str, sentences: Sequence[str], k: int = 3) -> list[int]:
     """The ``k`` best evidence sentences that share a content word with the claim."""
     scores = sentence_scores(claim, sentences)
-    return [i for i in rank_sentences(claim, sentences)[:k] if scores[i] is not None]
+    return [i for i in _order(scores)[:k] if scores[i] is not None]

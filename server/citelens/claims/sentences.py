@@ -52,7 +52,7 @@ def _is_boundary(text: str, dot: int, next_start: int) -> bool:
         return False
     if text[dot] != ".":
         return True
-    m = _WORD_BEFORE.search(text, 0, dot)
+    m = _WORD_BEFORE.search(text, max(0, dot - 64), dot)  # not from 0: linear, not quadratic
     if m is None:
         return True
     word = m.group(1)
@@ -202,7 +202,7 @@ def _pointer_only(body: str) -> bool:
 
 
 #: Display math: ``$$...$$`` or ``\[...\]``, and the first character after it.
-_DISPLAY_MATH = re.compile(r"(\$\$.+?\$\$|\\\[.+?\\\])(\s*)(\S?)", re.DOTALL)
+_DISPLAY_MATH = re.compile(r"(\$\$.+?\$\$|(?<!\\)\\\[.+?(?<!\\)\\\])(\s*)(\S?)", re.DOTALL)
 
 
 def _display_math(text: str, plain: bool) -> str:

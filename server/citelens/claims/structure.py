@@ -96,9 +96,12 @@ def _latex_env(text: str, at: int) -> str | None:
 def _in_display_math(text: str, at: int) -> bool:
     """Inside ``\\[ ... \\]`` or ``$$ ... $$`` (counted from the window's start)."""
     before = text[:at]
-    if before.count("$$") % 2 == 1:
+    if len(re.findall(r"(?<!\\)\$\$", before)) % 2 == 1:
         return True
-    return before.rfind("\\[") > before.rfind("\\]")
+    # "\\[4pt]" (a line break with space, in tables and align) is not "\["
+    opens = [m.start() for m in re.finditer(r"(?<!\\)\\\[", before)]
+    closes = [m.start() for m in re.finditer(r"(?<!\\)\\\]", before)]
+    return bool(opens) and (not closes or opens[-1] > closes[-1])
 
 
 def place_of(text: str, start: int, language: str) -> str | None:
