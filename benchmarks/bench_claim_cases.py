@@ -2,7 +2,7 @@
 
     .venv/bin/python -m benchmarks.bench_claim_cases [-v]
 
-Reads ``tests/data/claims/extraction/{cases,held_out}.jsonl`` (how they were made: SOURCES.md
+Reads ``tests/data/claims/extraction/{cases,held_out,held_out_2}.jsonl`` (how they were made: SOURCES.md
 there) and prints how many citations give exactly the claim a reader picks, or correctly
 no claim (a table cell, a caption, a heading, a list of names), per file and language.
 """
@@ -19,7 +19,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="list the mismatches")
     args = parser.parse_args()
-    for name in ("cases.jsonl", "held_out.jsonl"):
+    for name in ("cases.jsonl", "held_out.jsonl", "held_out_2.jsonl"):
         right: Counter[str] = Counter()
         total: Counter[str] = Counter()
         for case in load(name):

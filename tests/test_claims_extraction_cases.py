@@ -31,7 +31,7 @@ def judged_text(case: dict[str, Any]) -> str | None:
     return None if no_claim_reason(text, span, case["language"], claim) else claim
 
 
-CASES = load("cases.jsonl") + load("held_out.jsonl")
+CASES = load("cases.jsonl") + load("held_out.jsonl") + load("held_out_2.jsonl")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['language']}-{c['key']}-{i}" for i, c in enumerate(CASES)])

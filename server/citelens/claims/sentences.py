@@ -388,6 +388,12 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 
 #: What is left of a parenthetical whose citation was removed: "(e.g.,)", "(cf. )", "(see)".
 _LEFTOVER = re.compile(r"\s*\(\s*(?:(?:(?:e\.g|i\.e|cf)\.|see|also|and)[\s,;]*)*\)")
+#: What is left of "(see @x for an overview)": a pointer to the citation, nothing more.
+_POINTER_LEFTOVER = re.compile(
+    r"\s*\(\s*(?:(?:e\.g\.|cf\.|see|also)[\s,;]*)+(?:for|and)\s+(?:an?\s+|more\s+|further\s+)?"
+    r"(?:overview|review|survey|details|discussion|examples?|references therein)\s*\)",
+    re.IGNORECASE,
+)
 _TRAILING_DASH = re.compile(r"\s+[–—]+\s*$")  # an epigraph's "-- \citet{x}"
 _DANGLING = re.compile(r"\s*[,;]\s*(?=[)\]])|,\s*(?:cf\.|e\.g\.)\s*(?=[)\]])")
 _OPEN_PUNCT = re.compile(r"([(\[])\s*[,;]\s*")
@@ -399,6 +405,7 @@ def _tidy(text: str) -> str:
     text = _SPACES.sub(" ", text)
     text = _DANGLING.sub("", text)
     text = _LEFTOVER.sub("", text)
+    text = _POINTER_LEFTOVER.sub("", text)
     text = _OPEN_PUNCT.sub(r"\1", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
