@@ -186,7 +186,9 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
         f"venue: {run.papers} papers checked ({run.skipped} already done), {run.references} references, "
         f"{run.distinct} distinct verified, in {run.seconds:.0f} s; see {args.venue}/summary.html"
     )
-    return 0
+    from citelens.workspace.venue_health import venue_exit
+
+    return venue_exit(args.venue, run, args.fail_on, log)
 
 
 def _batch_gc() -> None:

@@ -82,7 +82,7 @@ def _run(
 ) -> VenueRun:
     limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
     task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
-    output = VenueOutput(folder, out_dir, progress)
+    output = VenueOutput(folder, out_dir, progress, settings)
     batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
     pending: dict[Any, list[Paper]] = {}
     queue = iter(batches)
@@ -105,6 +105,7 @@ def _run(
                     if log is not None:
                         log(f"batch of {len(part)} papers failed ({type(exc).__name__}); rerun to retry")
                     checked, distinct = [], 0
+                    output.batch_failed()
                 output.add(checked, distinct)
                 submit()
     finally:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import html
 import json
 import os
 import time
@@ -33,12 +32,24 @@ from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import kind_of, read_text
-from citelens.verify.classes import FABRICATED
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
 from citelens.workspace.store import DocumentStore
+from citelens.workspace.venue_evidence import (
+    CLASSES,
+    FABRICATED,
+    RETRACTED,
+    UNCHECKED,
+    entry_class,
+    evidence,
+    paper_heading,
+    retractions,
+    written_entries,
+)
+from citelens.workspace.venue_health import BatchHealth, run_metadata, utc_now
+from citelens.workspace.venue_page import rank_key, write_index, write_paper_page
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
 Log = Callable[[str], None]
@@ -47,6 +58,7 @@ BatchVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
 
 PAPERS_PER_BATCH = 64
 MEMO_SIZE = 200_000
+INDEX_EVERY = 5.0  # seconds between two writes of summary.html while the run goes
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,53 +118,56 @@ def _size(path: Path) -> int:
 
 def likely_fabricated(entry: dict[str, Any]) -> bool:
     """A report entry whose class is ``fabricated`` (``verify/classes.verdict_class``, the
-    hover's and the reports' one definition): a miss of a book, of an entry with a URL or an
-    identifier no source holds, or a real paper with another paper's DOI is not."""
-    return entry.get("class") == FABRICATED
-
-
-def _evidence(entry: dict[str, Any], titles: dict[str, str]) -> dict[str, Any]:
-    cands = entry.get("candidates") or []
-    asked = sorted({f"{a.get('source')}:{a.get('outcome')}" for a in entry.get("audit") or []})
-    return {
-        "key": entry.get("key"),
-        "title": titles.get(str(entry.get("key")), ""),
-        "status": entry.get("status"),
-        "summary": entry.get("summary"),
-        "file": entry.get("file"),
-        "line": entry.get("line"),
-        "asked": asked,
-        "closest": cands[0].get("title") if cands and isinstance(cands[0], dict) else None,
-    }
+    hover's and the reports' one definition)."""
+    return entry_class(entry) == FABRICATED
 
 
 def paper_summary(
-    paper: Paper, report: dict[str, Any], seconds: float, titles: dict[str, str] | None = None
+    paper: Paper,
+    report: dict[str, Any],
+    seconds: float,
+    titles: dict[str, str] | None = None,
+    written: dict[str, tuple[str, dict[str, str]]] | None = None,
+    heading: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The paper's line of summary.jsonl: counts by status and by class, and each finding
+    with its evidence (``workspace/venue_evidence.py``), fabricated ones first."""
     entries = report.get("entries") or []
     statuses: dict[str, int] = {}
+    classes = dict.fromkeys(CLASSES, 0)
+    findings = []
     for e in entries:
         statuses[str(e.get("status"))] = statuses.get(str(e.get("status")), 0) + 1
-    fabricated = [_evidence(e, titles or {}) for e in entries if likely_fabricated(e)]
-    retracted = [
-        {"key": d.get("key"), "message": d.get("message")}
-        for d in report.get("diagnostics") or []
-        if d.get("code") == Code.RETRACTED
-    ]
+        klass = entry_class(e)
+        if klass is None:
+            continue
+        classes[klass] += 1
+        if klass != UNCHECKED:
+            key = str(e.get("key"))
+            text, fields = (written or {}).get(key, ("", {}))
+            findings.append(evidence(e, klass, fields, text, (titles or {}).get(key, "")))
+    findings.sort(key=lambda f: f["class"] != FABRICATED)
+    retracted = retractions(report)
+    classes[RETRACTED] = len(retracted)
     not_read = [
         str(d.get("message")) for d in report.get("diagnostics") or [] if d.get("code") == Code.PDF_NOT_READ
     ]
+    summary = report.get("summary") or {}
     return {
         "paper": paper.name,
         "path": paper.path,
+        **(heading or {}),
         **({"not_read": not_read} if not_read else {}),
         "report": f"papers/{paper.name}.json",
         "entries": len(entries),
         # "the PDF": the references were read from the printed PDF (the folder had no source)
         "read_from": "the PDF" if any(e.get("source") == "pdf" for e in entries) else "the sources",
         "statuses": dict(sorted(statuses.items())),
-        "likely_fabricated": len(fabricated),
-        "findings": fabricated,
+        "classes": classes,
+        "likely_fabricated": classes[FABRICATED],
+        # problems by severity, for --fail-on across the venue
+        "severity": {k: int(summary.get(k, 0)) for k in ("errors", "warnings", "information", "hints")},
+        "findings": findings,
         "retracted": retracted,
         "seconds": round(seconds, 2),
     }
@@ -243,6 +258,9 @@ class VenueRun:
     references: int = 0
     distinct: int = 0
     seconds: float = 0.0
+    failed_batches: int = 0
+    #: what the run could not vouch for (``venue_health.py``): the run exits non-zero
+    problems: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -276,7 +294,9 @@ async def check_batch(
     out = []
     for paper, (result, seconds, partial) in zip(part, results, strict=True):
         report = to_json(result)
-        line = paper_summary(paper, report, seconds, _titles(result))
+        line = paper_summary(
+            paper, report, seconds, _titles(result), written_entries(result), paper_heading(result)
+        )
         if partial:
             line["not_fully_checked"] = partial
         out.append(Checked(paper, report, line))
@@ -284,10 +304,13 @@ async def check_batch(
 
 
 class VenueOutput:
-    """OUT as the driver writes it: the papers left to check, a report and a summary line
-    per finished paper (appended at once: a run that stops resumes after it), progress."""
+    """OUT as the driver writes it: the papers left to check, a report, a summary line and
+    a page per finished paper (appended at once: a run that stops resumes after it), the
+    run's health and metadata (``run.json``), the index page as the run goes, progress."""
 
-    def __init__(self, folder: str, out_dir: str, progress: Log | None = None) -> None:
+    def __init__(
+        self, folder: str, out_dir: str, progress: Log | None = None, settings: Settings | None = None
+    ) -> None:
         self.out = Path(out_dir)
         (self.out / "papers").mkdir(parents=True, exist_ok=True)
         self.papers = list_papers(folder)
@@ -298,8 +321,14 @@ class VenueOutput:
         if self.run.skipped and progress is not None:
             progress(f"resuming: {self.run.skipped} of {len(self.papers)} papers already checked")
         self.started = time.monotonic()
+        self.health = BatchHealth()
+        self.meta = run_metadata(settings, len(self.papers))
+        self.rows = {str(r["paper"]): r for r in _rows(self.out)}
+        self._said: set[str] = set()
+        self._index_at = 0.0
         _end_cut_line(self.out / "summary.jsonl")
         self._summary = (self.out / "summary.jsonl").open("a", encoding="utf-8")
+        self._write_run(final=False)
 
     def add(self, checked: list[Checked], distinct: int) -> None:
         run = self.run
@@ -307,11 +336,19 @@ class VenueOutput:
             (self.out / "papers" / f"{c.paper.name}.json").write_text(
                 json.dumps(c.report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
             )
+            write_paper_page(self.out, c.line)
             self._summary.write(json.dumps(c.line, ensure_ascii=False) + "\n")
             self._summary.flush()
+            self.rows[c.paper.name] = c.line
+            self.health.add(c.report.get("entries") or [])
             run.papers += 1
             run.references += int(c.line["entries"])
         run.distinct += distinct
+        for problem in self.health.problems():
+            if problem not in self._said and self.progress is not None:
+                self.progress(f"RUN HEALTH: {problem}")
+            self._said.add(problem)
+        self._write_run(final=False)
         if self.progress is not None:
             el = time.monotonic() - self.started
             self.progress(
@@ -321,10 +358,30 @@ class VenueOutput:
                 "references/s"
             )
 
+    def batch_failed(self) -> None:
+        """A batch of papers that failed as a whole (a Ray task): the run is not complete."""
+        self.run.failed_batches += 1
+
+    def _write_run(self, final: bool) -> None:
+        meta = self.meta
+        meta["papers_done"] = self.run.skipped + self.run.papers
+        meta["health"] = self.health.to_json()
+        meta["failed_batches"] = self.run.failed_batches
+        if final:
+            meta["finished"] = utc_now()
+        tmp = self.out / "run.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, self.out / "run.json")
+        now = time.monotonic()
+        if final or now - self._index_at >= INDEX_EVERY:
+            write_index(self.out, list(self.rows.values()), meta)
+            self._index_at = time.monotonic()
+
     def close(self) -> VenueRun:
         self._summary.close()
         self.run.seconds = time.monotonic() - self.started
-        write_html(self.out)
+        self._write_run(final=True)
+        self.run.problems = self.health.problems()
         return self.run
 
 
@@ -339,7 +396,7 @@ async def run_venue(
 ) -> VenueRun:
     """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
     distinct views."""
-    output = VenueOutput(folder, out_dir, progress)
+    output = VenueOutput(folder, out_dir, progress, pipeline.settings)
     memo: OrderedDict[str, Any] = OrderedDict()
     try:
         for start in range(0, len(output.todo), batch_size):
@@ -422,68 +479,13 @@ def _rows(out: Path) -> list[dict[str, Any]]:
                 rows[item["paper"]] = item  # a paper checked again: its last line
     return sorted(
         rows.values(),
-        key=lambda r: (
-            -int(r.get("likely_fabricated", 0)),
-            -len(r.get("retracted") or []),
-            -len(r.get("not_read") or []),
-            r["paper"],
-        ),
+        key=rank_key,
     )
 
 
 def write_html(out: Path) -> Path:
-    """summary.html: the papers ranked by likely fabricated references, with the evidence."""
-    rows = _rows(out)
-    e = html.escape
-    refs = sum(int(r.get("entries", 0)) for r in rows)
-    flagged = sum(1 for r in rows if r.get("likely_fabricated"))
-    unread = sum(1 for r in rows if r.get("not_read"))
-    parts = [
-        "<!doctype html><meta charset='utf-8'><title>CiteLens venue report</title>",
-        "<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}"
-        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3em;"
-        "text-align:left;vertical-align:top}.n{text-align:right}details{margin:.2em 0}"
-        ".s{color:#555;font-size:90%}</style>",
-        "<h1>CiteLens venue report</h1>",
-        f"<p>{len(rows)} papers, {refs} references; {flagged} papers with likely fabricated references "
-        "(not found in any source that answered, or an identifier that names another paper). "
-        "UNVERIFIED means a source could not be asked: it is not a finding."
-        + (
-            f" {unread} papers could not be read (NOT READ): they are not clean, they were not checked."
-            if unread
-            else ""
-        )
-        + "</p>",
-        "<table><tr><th>#</th><th>Paper</th><th class=n>References</th><th class=n>Likely fabricated</th>"
-        "<th class=n>Retracted</th><th>Evidence</th></tr>",
-    ]
-    for i, r in enumerate(rows, 1):
-        ev = []
-        for f in r.get("findings") or []:
-            closest = f" Closest real paper: {e(str(f['closest']))}." if f.get("closest") else ""
-            ev.append(
-                f"<details><summary><b>{e(str(f.get('key')))}</b> {e(str(f.get('status')))}: "
-                f"“{e(str(f.get('title') or ''))}”</summary>"
-                f"{e(str(f.get('summary') or ''))}{closest}<div class=s>{e(str(f.get('file')))}:"
-                f"{e(str(f.get('line')))} · asked: {e(', '.join(f.get('asked') or []))}</div></details>"
-            )
-        for why in r.get("not_read") or []:
-            ev.append(f"<div><b>NOT READ</b> {e(why)}: its references were not checked</div>")
-        for note in r.get("not_fully_checked") or []:
-            ev.append(f"<div><b>{e(str(note))}</b></div>")
-        for t in r.get("retracted") or []:
-            ev.append(f"<div><b>{e(str(t.get('key')))}</b> RETRACTED: {e(str(t.get('message')))}</div>")
-        parts.append(
-            f"<tr><td>{i}</td><td><a href='{e(str(r.get('report')))}'>{e(r['paper'])}</a></td>"
-            f"<td class=n>{int(r.get('entries', 0))}"
-            f"<div class=s>from {e(str(r.get('read_from') or 'the sources'))}</div></td>"
-            f"<td class=n>{int(r.get('likely_fabricated', 0))}</td>"
-            f"<td class=n>{len(r.get('retracted') or [])}</td><td>{''.join(ev)}</td></tr>"
-        )
-    parts.append("</table>")
-    path = out / "summary.html"
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
-    return path
+    """summary.html from what OUT holds (``workspace/venue_page.py``)."""
+    return write_index(out, _rows(out))
 
 
 def check_venue(

@@ -1,0 +1,199 @@
+"""A venue run's own health: a network failure must never read as fabrication across a venue.
+
+Fed each finished paper's entries in the order they finish, :class:`BatchHealth` counts,
+per source, the distinct references (by content) it was asked about and those it failed
+for (an error, a timeout, or marked down for the run), and watches the share of references
+found nowhere:
+
+- a source that failed for a large share of the references it was asked about
+  (:data:`FAILED_SHARE`, once it was asked about :data:`MIN_ASKED`) is an outage;
+- "not found" jumping against the run's own rate so far (the last :data:`WINDOW`
+  references at :data:`JUMP_FACTOR` times the rate before them and :data:`JUMP_POINTS`
+  above it) is a silent outage (an index answering "nothing" for everything).
+
+Either is a problem of the run, not of the papers: the report says so at the top and the
+run exits non-zero (``citelens check --venue``: exit 3). The same counts say which sources
+answered and how many references could not be checked (run metadata).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citelens.core.source_names import source_name
+
+if TYPE_CHECKING:
+    from citelens.core.settings import Settings
+
+FAILED_SHARE = 0.2
+MIN_ASKED = 20
+WINDOW = 200
+JUMP_FACTOR = 3.0
+JUMP_POINTS = 0.10
+_FAILED = {"failed", "unavailable"}
+
+
+def source_label(source: str) -> str:
+    return source_name(source, source)
+
+
+class BatchHealth:
+    """The run's counts so far; :meth:`problems` are what the top of the report says."""
+
+    def __init__(self, window: int = WINDOW, min_asked: int = MIN_ASKED) -> None:
+        self.window_size = window
+        self.min_asked = min_asked
+        self.asked: Counter[str] = Counter()  # references each source was asked about
+        self.failed: Counter[str] = Counter()  # ... and failed for
+        self.answered: Counter[str] = Counter()  # ... and answered (found or not)
+        self.references = 0
+        self.not_found = 0
+        self.unchecked = 0
+        self.recent: deque[bool] = deque(maxlen=window)
+        self.jump: str | None = None
+        self.seen: set[str] = set()  # content hashes whose lookups are counted
+
+    def add(self, entries: Iterable[dict[str, Any]]) -> None:
+        for e in entries:
+            status = e.get("status")
+            if status in (None, "UNCHECKED", "SKIPPED"):
+                continue
+            self.references += 1
+            miss = status == "NOT_FOUND" and not e.get("informational")
+            self.not_found += miss
+            self.unchecked += status == "UNVERIFIED"
+            chash = str(e.get("content_hash") or "")
+            if chash and chash in self.seen:
+                continue  # the same reference in another paper: the sources were asked once
+            if chash:
+                self.seen.add(chash)
+            sources: dict[str, bool] = {}
+            for a in e.get("audit") or []:
+                src = str(a.get("source") or "")
+                if not src or a.get("cached"):
+                    continue
+                bad = a.get("outcome") in _FAILED
+                sources[src] = sources.get(src, False) or not bad
+            for src, ok in sources.items():
+                self.asked[src] += 1
+                if ok:
+                    self.answered[src] += 1
+                else:
+                    self.failed[src] += 1
+            self._watch(miss)
+
+    def _watch(self, miss: bool) -> None:
+        if len(self.recent) == self.window_size and self.jump is None:
+            before_n = self.references - 1 - self.window_size
+            if before_n >= self.window_size:
+                in_window = sum(self.recent)
+                before = (self.not_found - miss - in_window) / before_n
+                now = in_window / self.window_size
+                if now >= JUMP_FACTOR * before and now >= before + JUMP_POINTS:
+                    self.jump = (
+                        f"references found nowhere jumped to {now:.0%} of the last {self.window_size} "
+                        f"(from {before:.0%} of the {before_n} before them): a source may be answering "
+                        "'nothing' for everything; those NOT_FOUND verdicts are suspect"
+                    )
+        self.recent.append(miss)
+
+    def problems(self) -> list[str]:
+        out = []
+        for src, n in sorted(self.asked.items()):
+            bad = self.failed[src]
+            if n >= self.min_asked and bad / n >= FAILED_SHARE:
+                out.append(
+                    f"{source_label(src)} failed for {bad} of the {n} references it was asked about "
+                    f"({bad / n:.0%}): those references could not be checked; rerun when it is back"
+                )
+        if self.jump:
+            out.append(self.jump)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "references": self.references,
+            "not_found": self.not_found,
+            "unchecked": self.unchecked,
+            "sources": {
+                s: {
+                    "label": source_label(s),
+                    "asked": n,
+                    "answered": self.answered[s],
+                    "failed": self.failed[s],
+                }
+                for s, n in sorted(self.asked.items())
+            },
+            "problems": self.problems(),
+        }
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def run_metadata(settings: Settings | None, papers: int) -> dict[str, Any]:
+    """What ``run.json`` starts with: when, how many papers, which snapshot (its date)."""
+    meta: dict[str, Any] = {"started": utc_now(), "papers_total": papers, "papers_done": 0}
+    if settings is not None and settings.snapshot:
+        from citelens.snapshot.store import Snapshot, SnapshotError
+
+        try:
+            snap = Snapshot(settings.snapshot)
+        except SnapshotError as exc:
+            meta["snapshot"] = {"date": "", "sources": f"not readable: {exc}"}
+        else:
+            meta["snapshot"] = {
+                "date": snap.info.date,
+                "sources": snap.info.sources,
+                "works": snap.info.works,
+            }
+            snap.close()
+    if settings is not None and settings.offline:
+        meta["offline"] = True
+    return meta
+
+
+#: ``--fail-on LEVEL``: the severities of a paper's summary counted at that level and above
+_LEVELS = {
+    "error": ("errors",),
+    "warning": ("errors", "warnings"),
+    "information": ("errors", "warnings", "information"),
+}
+UNHEALTHY = 3
+
+
+def venue_exit(out_dir: str, run: Any, fail_on: str, log: Callable[[str], None]) -> int:
+    """The exit status of a venue run: 3 when the run cannot vouch for its verdicts (a source
+    down for much of it, "not found" jumping, a batch of papers that failed), else 1 when a
+    paper of the venue (this run's or an earlier one's) has a problem at ``fail_on`` or above,
+    as ``citelens check`` on that paper alone would, else 0."""
+    problems = list(run.problems)
+    if run.failed_batches:
+        problems.append(f"{run.failed_batches} batch(es) of papers failed: rerun to check them")
+    for p in problems:
+        log(f"run health: {p}")
+    if problems:
+        return UNHEALTHY
+    keys = _LEVELS.get(fail_on, ("errors",))
+    path = Path(out_dir) / "summary.jsonl"
+    flagged = 0
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            sev = row.get("severity") if isinstance(row, dict) else None
+            if isinstance(sev, dict) and any(int(sev.get(k, 0)) for k in keys):
+                flagged += 1
+            elif isinstance(row, dict) and sev is None and fail_on != "error" and row.get("findings"):
+                flagged += 1  # an older run's line: its likely fabricated references are warnings
+    if flagged:
+        log(f"{flagged} papers have problems at --fail-on {fail_on} or above")
+    return 1 if flagged else 0
