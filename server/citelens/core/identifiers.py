@@ -69,6 +69,19 @@ def normalize_doi(value: str | None) -> str | None:
     return doi if _DOI.match(doi) else None
 
 
+def doi_as_written(value: str | None) -> str | None:
+    """A DOI as its registry writes it (``10.1103/PhysRevE.49.4145``): bare, the case kept
+    (DOIs match case-insensitively, but a fix writes the registry's form); None when
+    :func:`normalize_doi` finds no DOI."""
+    if normalize_doi(value) is None:
+        return None
+    assert isinstance(value, str)
+    doi = plain_identifier(value)
+    if "%" in doi:
+        doi = unquote(doi)
+    return _DOI_PREFIX.sub("", doi).strip().rstrip(".,;")
+
+
 def normalize_arxiv(value: str | None) -> str | None:
     """``"arXiv:1706.03762v5"`` -> ``"1706.03762"``; ``"astro-ph/0601001v1"`` stays old-style.
 

@@ -12,7 +12,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.identifiers import normalize_doi
+from citelens.core.identifiers import doi_as_written, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, full_title, plain_title
@@ -126,6 +126,7 @@ def to_record(work: Any, source: str = Source.CROSSREF) -> PaperRecord | None:
         venue=_first(work.get("container-title")),
         venue_alternates=[v for v in [_first(work.get("short-container-title"))] if v],
         doi=doi,
+        doi_written=doi_as_written(_first(work.get("DOI"))),
         url=_first(work.get("URL")),
         abstract=strip_jats(_first(work.get("abstract"))),
         publication_types=[typ] if typ else [],

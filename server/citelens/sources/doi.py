@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.identifiers import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import doi_as_written, normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
 from citelens.sources.methods import Method
@@ -52,6 +52,7 @@ def to_record(csl: Any) -> PaperRecord | None:
         venue=_text(csl.get("container-title")),
         venue_alternates=[v for v in [_text(csl.get("container-title-short"))] if v],
         doi=doi,
+        doi_written=doi_as_written(_text(csl.get("DOI"))),
         arxiv_id=arxiv,
         url=_text(csl.get("URL")),
         abstract=strip_jats(_text(csl.get("abstract"))),

@@ -34,6 +34,9 @@ class PaperRecord:
     venue: str | None = None  # journal / proceedings / container title
     venue_alternates: list[str] = field(default_factory=list)  # S2 publicationVenue names
     doi: str | None = None  # lower-cased, bare (10.x/...)
+    #: The DOI as the source writes it (case kept: ``10.1103/PhysRevE.49.4145``), what a
+    #: fix writes; None when the source gave none (read ``doi`` to compare).
+    doi_written: str | None = None
     arxiv_id: str | None = None  # without version: "1706.03762", "astro-ph/0601001"
     pmid: str | None = None
     pmcid: str | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.identifiers import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import doi_as_written, normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
@@ -85,6 +85,7 @@ def to_record(data: Any) -> PaperRecord | None:
         venue=venue,
         venue_alternates=alternates,
         doi=normalize_doi(_str(ext.get("DOI"))),
+        doi_written=doi_as_written(_str(ext.get("DOI"))),
         arxiv_id=normalize_arxiv(_str(ext.get("ArXiv"))),
         pmid=_str(ext.get("PubMed")),
         pmcid=f"PMC{pmc}" if pmc and not pmc.upper().startswith("PMC") else pmc,
