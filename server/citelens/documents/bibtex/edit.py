@@ -17,8 +17,8 @@ about are kept byte for byte.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from citelens.core.latextext import to_unicode
 from citelens.core.model import BibEntry, BibField
@@ -28,6 +28,7 @@ from citelens.documents.bibtex.render import (
     balanced,
     entry_type_for,
     field_text,
+    in_field_order,
     record_fields,
     render_value,
     same_case,
@@ -325,3 +326,99 @@ def append_entry(text: str, entry_text: str) -> TextEdit:
     else:
         lead = nl + nl
     return TextEdit(len(text), len(text), lead + entry_text + nl)
+
+
+def field_edits(
+    text: str,
+    entry: BibEntry,
+    values: Mapping[str, str],
+    remove: Iterable[str] = (),
+    *,
+    order: Sequence[str] = (),
+    style: Style | None = None,
+) -> list[TextEdit]:
+    """Edits of the named fields of ``entry`` only, each as small as it can be: a changed
+    field's value (its name, spacing and delimiters' kind stay), a removed field with its
+    separator, an added field on a line of its own where ``order`` (the file's field order,
+    :func:`~citelens.documents.bibtex.render.detect_field_order`) puts it, in the entry's
+    style. Every other byte of the entry stays. Non-overlapping, in text order."""
+    style = style or detect_style(text, entry)
+    fields = fields_in_order(entry)
+    remove_set = {n for n in remove if n in entry.fields} - set(values)
+    subs: list[TextEdit] = []
+    for f in fields:
+        if f.name in values:
+            new = render_value(values[f.name], _style_of_field(text, f, style), f.name)
+            if text[f.value_span.start : f.value_span.end] != new:
+                subs.append(TextEdit(f.value_span.start, f.value_span.end, new))
+    kept = [f for f in fields if f.name not in remove_set]
+    if remove_set:
+        if kept and fields[-1].name in remove_set and not style.trailing_comma:
+            # the last field goes and the comma before it with it: the whole-entry edit
+            # knows how (still only this entry's text)
+            return [_entry_edit(text, entry, values, remove_set, style)]
+        subs.extend(_removal(text, entry, f) for f in fields if f.name in remove_set)
+    added = _added(entry, values)
+    if added:
+        if style.one_line or not kept:
+            subs.append(_addition(text, entry, kept, added, style))
+        else:
+            subs.extend(_placed(text, entry, kept, added, order, style))
+    return _merge_overlaps(subs)
+
+
+def _added(entry: BibEntry, values: Mapping[str, str]) -> list[tuple[str, str]]:
+    return [(n, v) for n, v in values.items() if n not in entry.fields]
+
+
+def _style_of_field(text: str, f: BibField, style: Style) -> Style:
+    """The entry's style, with this field's own delimiters (a quoted field stays quoted)."""
+    raw = text[f.value_span.start : f.value_span.end]
+    if raw[:1] == '"' and not style.quotes:
+        return replace(style, quotes=True)
+    if raw[:1] == "{" and style.quotes:
+        return replace(style, quotes=False)
+    if raw.isdigit() and not style.bare_numbers:
+        return replace(style, bare_numbers=True)
+    return style
+
+
+def _placed(
+    text: str,
+    entry: BibEntry,
+    kept: list[BibField],
+    added: list[tuple[str, str]],
+    order: Sequence[str],
+    style: Style,
+) -> list[TextEdit]:
+    """Added fields each before the first kept field that ``order`` puts after it (on the
+    lines of their own), the rest after the last field."""
+    names = [f.name for f in kept]
+    before: dict[str, list[tuple[str, str]]] = {}
+    last: list[tuple[str, str]] = []
+    for name, value in added:
+        ranked = in_field_order([*names, name], order)
+        after = ranked[ranked.index(name) + 1 :]
+        nxt = next((n for n in after if n in names), None)
+        if nxt is None:
+            last.append((name, value))
+        else:
+            before.setdefault(nxt, []).append((name, value))
+    out: list[TextEdit] = []
+    nl = style.newline
+    for f in kept:
+        group = before.get(f.name)
+        if not group:
+            continue
+        ls = line_start(text, f.span.start)
+        lines = "".join(
+            style.indent + field_text(n, render_value(v, style, n), style) + "," + nl for n, v in group
+        )
+        if ls > entry.span.start and only_space(text[ls : f.span.start]):
+            out.append(TextEdit(ls, ls, lines))
+        else:
+            inline = ", ".join(field_text(n, render_value(v, style, n), style) for n, v in group)
+            out.append(TextEdit(f.span.start, f.span.start, inline + ", "))
+    if last:
+        out.append(_addition(text, entry, kept, last, style))
+    return out

@@ -7,6 +7,7 @@ entry), :func:`latex_escape`, :func:`bibtex_author`. Pure functions, no LSP.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from citelens.core.model import BibEntry
@@ -249,7 +250,7 @@ def render_entry(
     style = style or Style()
     entry_type = new_entry_type(record)
     values = record_fields(record, entry_type)
-    names = _in_order(list(values), order)
+    names = in_field_order(list(values), order)
     rendered = [field_text(n, render_value(values[n], style, n), style) for n in names]
     head = f"@{same_case(entry_type, type_like or 'article')}{{{key},"
     if style.one_line:
@@ -262,7 +263,7 @@ def render_entry(
     return head + nl + body + nl + "}"
 
 
-def _in_order(names: list[str], order: Sequence[str]) -> list[str]:
+def in_field_order(names: list[str], order: Sequence[str]) -> list[str]:
     """``names`` in ``order``; a name it lacks goes after the ordered names that precede
     it in :data:`RECORD_FIELDS` (volume, pages after year when the file has no volume)."""
     pos = {n: float(i) for i, n in enumerate(order)}
@@ -292,3 +293,49 @@ def detect_field_order(entries: Sequence[BibEntry]) -> list[str]:
             ranks.setdefault(name, []).append(i / max(len(names) - 1, 1))
     base = {n: i for i, n in enumerate(RECORD_FIELDS)}
     return sorted(ranks, key=lambda n: (sum(ranks[n]) / len(ranks[n]), base.get(n, 99)))
+
+
+#: Combining accents and the LaTeX command that writes each.
+_ACCENTS = {
+    "\u0301": "'", "\u0300": "`", "\u0308": '"', "\u0302": "^", "\u0303": "~", "\u0304": "=",
+    "\u0307": ".", "\u0306": "u", "\u030c": "v", "\u030a": "r", "\u030b": "H", "\u0327": "c",
+    "\u0328": "k",
+}  # fmt: skip
+_LETTERS = {
+    "ł": "{\\l}",
+    "Ł": "{\\L}",
+    "ø": "{\\o}",
+    "Ø": "{\\O}",
+    "đ": "{\\dj}",
+    "ß": "{\\ss}",
+    "ı": "{\\i}",
+}
+
+
+def _as_latex(ch: str) -> str:
+    if ch in _LETTERS:
+        return _LETTERS[ch]
+    parts = unicodedata.normalize("NFD", ch)
+    out = parts[0]
+    for m in parts[1:]:
+        cmd = _ACCENTS.get(m)
+        if cmd is None:
+            return ch
+        out = "{\\" + cmd + "{" + out + "}}" if cmd.isalpha() else "{\\" + cmd + out + "}"
+    return out
+
+
+def for_encoding(value: str, encoding: str) -> str:
+    """``value`` with each character ``encoding`` cannot hold written as its LaTeX command
+    (``Ł`` -> ``{\\L}``, ``ő`` -> ``{\\H{o}}``) for a file in that encoding (Latin-1); a
+    character with no command stays (the edit is then refused, never written lossy)."""
+    if encoding in ("utf-8", "buffer"):
+        return value
+    out = []
+    for c in value:
+        try:
+            c.encode(encoding)
+            out.append(c)
+        except UnicodeEncodeError:
+            out.append(_as_latex(c))
+    return "".join(out)
