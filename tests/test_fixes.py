@@ -11,8 +11,9 @@ from citelens.core.findings import Finding, Severity
 from citelens.core.model import Span
 from citelens.documents.bibtex.edit import TextEdit, apply_edits
 from citelens.documents.bibtex.parse import parse_bib
-from citelens.fixes.fix import Fix, FixKind
-from citelens.fixes.rules import fixes_for
+from citelens.fixes.context import SessionContext
+from citelens.fixes.fix import Applicability, Fix, FixKind
+from citelens.fixes.rules import fixes_for as _fixes_for
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.compare import Discrepancy
 from citelens.verify.status import Status, Verification
@@ -53,6 +54,10 @@ PREPRINT = PaperRecord("arxiv", "Attention Is All You Need", ["Ashish Vaswani", 
                        "arXiv", arxiv_id="1706.03762", is_preprint=True)
 PUBLISHED = PaperRecord("crossref", "Attention is All you Need", [], 2017,
                         "Advances in Neural Information Processing Systems", volume="30")
+
+
+def fixes_for(session: Session, path: str, code: str, data: object) -> list[Fix]:
+    return _fixes_for(SessionContext(session), path, code, data)
 
 
 def _session(tmp_path: Path) -> tuple[Session, str, str]:
@@ -100,9 +105,11 @@ def test_a_doi_mismatch_finding_has_typed_fixes(tmp_path: Path) -> None:
         ("Fix DOI: 10.1007/978-3-662-45472-5_28", True, FixKind.QUICKFIX),
         ("Replace entry with OpenAlex metadata", False, FixKind.QUICKFIX),
     ]
-    entry = parse_bib(BIB).by_key()["eyal"][0].span  # the edit names the entry, nothing else
+    doi = parse_bib(BIB).by_key()["eyal"][0].fields["doi"].value_span  # the field's value, nothing else
     (edit,) = fixes[0].edits
-    assert (edit.path, edit.span) == (bib, Span(entry.start, entry.end))
+    assert (edit.path, edit.span) == (bib, Span(doi.start, doi.end))
+    assert edit.new == "{10.1007/978-3-662-45472-5_28}"
+    assert fixes[0].applicability is Applicability.SAFE and fixes[1].applicability is Applicability.UNSAFE
     after = _applied(session, fixes[0])[bib]
     assert after == BIB.replace("10.1109/mcse.2007.55", "10.1007/978-3-662-45472-5_28")
     # the same finding at a citation points at the entry: its fixes are the entry's
@@ -116,7 +123,8 @@ def test_a_cited_preprint_is_updated_to_its_published_version(tmp_path: Path) ->
     f = _finding(session, Code.METADATA_MISMATCH, "vaswani", bib)
     fixes = fixes_for(session, f.path, f.code, f.data)
     assert [(x.title, x.preferred) for x in fixes] == [
-        ("Update preprint to published version", True),
+        # another version of the paper (venue, type, pages): unsafe, never preferred
+        ("Update preprint to published version", False),
         ("Replace entry with arXiv metadata", False),
     ]
     entry = parse_bib(_applied(session, fixes[0])[bib]).by_key()["vaswani"][0]

@@ -11,10 +11,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from citelens import __version__
 from citelens.core.settings import Settings, from_sources
 from citelens.core.text import printable
+
+if TYPE_CHECKING:
+    from citelens.workspace.check import CheckResult
 
 
 def _progress_bar() -> Callable[[int, int], None] | None:
@@ -86,7 +90,7 @@ class ProgressLines:
 
 
 def _check(args: argparse.Namespace, settings: Settings) -> int:
-    from citelens.workspace.check import CheckResult, UsageError, run_check
+    from citelens.workspace.check import UsageError, run_check
     from citelens.workspace.pipeline import Pipeline
     from citelens.workspace.report import fails, write
 
@@ -120,6 +124,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
         progress = lines = ProgressLines(args.progress_interval, log)
     _batch_gc()
     results: list[CheckResult] = []
+    diffs: list[str] = []
 
     async def check() -> int:
         # Only an int leaves asyncio.run: on exit it may repr() the task's result.
@@ -135,6 +140,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
             )
         finally:
             await pipeline.aclose()
+        if args.fix or args.diff:
+            result = await _fixed(args, settings, result, log, diffs)
         results.append(result)
         return 1 if fails(result, args.fail_on) else 0
 
@@ -143,12 +150,57 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     except UsageError as exc:
         print(f"citelens: {printable(str(exc))}", file=sys.stderr)
         return 2
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        return status
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             write(results[0], args.format, fh, verbose=args.verbose)
     else:
         write(results[0], args.format, sys.stdout, verbose=args.verbose)
     return status
+
+
+async def _fixed(
+    args: argparse.Namespace,
+    settings: Settings,
+    result: CheckResult,
+    log: Callable[[str], None],
+    diffs: list[str],
+) -> CheckResult:
+    """``--fix`` / ``--diff``: the fixes of ``result`` applied (or shown), and the check run
+    again on the fixed texts, whose findings decide the exit status."""
+    from citelens.fixes import apply
+    from citelens.fixes.fix import Applicability
+    from citelens.workspace.check import run_check
+    from citelens.workspace.pipeline import Pipeline
+    from citelens.workspace.store import DocumentStore
+
+    level = Applicability.UNSAFE if args.unsafe_fixes else Applicability.SAFE
+    run = apply.plan(result, settings, level)
+    for line in apply.summary_lines(run):
+        log(("would fix " if args.diff else "fixed ") + line)
+    if args.diff:
+        diffs.append(apply.unified_diff(run))
+    else:
+        apply.write(run)
+    if run.unsafe_left and not args.unsafe_fixes:
+        log(
+            f"{len(run.unsafe_left)} more fixes are unsafe (another paper, a merge, a less than "
+            "confident match): --unsafe-fixes applies them"
+        )
+    if args.fix and not args.diff:
+        log(f"{len(run.applied)} fixes applied in {len(run.fixed)} files")
+    if not run.fixed:
+        return result
+    store = DocumentStore(settings.extra_cite_commands)
+    for k, (path, text) in enumerate(sorted(run.fixed.items())):
+        store.open(path, text, k + 1)  # the fixed texts, written or not
+    pipeline = Pipeline(settings, log)
+    try:
+        return await run_check(args.paths, pipeline, store=store, verify=not args.no_verify, log=log)
+    finally:
+        await pipeline.aclose()
 
 
 def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], None]) -> int:
@@ -276,6 +328,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="with --venue: run on Ray (a cluster's ADDRESS, or a local instance without one)",
     )
+    check.add_argument(
+        "--fix", action="store_true", help="apply the safe fixes to the .bib files (and report what changed)"
+    )
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix or --diff: also the unsafe ones (another paper, a merge, a less than "
+        "confident match)",
+    )
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")
     check.add_argument("--batch", type=int, default=0, metavar="N", help="with --venue: papers per batch")
 

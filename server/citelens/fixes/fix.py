@@ -1,5 +1,5 @@
-"""A quick fix as plain data: its title, its edits (path, span, new text), whether it may be
-applied without a look (``preferred``), its kind, or a notice to open instead of an edit."""
+"""A quick fix as plain data: its title, its edits (path, span, new text), its
+applicability (ruff's three levels), its kind, or a notice to open instead of an edit."""
 
 from __future__ import annotations
 
@@ -16,6 +16,20 @@ class FixKind(StrEnum):
     QUICKFIX = "quickfix"
 
 
+class Applicability(StrEnum):
+    """How much trust a fix needs, as ruff says it.
+
+    ``safe``: the reference stays the same paper and only fields the verdict found wrong or
+    missing change, from a confident match (``citelens check --fix`` applies it; the editor
+    marks it preferred). ``unsafe``: it changes which paper is cited, deletes an entry (a
+    merge), or rests on a less than confident match (``--unsafe-fixes`` only).
+    ``display_only``: shown, never applied by the command line (a notice to open)."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
 @dataclass(frozen=True, slots=True)
 class FileEdit:
     """Replace ``span`` of the text of ``path`` with ``new``."""
@@ -29,9 +43,16 @@ class FileEdit:
 class Fix:
     title: str
     edits: tuple[FileEdit, ...] = ()
-    preferred: bool = False
+    applicability: Applicability = Applicability.UNSAFE
     kind: FixKind = FixKind.QUICKFIX
     url: str | None = None  # a fix that opens a notice (in the browser) instead of editing
+    #: What it changes, one line per field ("year: 2019 -> 2020"), for ``citelens check --fix``.
+    changes: tuple[str, ...] = ()
+
+    @property
+    def preferred(self) -> bool:
+        """LSP ``isPreferred``: a safe fix may be applied without a look."""
+        return self.applicability is Applicability.SAFE
 
 
 def file_edits(edits: Mapping[str, Sequence[TextEdit]]) -> tuple[FileEdit, ...] | None:

@@ -1,233 +1,263 @@
-"""Which quick fixes a finding has, computed from its data and the current text, never
-from the network: the entry is looked up again by key in the current text of its .bib,
-and each edit changes exactly that entry (:mod:`citelens.documents.bibtex.edit`). A
-finding computed for an older version of its document, or whose entry has changed since
-it was verified, has no fix.
+"""Which quick fixes a finding (or an entry) has, computed from its data and the current
+text, never from the network: the entry is looked up again by key in the current text of
+its .bib, and each edit changes exactly that entry's fields
+(:mod:`citelens.documents.bibtex.edit`). A finding computed for an older version of its
+document, or whose entry has changed since it was verified, has no fix.
 
-Whether a candidate is the entry's paper and whether a preprint has a published version
-are verify's decisions (:func:`~citelens.verify.match.compare.is_same_paper`, the
-verdict's discrepancies), read here, not made again."""
+Rules read a :class:`~citelens.fixes.context.FixContext`, so the editor's code actions and
+``citelens check --fix`` get the same fixes. Whether a candidate is the entry's paper and
+whether a preprint has a published version are verify's decisions (the verdict's settled
+record, :attr:`~citelens.verify.status.Verification.right_papers`, its discrepancies),
+read here, not made again.
+
+Each fix says how far it may be trusted (:class:`~citelens.fixes.fix.Applicability`): the
+field fix of a confident match is ``safe``; a rewrite of the whole entry, a replacement by
+another paper and a merge (it deletes an entry) are ``unsafe``; a notice to open is
+``display-only``."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 from citelens.checks.verification import status_of
 from citelens.core.codes import Code
 from citelens.core.findings import FixData
-from citelens.core.model import BibEntry
+from citelens.core.model import BibEntry, BibFile
 from citelens.core.source_names import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
-from citelens.documents.bibtex.render import latex_escape
-from citelens.fixes.fix import Fix, file_edits
+from citelens.documents.bibtex.render import detect_field_order, for_encoding
+from citelens.documents.bibtex.style import Style, detect_spellings, detect_style
+from citelens.fixes.context import FixContext
+from citelens.fixes.fix import Applicability, Fix, file_edits
 from citelens.fixes.merge import merge_edits
+from citelens.fixes.metadata import field_fix, right_papers
 from citelens.fixes.published import published_version
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
-from citelens.verify.match.compare import is_same_paper
-from citelens.verify.status import Verification
-from citelens.workspace.index import Analysis
-from citelens.workspace.session import Session
+from citelens.verify.status import Status, Verification
 
 log = logging.getLogger("citelens")
 
 MAX_CANDIDATES = 3
+SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
 
 
-def fixes_for(session: Session, path: str, code: str, data: object) -> list[Fix]:
+def fixes_for(ctx: FixContext, path: str, code: str, data: object) -> list[Fix]:
     """The fixes of one finding: its ``code`` and ``data`` (as the finding carried them,
     ``FixData`` and all) in the document ``path``. None for another server's data, a stale
     finding, or one whose fix cannot be computed (logged)."""
     fix = FixData.from_json(data)
     if fix is None or code not in Code.__members__:
         return []
-    current = session.store.version(path)
+    current = ctx.version(path)
     if current is not None and fix.version != current:
         return []  # the document changed since the finding was computed
     try:
-        return _for_code(session, Code(code), fix, data if isinstance(data, dict) else {})
+        return _for_code(ctx, Code(code), fix)
     except Exception:  # a quick fix we cannot compute is not offered
         log.exception("quick fix for %s failed", code)
+        return []
+
+
+def entry_fixes(ctx: FixContext, bib_path: str, key: str) -> list[Fix]:
+    """The fixes of an entry from its verdict alone (no finding needed: a verified entry
+    may still lack its DOI or pages): what ``citelens check --fix`` applies and the editor
+    offers with the cursor in the entry."""
+    at = _Entry(ctx, bib_path, key)
+    if at.entry is None:
+        return []
+    v = ctx.verdict(at.entry)
+    if v is None:
+        return []
+    try:
+        return _verdict_fixes(at, v, None)
+    except Exception:
+        log.exception("quick fix for %s failed", key)
         return []
 
 
 class _Entry:
     """The entry a finding is about, as it is now."""
 
-    def __init__(self, session: Session, bib_path: str, key: str) -> None:
-        self.session = session
+    def __init__(self, ctx: FixContext, bib_path: str, key: str) -> None:
+        self.ctx = ctx
         self.path = bib_path
-        self.text = session.store.text(bib_path) or ""
-        bib = session.store.bib(bib_path)
+        self.text = ctx.text(bib_path) or ""
+        self.bib: BibFile | None = ctx.bib(bib_path)
         self.entry: BibEntry | None = None
-        if bib is not None:
-            self.entry = next((e for e in bib.entries if e.key == key), None)
+        if self.bib is not None:
+            self.entry = next((e for e in self.bib.entries if e.key == key), None)
             if self.entry is not None and not self.entry.path:
                 self.entry.path = bib_path
-        self.analysis: Analysis | None = session.analysis_for(bib_path)
 
-    def fix(self, title: str, edits: Sequence[TextEdit], *, preferred: bool = False) -> Fix | None:
+    def fix(
+        self, title: str, edits: Sequence[TextEdit], applicability: Applicability, changes: Sequence[str] = ()
+    ) -> Fix | None:
         """A fix editing this entry's .bib (None when it would change nothing)."""
-        return _fix(title, {self.path: [e for e in edits if self.text[e.start : e.end] != e.new]}, preferred)
+        encoding = self.ctx.encoding(self.path)
+        real = [
+            TextEdit(e.start, e.end, for_encoding(e.new, encoding))
+            for e in edits
+            if self.text[e.start : e.end] != e.new
+        ]
+        typed = file_edits({self.path: real}) if real else None
+        if not typed:
+            return None
+        return Fix(title, typed, applicability, changes=tuple(changes))
+
+    def style(self) -> tuple[Style, list[str]]:
+        """This entry's style with the file's spellings, and the file's field order."""
+        assert self.entry is not None and self.bib is not None
+        spellings, order = _file_style(self.text, _Same(self.bib))
+        return dataclasses.replace(detect_style(self.text, self.entry), spellings=spellings), order
 
 
-def _fix(title: str, edits: Mapping[str, Sequence[TextEdit]], preferred: bool = False) -> Fix | None:
-    typed = file_edits({p: es for p, es in edits.items() if es})
-    if not typed:
-        return None
-    return Fix(title, typed, preferred)
+class _Same:
+    """A parsed .bib as a cache key: itself (by identity)."""
+
+    __slots__ = ("bib",)
+
+    def __init__(self, bib: BibFile) -> None:
+        self.bib = bib
+
+    def __hash__(self) -> int:
+        return id(self.bib)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.bib is self.bib
 
 
-_VerdictFixes = Callable[[_Entry, Verification, FixData, Mapping[str, object]], list[Fix | None]]
+@lru_cache(maxsize=4)
+def _file_style(text: str, bib: _Same) -> tuple[tuple[tuple[str, str], ...], list[str]]:
+    """How the file spells camel-case names, and its field order (read once per text)."""
+    entries = bib.bib.entries[:400]
+    return detect_spellings(text, entries), detect_field_order(entries)
 
 
-def _for_code(session: Session, code: Code, fix: FixData, data: Mapping[str, object]) -> list[Fix]:
-    at = _Entry(session, fix.bib, fix.key)
+_VerdictFixes = Callable[[_Entry, Verification, FixData], list[Fix | None]]
+
+
+def _for_code(ctx: FixContext, code: Code, fix: FixData) -> list[Fix]:
+    at = _Entry(ctx, fix.bib, fix.key)
     if at.entry is None:
         return []
     if code is Code.DUPLICATE_ENTRY:
-        return _duplicate_fixes(session, at, fix)
+        return _duplicate_fixes(ctx, at, fix)
     if code in _NOTICE_TITLES:
         return _notice_fixes(at, code)
-    rule = _VERDICT_FIXES.get(code)
     status = status_of(code)
-    if rule is None or status is None or fix.status.upper() != status.value:
+    if code not in _VERDICT_CODES or status is None or fix.status.upper() != status.value:
         return []
-    v = session.verdict(at.entry, at.analysis)
+    v = ctx.verdict(at.entry)
     if v is None or v.status is not status:
         return []  # the entry changed since: its verification is not this one any more
-    return [f for f in rule(at, v, fix, data) if f is not None]
+    return _verdict_fixes(at, v, fix)
+
+
+_VERDICT_CODES = (Code.METADATA_MISMATCH, Code.DOI_MISMATCH, Code.NOT_FOUND)
+
+
+def _verdict_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix]:
+    if v.status is Status.NOT_FOUND:
+        out = _not_found_fixes(at, v, fix)
+    elif v.status in (Status.PARTIAL, Status.VERIFIED, Status.DOI_MISMATCH):
+        out = [_field_fix(at, v), *_whole_entry_fixes(at, v)]
+    else:
+        out = []
+    return [f for f in out if f is not None]
 
 
 # --------------------------------------------------------------------------- verdicts
 
 
-def _metadata_fixes(
-    at: _Entry, v: Verification, _fix: FixData, data: Mapping[str, object]
-) -> list[Fix | None]:
+def _field_fix(at: _Entry, v: Verification) -> Fix | None:
+    """The fields the verdict found wrong or missing, from the paper it identified."""
     assert at.entry is not None
-    out = _field_fixes(at, data)
-    published = published_version(v)
-    if published is not None:
-        edit = bibedit.replace_entry(at.text, at.entry, published, same_paper=True)
-        out.append(at.fix("Update preprint to published version", [edit], preferred=not out))
-    if v.match is not None:
-        edit = bibedit.replace_entry(at.text, at.entry, v.match, same_paper=True)
-        title = f"Replace entry with {source_name(v.match.source)} metadata"
-        out.append(at.fix(title, [edit], preferred=published is None and not out))
-    return out
-
-
-#: Discrepancy kinds a one-field fix mends: the field and the action's wording.
-_FIELD_FIXES = {"title_words": "title", "title": "title", "venue": "venue"}
-
-
-def _field_fixes(at: _Entry, data: Mapping[str, object]) -> list[Fix | None]:
-    """The paper's title for a title with wrong words, the venue a source shows the paper
-    published in for a wrong venue: an edit of that one field, nothing else."""
-    assert at.entry is not None
-    disc = data.get("discrepancy")
-    if not isinstance(disc, dict) or disc.get("kind") not in _FIELD_FIXES:
-        return []
-    value = str(disc.get("source_value") or "").strip()
-    if not value:
-        return []
-    if _FIELD_FIXES[str(disc["kind"])] == "title":
-        name, label = "title", f"Use the paper's title: “{value}”"
-    else:
-        field = data.get("field")
-        if not isinstance(field, str) or field not in ("journal", "booktitle", "journaltitle"):
-            return []
-        name, label = field, f"Change {field} to {value}"
-    edit = bibedit.replace_field(at.text, at.entry, name, latex_escape(value))
-    return [at.fix(label, [edit], preferred=True)]
-
-
-def _right_papers(at: _Entry, v: Verification) -> list[PaperRecord]:
-    """Candidates of a DOI_MISMATCH that verify holds to be the entry's paper (not the
-    record the wrong identifier names)."""
-    assert at.entry is not None
-    view = at.session.entry_view(at.entry, at.analysis)
+    view = at.ctx.view(at.entry)
     if view is None:
-        return []
-    settings = at.session.settings
-    wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
-    return [
-        c
-        for c in v.candidates
-        if is_same_paper(view, c, settings.title_verified_threshold, settings.title_candidate_threshold)
-        and not (wrong and c.doi and c.doi.lower() == wrong)
-    ]
+        return None
+    found = field_fix(at.entry, view, v, at.ctx.settings)
+    if found is None:
+        return None
+    style, order = at.style()
+    values = {c.name: c.new for c in found.changes if c.new is not None}
+    remove = [c.name for c in found.changes if c.new is None]
+    edits = bibedit.field_edits(at.text, at.entry, values, remove, order=order, style=style)
+    return at.fix(found.title, edits, SAFE if found.safe else UNSAFE, [c.label for c in found.changes])
 
 
-def _doi_fixes(at: _Entry, v: Verification, _fix: FixData, _data: Mapping[str, object]) -> list[Fix | None]:
+def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
+    """Rewrites of the whole entry from a record (unsafe: they change every field the
+    record has, right or not)."""
     assert at.entry is not None
     out: list[Fix | None] = []
-    about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
-    right = _right_papers(at, v)
-    paper = right[0] if right else None
-    if about_doi and "doi" in at.entry.fields:
-        if paper is not None and paper.doi:
-            edit = bibedit.replace_field(at.text, at.entry, "doi", paper.doi)
-            out.append(at.fix(f"Fix DOI: {paper.doi}", [edit], preferred=True))
-        else:
-            out.append(at.fix("Remove DOI", [bibedit.remove_field(at.text, at.entry, "doi")], preferred=True))
-    if paper is not None:
-        drop = ["doi"] if about_doi and not paper.doi else []
-        edit = bibedit.replace_entry(at.text, at.entry, paper, same_paper=True, drop=drop)
-        out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit]))
+    style, _order = at.style()
+    if v.status is Status.DOI_MISMATCH:
+        view = at.ctx.view(at.entry)
+        right = right_papers(v, view, at.ctx.settings) if view is not None else []
+        if right:
+            paper = right[0]
+            about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
+            drop = ["doi"] if about_doi and not paper.doi else []
+            edit = bibedit.replace_entry(at.text, at.entry, paper, same_paper=True, drop=drop, style=style)
+            out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit], UNSAFE))
+        return out
+    if v.status is not Status.PARTIAL or v.match is None:
+        return out
+    published = published_version(v)
+    if published is not None:
+        edit = bibedit.replace_entry(at.text, at.entry, published, same_paper=True, style=style)
+        out.append(at.fix("Update preprint to published version", [edit], UNSAFE))
+    edit = bibedit.replace_entry(at.text, at.entry, v.match, same_paper=True, style=style)
+    out.append(at.fix(f"Replace entry with {source_name(v.match.source)} metadata", [edit], UNSAFE))
     return out
 
 
-def _not_found_fixes(
-    at: _Entry, v: Verification, fix: FixData, _data: Mapping[str, object]
-) -> list[Fix | None]:
+def _not_found_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix | None]:
+    """Another paper in place of the entry's (unsafe: it changes which paper is cited)."""
     assert at.entry is not None
     if v.informational:
         return []  # a book or thesis is often just not indexed: never swap in another paper
     out: list[Fix | None] = []
-    for c in (_records(fix.candidates) or v.candidates)[:MAX_CANDIDATES]:
+    style, _order = at.style()
+    candidates = (_records(fix.candidates) if fix is not None else []) or v.candidates
+    for c in candidates[:MAX_CANDIDATES]:
         if c.title:
-            edit = bibedit.replace_entry(at.text, at.entry, c, same_paper=False)
-            out.append(at.fix(f"Replace with: {c.title} ({c.year or 'n.d.'})", [edit]))
+            edit = bibedit.replace_entry(at.text, at.entry, c, same_paper=False, style=style)
+            out.append(at.fix(f"Replace with: {c.title} ({c.year or 'n.d.'})", [edit], UNSAFE))
     return out
 
 
-def _records(values: Sequence[dict[str, object]]) -> list[PaperRecord]:
+def _records(values: Sequence[Mapping[str, object]]) -> list[PaperRecord]:
     out = []
     for r in values:
         try:
-            out.append(PaperRecord.from_json(r))
+            out.append(PaperRecord.from_json(dict(r)))
         except (TypeError, ValueError, KeyError):
             continue
     return out
 
 
-_VERDICT_FIXES: dict[Code, _VerdictFixes] = {
-    Code.METADATA_MISMATCH: _metadata_fixes,
-    Code.DOI_MISMATCH: _doi_fixes,
-    Code.NOT_FOUND: _not_found_fixes,
-}
-
-
 # --------------------------------------------------------------------------- duplicates
 
 
-def _duplicate_fixes(session: Session, at: _Entry, fix: FixData) -> list[Fix]:
+def _duplicate_fixes(ctx: FixContext, at: _Entry, fix: FixData) -> list[Fix]:
     if fix.duplicate_of is None or fix.duplicate_bib is None:
         return []
-    other = _Entry(session, fix.duplicate_bib, fix.duplicate_of)
+    other = _Entry(ctx, fix.duplicate_bib, fix.duplicate_of)
     if other.entry is None or at.entry is None or other.entry is at.entry:
         return []
     out = []
     for keep, drop in ((other, at), (at, other)):
         assert keep.entry is not None and drop.entry is not None
-        edits = merge_edits(session, keep.entry, keep.text, drop.entry, drop.text)
+        edits = merge_edits(ctx, keep.entry, keep.text, drop.entry, drop.text)
         if edits:
-            # a merge deletes an entry: never the preferred fix (applied without a look)
-            out.append(Fix(f"Merge duplicate into {keep.entry.key}", edits))
+            # a merge deletes an entry: unsafe (never applied without a look)
+            out.append(Fix(f"Merge duplicate into {keep.entry.key}", edits, UNSAFE))
     return out
 
 
@@ -243,10 +273,10 @@ _NOTICE_TITLES = {
 def _notice_fixes(at: _Entry, code: Code) -> list[Fix]:
     """ "Open the retraction notice": the notice of the entry's current verdict."""
     assert at.entry is not None
-    v = at.session.verdict(at.entry, at.analysis)
+    v = at.ctx.verdict(at.entry)
     top = retraction.worst(v.notices) if v is not None else None
     url = retraction.notice_url(top) if top is not None else None
     if top is None or url is None or retraction.code_of(top) != code:
         return []  # the entry changed since, or the notice has no address
     title = "Open the withdrawal notice" if top.get("kind") == "withdrawal" else _NOTICE_TITLES[code]
-    return [Fix(title, url=url)]
+    return [Fix(title, applicability=Applicability.DISPLAY_ONLY, url=url)]

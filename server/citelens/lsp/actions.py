@@ -14,9 +14,11 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from citelens.documents.read import kind_of
+from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Fix
 from citelens.fixes.marks import mark_fixes
-from citelens.fixes.rules import fixes_for
+from citelens.fixes.rules import entry_fixes, fixes_for
 from citelens.lsp.convert import path_of
 from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
@@ -55,6 +57,7 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
     if not path:
         return []
     diags = list(params.context.diagnostics) or _published_at(ls, params)
+    ctx = SessionContext(ls.session)
     out: list[lsp.CodeAction] = []
     seen: set[str] = set()
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
@@ -63,12 +66,39 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
             continue
         code = str(d.code)
         marks = mark_fixes(ls.session, path, code, d.data, today)  # last: the fixes come first
-        for fix in fixes_for(ls.session, path, code, d.data) + marks:
+        for fix in fixes_for(ctx, path, code, d.data) + marks:
             a = _action(ls, fix, d)
             if a is not None and a.title not in seen:
                 seen.add(a.title)
                 out.append(a)
+    if any(d.source == "citelens" for d in diags):
+        return out  # a finding's fixes (none for a stale one)
+    for fix in _in_entry(ls, ctx, path, params):
+        a = _action(ls, fix, None)
+        if a is not None and a.title not in seen:
+            seen.add(a.title)
+            out.append(a)
     return out
+
+
+def _in_entry(ls: CiteLensServer, ctx: SessionContext, path: str, params: lsp.CodeActionParams) -> list[Fix]:
+    """The fixes of the .bib entry under the cursor from its verdict, where no finding is
+    (a verified entry lacking its DOI or pages): what ``citelens check --fix`` applies."""
+    if kind_of(path) != "bib":
+        return []
+    index = ls.session.store.line_index(path)
+    if index is None:
+        return []
+    try:
+        encoding = ls.encoding
+    except RuntimeError:  # not initialised (in-process use)
+        encoding = "utf-16"
+    try:
+        offset = index.offset(params.range.start.line, params.range.start.character, encoding)
+    except (ValueError, IndexError):
+        return []
+    entry = ls.session.entry_at(path, offset)
+    return entry_fixes(ctx, path, entry.key) if entry is not None else []
 
 
 def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.Diagnostic]:
@@ -84,22 +114,23 @@ def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.
     return out
 
 
-def _action(ls: CiteLensServer, fix: Fix, d: lsp.Diagnostic) -> lsp.CodeAction | None:
+def _action(ls: CiteLensServer, fix: Fix, d: lsp.Diagnostic | None) -> lsp.CodeAction | None:
     kind = lsp.CodeActionKind(fix.kind.value)
+    diagnostics = [d] if d is not None else None
     if fix.url is not None:
         command = lsp.Command(title=fix.title, command=OPEN_NOTICE, arguments=[fix.url])
-        return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=[d], command=command)
+        return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=diagnostics, command=command)
     try:
         edit = workspace_edit(ls, fix.edits)
     except EditRefused as exc:  # shown greyed out with the reason where the client can
         if not ls.flags.disabled_actions:
             return None
         reason = lsp.CodeActionDisabled(reason=str(exc))
-        return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=[d], disabled=reason)
+        return lsp.CodeAction(title=fix.title, kind=kind, diagnostics=diagnostics, disabled=reason)
     if edit is None:
         return None
     return lsp.CodeAction(
-        title=fix.title, kind=kind, diagnostics=[d], edit=edit, is_preferred=fix.preferred or None
+        title=fix.title, kind=kind, diagnostics=diagnostics, edit=edit, is_preferred=fix.preferred or None
     )
 
 

@@ -1,0 +1,358 @@
+"""The field fix: the fields of an entry that the paper the verdict identified has
+differently, or that the entry lacks, set from that paper's records, and nothing else.
+
+The paper is the verdict's settled record (``Verification.match`` for a found paper, the
+first of ``Verification.right_papers`` for an identifier of another paper), never
+whichever source answered first. A field is changed only when no version of the paper
+agrees with it (an arXiv year one off, a venue abbreviation, initials, a page range written
+with one dash are not wrong), and a field the entry has right is never touched: the note,
+the URL, the abstract, a correct DOI, a name spelled as the user spells it stay as written.
+
+Which fields: ``doi`` (another paper's, or missing), ``year``, the venue field the entry
+uses (``journal``/``booktitle``/``journaltitle``), ``title`` (wrong words, cut off),
+``author`` (a wrong, misspelled, dropped or swapped name: the list in the paper's order,
+names the user wrote right kept as written), ``pages`` (wrong, or missing)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz.distance import Levenshtein
+
+from citelens.core.identifiers import normalize_doi
+from citelens.core.model import BibEntry, EntryView, Name
+from citelens.core.settings import Settings
+from citelens.core.source_names import source_name
+from citelens.core.titles import words
+from citelens.documents.bibtex.names import split_names
+from citelens.documents.bibtex.render import bibtex_author, latex_escape
+from citelens.sources.records import PaperRecord
+from citelens.verify.match.authors import family_key, record_authors_cut
+from citelens.verify.match.compare import contradicted_fields, is_same_paper
+from citelens.verify.match.discrepancy import FABRICATED
+from citelens.verify.match.venues import is_preprint_record, is_preprint_venue
+from citelens.verify.status import Status, Verification
+
+#: The entry types whose pages a paper's record gives.
+_PAGED_TYPES = frozenset({"article", "inproceedings", "incollection", "conference", "inbook"})
+_VENUE_FIELDS = ("journal", "booktitle", "journaltitle")
+#: DOIs of preprint servers and data archives: never added to an entry as "its" DOI.
+_PREPRINT_DOI = ("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """One field to set (``new``: a raw BibTeX value) or remove (``new`` None)."""
+
+    name: str
+    old: str | None  # the value as the entry has it (None: the field is missing)
+    new: str | None
+    label: str  # what changed, for a person: "year 2019 -> 2020"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFix:
+    """The changes of one entry, the record they come from, and whether they are safe."""
+
+    record: PaperRecord
+    changes: tuple[FieldChange, ...]
+    safe: bool
+
+    @property
+    def title(self) -> str:
+        names = [c.name for c in self.changes]
+        if names == ["doi"]:
+            new = self.changes[0].new
+            return (
+                f"Fix DOI: {new}"
+                if new and self.changes[0].old
+                else f"Add DOI: {new}"
+                if new
+                else "Remove DOI"
+            )
+        if names == ["title"] and self.changes[0].new:
+            return f"Use the paper's title: “{self.record.title}”"
+        if len(names) == 1 and names[0] in _VENUE_FIELDS:
+            return f"Change {names[0]} to {self.record_venue}"
+        return f"Fix {', '.join(names)} from {source_name(self.record.source)}"
+
+    @property
+    def record_venue(self) -> str:
+        c = next((c for c in self.changes if c.name in _VENUE_FIELDS), None)
+        return (c.new or "") if c else ""
+
+
+def settled_record(
+    v: Verification, view: EntryView, settings: Settings
+) -> tuple[PaperRecord, list[PaperRecord], bool] | None:
+    """The record the verdict identified as the entry's paper, the paper's other versions,
+    and whether the match is confident; None when the verdict names no paper of the entry."""
+    if v.status in (Status.VERIFIED, Status.PARTIAL) and v.match is not None:
+        versions = [v.match, *v.versions]
+        confident = v.klass != FABRICATED and is_same_paper(
+            view, v.match, settings.title_verified_threshold, settings.title_candidate_threshold
+        )
+        return v.match, versions, confident
+    if v.status is Status.DOI_MISMATCH:
+        right = right_papers(v, view, settings)
+        if not right:
+            return None
+        paper = right[0]
+        confident = not contradicted_fields(view, paper)
+        return paper, right, confident
+    return None
+
+
+def right_papers(v: Verification, view: EntryView, settings: Settings) -> list[PaperRecord]:
+    """A DOI_MISMATCH's own papers: the verdict's ``right_papers``, else the candidates verify
+    holds to be the entry's paper (a verdict read back from the cache has no list)."""
+    if v.right_papers:
+        return list(v.right_papers)
+    wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
+    return [
+        c
+        for c in v.candidates
+        if is_same_paper(view, c, settings.title_verified_threshold, settings.title_candidate_threshold)
+        and not (wrong and c.doi and c.doi.lower() == wrong)
+    ]
+
+
+def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Settings) -> FieldFix | None:
+    """The field fix of ``entry`` from its verdict, or None when nothing is to change."""
+    settled = settled_record(v, view, settings)
+    if settled is None:
+        return None
+    record, versions, confident = settled
+    changes: list[FieldChange] = []
+    safe = confident
+    for change in (
+        _doi(entry, view, v, record, versions),
+        _year(entry, v),
+        _venue(entry, v),
+        _title(entry, v, record),
+        _pages(entry, record, versions),
+    ):
+        if change is not None:
+            changes.append(change)
+    authors = _authors(entry, record, versions)
+    if authors is not None:
+        change, badly = authors
+        changes.append(change)
+        safe = safe and not badly
+    if not changes:
+        return None
+    order = ("title", "author", "year", *_VENUE_FIELDS, "pages", "doi")
+    changes.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
+    return FieldFix(record, tuple(changes), safe)
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def _value(entry: BibEntry, name: str) -> str | None:
+    f = entry.fields.get(name)
+    return f.value if f is not None else None
+
+
+def written_doi(doi: str, records: Sequence[PaperRecord]) -> str:
+    """``doi`` as the registry writes it (its case), when a record has it so."""
+    key = doi.lower()
+    best = [r for r in records if r.doi_written and r.doi_written.lower() == key]
+    best.sort(key=lambda r: r.source not in ("crossref", "doi"))
+    return best[0].doi_written if best and best[0].doi_written else doi
+
+
+def _doi(
+    entry: BibEntry, view: EntryView, v: Verification, record: PaperRecord, versions: Sequence[PaperRecord]
+) -> FieldChange | None:
+    old = _value(entry, "doi")
+    known = {r.doi for r in versions if r.doi}
+    if old is not None:
+        mine = normalize_doi(old)
+        wrong = v.status is Status.DOI_MISMATCH and any(
+            d.field == "doi" and d.kind == "identifier" for d in v.discrepancies
+        )
+        if not wrong and (mine is None or mine in known or not known or not record.doi):
+            return None
+        if (
+            mine is not None
+            and mine.startswith("10.48550/arxiv.")
+            and any(r.arxiv_id and mine.endswith(r.arxiv_id.lower()) for r in versions)
+        ):
+            return None
+        if record.doi:
+            new = written_doi(record.doi, versions)
+            return FieldChange("doi", old, new, f"doi {old} -> {new}")
+        return FieldChange("doi", old, None, f"doi {old} removed (it names another paper)")
+    if "doi" in entry.fields or not record.doi or record.doi.startswith(_PREPRINT_DOI):
+        return None
+    if is_preprint_venue(view.venue or "") or is_preprint_record(record):
+        return None  # the entry cites the preprint: the published DOI is another version's
+    new = written_doi(record.doi, versions)
+    return FieldChange("doi", None, new, f"doi {new} added")
+
+
+def _year(entry: BibEntry, v: Verification) -> FieldChange | None:
+    d = next((d for d in v.discrepancies if d.kind == "year" and d.field == "year"), None)
+    old = _value(entry, "year")
+    if d is None or old is None or not d.source_value.isdigit():
+        return None
+    return FieldChange("year", old, d.source_value, f"year {old} -> {d.source_value}")
+
+
+def _venue(entry: BibEntry, v: Verification) -> FieldChange | None:
+    d = next((d for d in v.discrepancies if d.kind == "venue" and d.field == "venue"), None)
+    name = next((n for n in _VENUE_FIELDS if n in entry.fields), None)
+    if d is None or name is None or not d.source_value.strip():
+        return None
+    new = latex_escape(d.source_value)
+    return FieldChange(name, _value(entry, name), new, f"{name} {_value(entry, name)} -> {d.source_value}")
+
+
+def _title(entry: BibEntry, v: Verification, record: PaperRecord) -> FieldChange | None:
+    d = next((d for d in v.discrepancies if d.field == "title" and d.kind in ("title", "title_words")), None)
+    old = _value(entry, "title")
+    if d is None or old is None or d.klass == FABRICATED:
+        return None
+    title = d.source_value or record.title
+    if not title or record.title_truncated:
+        return None
+    return FieldChange("title", old, latex_escape(title), f"title -> “{title}”")
+
+
+_PAGE_PART = re.compile(r"[0-9A-Za-z]+")
+
+
+def _page_parts(pages: str) -> tuple[str, ...]:
+    return tuple(p.lower() for p in _PAGE_PART.findall(pages))
+
+
+def _pages_agree(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    if not mine or not theirs:
+        return True
+    return mine[0] == theirs[0] and (len(mine) == 1 or len(theirs) == 1 or mine == theirs)
+
+
+def _pages(entry: BibEntry, record: PaperRecord, versions: Sequence[PaperRecord]) -> FieldChange | None:
+    paged = [r for r in versions if r.pages and _page_parts(r.pages) and not is_preprint_record(r)]
+    if not paged or entry.entry_type not in _PAGED_TYPES:
+        return None
+    best = record if record in paged else paged[0]
+    assert best.pages is not None
+    new = latex_escape(re.sub(r"\s*[-\u2013\u2014]+\s*", "--", best.pages.strip()))
+    old = _value(entry, "pages")
+    if old is None:
+        return FieldChange("pages", None, new, f"pages {new} added")
+    mine = _page_parts(old)
+    if any(_pages_agree(mine, _page_parts(r.pages or "")) for r in paged):
+        return None
+    return FieldChange("pages", old, new, f"pages {old} -> {new}")
+
+
+# --------------------------------------------------------------------------- authors
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+
+
+def _pieces(value: str) -> tuple[list[str], list[str]]:
+    """The names of an author value as written, and the separators between them (split at
+    ``and`` at brace depth 0)."""
+    names: list[str] = []
+    seps: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(value):
+        c = value[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and c.isspace():
+            m = _AND.match(value, i)
+            if m is not None:
+                names.append(value[start:i])
+                seps.append(m.group(0))
+                start = i = m.end()
+                continue
+        i += 1
+    names.append(value[start:])
+    return names, seps
+
+
+def _family(name: Name) -> str:
+    fam = family_key(name.last).split() or family_key(name.first).split()
+    return fam[-1] if fam else ""
+
+
+def _record_family(display: str) -> str:
+    if "," in display:
+        fam = family_key(display.partition(",")[0]).split()
+    else:
+        fam = [w for w in family_key(display).split() if w not in ("jr", "sr", "ii", "iii", "iv")]
+    return fam[-1] if fam else ""
+
+
+def _same_person(a: str, b: str) -> bool:
+    return a == b or (len(a) >= 6 and len(b) >= 6 and Levenshtein.distance(a, b, score_cutoff=1) <= 1)
+
+
+def _authors(
+    entry: BibEntry, record: PaperRecord, versions: Sequence[PaperRecord]
+) -> tuple[FieldChange, bool] | None:
+    """The author list in the paper's order: names the entry writes right kept as written,
+    misspelled, wrong and missing ones from the record; ``(change, badly)`` where ``badly``
+    says most of the entry's names were not the paper's (not a safe fix)."""
+    old = _value(entry, "author")
+    raw = entry.fields.get("author")
+    if old is None or raw is None or not record.authors or record.authors_truncated:
+        return None
+    pieces, seps = _pieces(old)
+    others = bool(pieces) and words(pieces[-1]) in (["others"], ["et", "al"])
+    if others:
+        pieces, seps = pieces[:-1], seps[:-1]
+    names = []
+    for p in pieces:
+        parsed, _ = split_names(p)
+        names.append(parsed[0] if parsed else Name("", "", p, ""))
+    if not names or record_authors_cut(record, len(names)):
+        return None
+    fams = [_family(n) for n in names]
+    rec_fams = [_record_family(a) for a in record.authors]
+    # a spelling the record corrects must be every version's spelling
+    whole = [
+        r for r in versions if r.authors and not r.authors_truncated and len(r.authors) == len(record.authors)
+    ]
+    used: set[int] = set()
+    out: list[str] = []
+    matched = 0
+    comma_style = sum("," in p for p in pieces) * 2 >= len(pieces)
+    for j, (display, rf) in enumerate(zip(record.authors, rec_fams, strict=True)):
+        order = ([j] if j < len(fams) else []) + list(range(len(fams)))
+        hit = next((i for i in order if i not in used and fams[i] and _same_person(fams[i], rf)), None)
+        if hit is not None:
+            used.add(hit)
+            matched += 1
+            agreed = all(_record_family(r.authors[j]) == rf for r in whole)
+            if fams[hit] == rf or not agreed:
+                out.append(pieces[hit].strip())
+                continue
+        out.append(_render_name(display, comma_style))
+    if others:
+        out = out[: len(pieces)]
+    if [p.strip() for p in pieces] == out:
+        return None
+    badly = matched * 2 < len(names)
+    sep = seps[0] if seps else " and "
+    value = sep.join(out) + (sep + "others" if others else "")
+    label = "author list from " + source_name(record.source)
+    return FieldChange("author", old, value, label), badly
+
+
+def _render_name(display: str, comma_style: bool) -> str:
+    if comma_style:
+        return bibtex_author(display)
+    name = latex_escape(display)
+    return name if "," not in name and " and " not in name.lower() else "{" + name + "}"
