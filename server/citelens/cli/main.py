@@ -180,6 +180,8 @@ async def _fixed(
     run = apply.plan(result, settings, level)
     for line in apply.summary_lines(run):
         log(("would fix " if args.diff else "fixed ") + line)
+    for note in run.notes:
+        log(note)
     if args.diff:
         diffs.append(apply.unified_diff(run))
     else:

@@ -169,7 +169,7 @@ def _take(
     run.applied.append(Applied(path, text.count("\n", 0, start) + 1, key, fix))
 
 
-def unified_diff(run: FixRun, relative: Callable[[str], str] = os.path.relpath) -> str:
+def unified_diff(run: FixRun, relative: Callable[[str], str] = lambda p: shown_path(p).lstrip("/")) -> str:
     """What ``run`` would change, as a unified diff of each changed file."""
     out: list[str] = []
     for path, new in sorted(run.fixed.items()):
@@ -218,9 +218,14 @@ def _replace(path: str, data: bytes) -> None:
         raise
 
 
-def summary_lines(run: FixRun, relative: Callable[[str], str] = os.path.relpath) -> Iterable[str]:
-    """What was fixed, one line per fix (``refs.bib:12: smith2020: year 2019 -> 2020``)."""
+def shown_path(path: str) -> str:
+    """``path`` relative to the working directory when it is under it, else as it is."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def summary_lines(run: FixRun, relative: Callable[[str], str] = shown_path) -> Iterable[str]:
+    """What was fixed, one line per fix (``refs.bib:12: smith2020: year 2019 -> 2020 [safe]``)."""
     for a in run.applied:
         what = "; ".join(a.fix.changes) or a.fix.title
         yield f"{relative(a.path)}:{a.line}: {a.key}: {what} [{a.fix.applicability.value}]"
-    yield from run.notes

@@ -16,6 +16,7 @@ names the user wrote right kept as written), ``pages`` (wrong, or missing)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -287,16 +288,25 @@ def _family(name: Name) -> str:
     return fam[-1] if fam else ""
 
 
-def _record_family(display: str) -> str:
+def _record_words(display: str) -> tuple[str, frozenset[str]]:
+    """(family key, every name word) of a record's display name ("Ashish Vaswani",
+    "Vaswani, A.")."""
     if "," in display:
         fam = family_key(display.partition(",")[0]).split()
     else:
         fam = [w for w in family_key(display).split() if w not in ("jr", "sr", "ii", "iii", "iv")]
-    return fam[-1] if fam else ""
+    return (fam[-1] if fam else ""), frozenset(family_key(display).split())
 
 
-def _same_person(a: str, b: str) -> bool:
-    return a == b or (len(a) >= 6 and len(b) >= 6 and Levenshtein.distance(a, b, score_cutoff=1) <= 1)
+def _same_person(mine: str, theirs: tuple[str, frozenset[str]]) -> str | None:
+    """``"same"`` (the family name, or a word of the record's name), ``"typo"`` (one letter
+    off in a long name), or None."""
+    rf, words = theirs
+    if mine == rf or mine in words:
+        return "same"
+    if len(mine) >= 6 and len(rf) >= 6 and Levenshtein.distance(mine, rf, score_cutoff=1) <= 1:
+        return "typo"
+    return None
 
 
 def _authors(
@@ -317,26 +327,32 @@ def _authors(
     for p in pieces:
         parsed, _ = split_names(p)
         names.append(parsed[0] if parsed else Name("", "", p, ""))
-    if not names or record_authors_cut(record, len(names)):
+    if not names or record_authors_cut(record, len(names)) or not all(map(_writable, record.authors)):
         return None
     fams = [_family(n) for n in names]
-    rec_fams = [_record_family(a) for a in record.authors]
+    rec = [_record_words(a) for a in record.authors]
     # a spelling the record corrects must be every version's spelling
-    whole = [
-        r for r in versions if r.authors and not r.authors_truncated and len(r.authors) == len(record.authors)
-    ]
+    whole = [r for r in versions if r.authors and not r.authors_truncated and len(r.authors) == len(rec)]
     used: set[int] = set()
     out: list[str] = []
     matched = 0
     comma_style = sum("," in p for p in pieces) * 2 >= len(pieces)
-    for j, (display, rf) in enumerate(zip(record.authors, rec_fams, strict=True)):
+    for j, (display, theirs) in enumerate(zip(record.authors, rec, strict=True)):
         order = ([j] if j < len(fams) else []) + list(range(len(fams)))
-        hit = next((i for i in order if i not in used and fams[i] and _same_person(fams[i], rf)), None)
+        how = None
+        hit = None
+        for i in order:
+            if i in used or not fams[i]:
+                continue
+            how = _same_person(fams[i], theirs)
+            if how is not None:
+                hit = i
+                break
         if hit is not None:
             used.add(hit)
             matched += 1
-            agreed = all(_record_family(r.authors[j]) == rf for r in whole)
-            if fams[hit] == rf or not agreed:
+            agreed = all(_record_words(r.authors[j])[0] == theirs[0] for r in whole)
+            if how == "same" or not agreed:
                 out.append(pieces[hit].strip())
                 continue
         out.append(_render_name(display, comma_style))
@@ -349,6 +365,16 @@ def _authors(
     value = sep.join(out) + (sep + "others" if others else "")
     label = "author list from " + source_name(record.source)
     return FieldChange("author", old, value, label), badly
+
+
+def _writable(display: str) -> bool:
+    """A record's name a fix may write: a plain display name in Latin letters ("Ashish
+    Vaswani", "J. D. Hunter"), not "Kyriacos, Κυριάκος, Athanasiou, Αθανασίου"."""
+    return (
+        "," not in display
+        and 0 < len(display.split()) <= 5
+        and all(unicodedata.name(c, "").startswith("LATIN") for c in display if c.isalpha())
+    )
 
 
 def _render_name(display: str, comma_style: bool) -> str:

@@ -11,9 +11,9 @@ record, :attr:`~citelens.verify.status.Verification.right_papers`, its discrepan
 read here, not made again.
 
 Each fix says how far it may be trusted (:class:`~citelens.fixes.fix.Applicability`): the
-field fix of a confident match is ``safe``; a rewrite of the whole entry, a replacement by
-another paper and a merge (it deletes an entry) are ``unsafe``; a notice to open is
-``display-only``."""
+field fix of a confident match is ``safe``; a replacement by another paper, a preprint's
+published version and a merge (it deletes an entry) are ``unsafe``; a rewrite of the whole
+entry from a record and a notice to open are ``display-only``."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from citelens.verify.status import Status, Verification
 log = logging.getLogger("citelens")
 
 MAX_CANDIDATES = 3
-SAFE, UNSAFE = Applicability.SAFE, Applicability.UNSAFE
+SAFE, UNSAFE, SHOWN = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
 
 
 def fixes_for(ctx: FixContext, path: str, code: str, data: object) -> list[Fix]:
@@ -191,8 +191,9 @@ def _field_fix(at: _Entry, v: Verification) -> Fix | None:
 
 
 def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
-    """Rewrites of the whole entry from a record (unsafe: they change every field the
-    record has, right or not)."""
+    """Rewrites of the whole entry from a record: every field the record has, right or not
+    (display-only: offered for a look in the editor, never applied by ``--fix``); the
+    published version of a cited preprint (unsafe: another version is cited)."""
     assert at.entry is not None
     out: list[Fix | None] = []
     style, _order = at.style()
@@ -204,7 +205,7 @@ def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
             about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
             drop = ["doi"] if about_doi and not paper.doi else []
             edit = bibedit.replace_entry(at.text, at.entry, paper, same_paper=True, drop=drop, style=style)
-            out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit], UNSAFE))
+            out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit], SHOWN))
         return out
     if v.status is not Status.PARTIAL or v.match is None:
         return out
@@ -213,7 +214,7 @@ def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
         edit = bibedit.replace_entry(at.text, at.entry, published, same_paper=True, style=style)
         out.append(at.fix("Update preprint to published version", [edit], UNSAFE))
     edit = bibedit.replace_entry(at.text, at.entry, v.match, same_paper=True, style=style)
-    out.append(at.fix(f"Replace entry with {source_name(v.match.source)} metadata", [edit], UNSAFE))
+    out.append(at.fix(f"Replace entry with {source_name(v.match.source)} metadata", [edit], SHOWN))
     return out
 
 

@@ -1,0 +1,262 @@
+"""``citelens check --fix / --unsafe-fixes / --diff`` as a user runs them, against the fake
+APIs: the file's own style (CRLF, quotes, tabs, ``Title``-case names, bare years, its field
+order), a Latin-1 .bib written back in Latin-1, a DOI in the registry's case, a merge in a
+folder with no project root marker; and the editor's code action making the same edit as
+the command line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from citelens.core.codes import Code
+from citelens.fixes.context import SessionContext
+from citelens.fixes.rules import fixes_for
+from citelens.lsp.actions import code_actions
+from citelens.lsp.convert import to_diagnostic
+from citelens.lsp.state import CiteLensServer
+from citelens.sources.records import PaperRecord
+from citelens.verify.status import Status, Verification
+from citelens.workspace.check import run_check
+from tests.fakes.scholarly import ScholarlyFake
+from tests.harness import run_citelens
+from tests.lsp_session import uri
+from tests.test_lsp_verification import apply_text_edits
+
+MAKRIS_TITLE = (
+    "Developing functional musculoskeletal tissues through hypoxia and lysyl oxidase-induced collagen "
+    "cross-linking"
+)
+#: A paper whose registry writes its DOI in mixed case (made up for this test).
+LATTICE = {
+    "title": "Lattice gas flows past a cylinder in two dimensions",
+    "authors": ["Daniel H. Rothman", "Stephane Zaleski"],
+    "year": 1994,
+    "venue": "Physical Review E",
+    "doi": "10.1103/PhysRevE.49.4145",
+    "pages": "4145-4155",
+    "volume": "49",
+    "type": "journal-article",
+}
+CRLF_BIB = (
+    "% my library\r\n"
+    "\r\n"
+    "@Article{makris2014,\r\n"
+    f'\tTitle = "{MAKRIS_TITLE}",\r\n'
+    '\tAuthor = "Makris, Eleftherios and Responte, D. and Paschos, N. and Hu, Jerry C.",\r\n'
+    '\tJournal = "Proceedings of the National Academy of Sciences",\r\n'
+    "\tYear = 2011,\r\n"
+    '\tDoi = "10.1073/pnas.1414271111",\r\n'
+    '\tNote = "read twice"\r\n'
+    "}\r\n"
+    "\r\n"
+    "@Article{rothman1994,\r\n"
+    f'\tTitle = "{LATTICE["title"]}",\r\n'
+    '\tAuthor = "Rothman, Daniel H. and Zaleski, Stephane",\r\n'
+    '\tJournal = "Physical Review E",\r\n'
+    "\tYear = 1994,\r\n"
+    '\tPages = "4145--4155",\r\n'
+    '\tNote = "see fig. 2"\r\n'
+    "}\r\n"
+)
+#: What --fix writes: the year, the pages where the file puts them (after the year, before
+#: the DOI), the DOI in the registry's case before the note; every other byte as it was.
+CRLF_FIXED = CRLF_BIB.replace(
+    "\tYear = 2011,\r\n", '\tYear = 2014,\r\n\tPages = "E4832--E4841",\r\n'
+).replace('\tPages = "4145--4155",\r\n', '\tPages = "4145--4155",\r\n\tDoi = "10.1103/PhysRevE.49.4145",\r\n')
+TEX = (
+    "\\documentclass{article}\n\\begin{document}\n\\cite{makris2014} \\cite{rothman1994}\n"
+    "\\bibliography{refs}\n\\end{document}\n"
+)
+
+
+def _project(tmp_path: Path, bib: bytes, name: str = "paper") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "refs.bib").write_bytes(bib)
+    (folder / "paper.tex").write_text(TEX, encoding="utf-8")
+    return folder
+
+
+def _env(fake: ScholarlyFake, tmp_path: Path) -> dict[str, str]:
+    fake.add_paper(LATTICE)
+    return {**fake.env(cache=tmp_path / "cache"), "CITELENS_S2_REQUESTS_PER_SECOND": "100"}
+
+
+def _check(folder: Path, env: dict[str, str], *args: str) -> Any:
+    return run_citelens("check", str(folder), "-q", "--fail-on", "warning", *args, env=env, timeout=120)
+
+
+def test_fix_writes_the_safe_fixes_in_the_files_own_style(
+    scholarly_server: ScholarlyFake, tmp_path: Path
+) -> None:
+    env = _env(scholarly_server, tmp_path)
+    folder = _project(tmp_path, CRLF_BIB.encode("utf-8"))
+    assert _check(folder, env).returncode == 1  # a year two off is a warning
+    proc = _check(folder, env, "--fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # the findings left after fixing: none
+    assert (folder / "refs.bib").read_bytes() == CRLF_FIXED.encode("utf-8")
+    assert b"\n" not in CRLF_FIXED.encode().replace(b"\r\n", b"")  # no bare LF was written
+    # a second run has nothing left to fix
+    again = _check(folder, env, "--fix")
+    assert again.returncode == 0 and (folder / "refs.bib").read_bytes() == CRLF_FIXED.encode("utf-8")
+
+
+def test_diff_prints_the_same_edits_and_writes_nothing(
+    scholarly_server: ScholarlyFake, tmp_path: Path
+) -> None:
+    env = _env(scholarly_server, tmp_path)
+    folder = _project(tmp_path, CRLF_BIB.encode("utf-8"))
+    proc = _check(folder, env, "--fix", "--diff")
+    assert (folder / "refs.bib").read_bytes() == CRLF_BIB.encode("utf-8")  # untouched
+    assert proc.returncode == 0  # the status of the fixed text
+    added = [ln for ln in proc.stdout.split("\n") if ln.startswith("+") and not ln.startswith("+++")]
+    removed = [ln for ln in proc.stdout.split("\n") if ln.startswith("-") and not ln.startswith("---")]
+    # (the captured output reads CRLF as LF: the bytes are checked by the --fix test)
+    assert added == ["+\tYear = 2014,", '+\tPages = "E4832--E4841",', '+\tDoi = "10.1103/PhysRevE.49.4145",']
+    assert removed == ["-\tYear = 2011,"]
+    assert proc.stdout.startswith("--- a/") and "+++ b/" in proc.stdout
+
+
+def test_a_latin1_bib_stays_latin1(scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    env = _env(scholarly_server, tmp_path)
+    text = CRLF_BIB.replace('"read twice"', '"relu en f\u00e9vrier"').replace(
+        '"see fig. 2"', '"\u00e0 revoir"'
+    )
+    folder = _project(tmp_path, text.encode("latin-1"))
+    proc = _check(folder, env, "--fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    expected = CRLF_FIXED.replace('"read twice"', '"relu en f\u00e9vrier"').replace(
+        '"see fig. 2"', '"\u00e0 revoir"'
+    )
+    assert (folder / "refs.bib").read_bytes() == expected.encode("latin-1")
+
+
+def test_unsafe_fixes_merge_duplicates_in_a_folder_without_a_root_marker(
+    scholarly_server: ScholarlyFake, tmp_path: Path
+) -> None:
+    env = _env(scholarly_server, tmp_path)
+    dup = (
+        "@article{makrisB,\n"
+        f"  title = {{{MAKRIS_TITLE}}},\n"
+        "  doi = {10.1073/pnas.1414271111},\n"
+        "  keywords = {hypoxia},\n"
+        "}\n"
+    )
+    bib = CRLF_BIB.replace("\r\n", "\n").replace("\tYear = 2011", "\tYear = 2014") + "\n" + dup
+    folder = _project(tmp_path, bib.encode("utf-8"))
+    tex = folder / "paper.tex"
+    tex.write_text(TEX.replace("\\cite{rothman1994}", "\\cite{rothman1994,makrisB}"), encoding="utf-8")
+    assert not (tmp_path / ".git").exists() and not (folder / ".git").exists()
+    safe = _check(folder, env, "--fix")
+    assert "makrisB" in (folder / "refs.bib").read_text(encoding="utf-8")  # a merge is unsafe
+    assert "--unsafe-fixes" in safe.stderr or "unsafe" in (safe.stderr + safe.stdout)
+    proc = run_citelens(
+        "check", str(folder), "--fix", "--unsafe-fixes", "--fail-on", "warning", env=env, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    after = (folder / "refs.bib").read_text(encoding="utf-8")
+    assert after.count("@") == 2 and "makrisB" not in after
+    assert '\tKeywords = "hypoxia"' in after  # the dropped entry's own field, in the file's style
+    assert tex.read_text(encoding="utf-8").count("makris2014") == 2  # \cite{rothman1994,makris2014}
+    local = run_citelens("check", str(folder), "--no-verify", "-q", "--format", "json", env=env)
+    assert "UNDEFINED_CITATION" not in local.stdout
+
+
+def test_the_editor_merge_renames_citations_in_documents_not_open(tmp_path: Path) -> None:
+    """A folder with no .git or latexmkrc and only refs.bib open: the merge still finds
+    paper.tex and leaves no undefined citation there."""
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    bib = folder / "refs.bib"
+    text = (
+        "@article{ghosh2022dips,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n}\n\n"
+        "@article{ghosh2022,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n"
+        "  year = {2022},\n}\n"
+    )
+    bib.write_text(text, encoding="utf-8")
+    tex = folder / "paper.tex"
+    tex.write_text(
+        TEX.replace("\\cite{makris2014} \\cite{rothman1994}", "\\cite{ghosh2022dips}"), encoding="utf-8"
+    )
+    ls = CiteLensServer()  # no workspace folder: the client found no root marker
+    session = ls.session
+    session.store.open(str(bib), text, 1)
+    analysis = session.analyse(str(bib))
+    paper = PaperRecord(
+        "crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1"
+    )
+    for key in ("ghosh2022dips", "ghosh2022"):
+        view = session.entry_view(analysis.definitions[key][0], analysis)
+        assert view is not None
+        session.keep_verdict(view, Verification(key, Status.VERIFIED, "verified", match=paper))
+    dup = next(f for f in session.findings() if f.code is Code.DUPLICATE_ENTRY and f.key == "ghosh2022dips")
+    data = {**dup.data, "version": 1}  # as the editor publishes it: the document's version
+    fixes = fixes_for(SessionContext(session), dup.path, dup.code, data)
+    merge = next(f for f in fixes if f.title == "Merge duplicate into ghosh2022")
+    assert {e.path for e in merge.edits} == {str(bib), str(tex)}
+    renamed = next(e for e in merge.edits if e.path == str(tex))
+    assert renamed.new == "ghosh2022"
+
+
+def test_the_code_action_makes_the_same_edit_as_the_command_line(
+    scholarly_server: ScholarlyFake, tmp_path: Path, monkeypatch: Any
+) -> None:
+    env = _env(scholarly_server, tmp_path)
+    cli = _project(tmp_path, CRLF_BIB.encode("utf-8"), "cli")
+    editor = _project(tmp_path, CRLF_BIB.encode("utf-8"), "editor")
+    assert _check(cli, env, "--fix").returncode == 0
+    cli_text = (cli / "refs.bib").read_bytes().decode("utf-8")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    ls = CiteLensServer()
+    session = ls.session
+    bib = str(editor / "refs.bib")
+    session.store.open(bib, CRLF_BIB, 1)
+    session.analyse(str(editor / "paper.tex"))
+    import asyncio
+
+    result = asyncio.run(run_check([str(editor)], session.pipeline, store=session.store))
+    for a in session.analyses.values():
+        for e in a.bibs[0].entries if a.bibs else []:
+            view = session.entry_view(e, a)
+            v = result.verifications.get(e.key)
+            if view is not None and v is not None:
+                session.keep_verdict(view, v)
+    text = CRLF_BIB
+    index = session.store.line_index(bib)
+    assert index is not None
+    for key in ("makris2014", "rothman1994"):
+        entry = next(e for e in session.store.bib(bib).entries if e.key == key)  # type: ignore[union-attr]
+        finding = next((f for f in session.findings() if f.key == key and f.path == bib), None)
+        if finding is not None:  # the year: from its diagnostic
+            diags = [to_diagnostic(session.store, finding, "utf-16")]
+            start, end = index.range(finding.span)
+        else:  # a verified entry lacking its DOI: from the cursor in the entry
+            diags = []
+            start, end = index.range(entry.key_span)
+        params = lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(uri(bib)),
+            lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
+            lsp.CodeActionContext(diagnostics=diags),
+        )
+        preferred = [a for a in code_actions(ls, params) if a.is_preferred]
+        assert len(preferred) == 1, [a.title for a in code_actions(ls, params)]
+        assert preferred[0].edit is not None and preferred[0].edit.changes is not None
+        text = apply_text_edits(text, preferred[0].edit.changes[uri(bib)])
+        session.store.open(bib, text, 2 if key == "makris2014" else 3)
+        index = session.store.line_index(bib)
+        assert index is not None
+        # keep the other entry's verdict for the changed text
+        session.analyse(str(editor / "paper.tex"))
+        for a in session.analyses.values():
+            for e in a.bibs[0].entries if a.bibs else []:
+                view = session.entry_view(e, a)
+                v = result.verifications.get(e.key)
+                if view is not None and v is not None:
+                    session.keep_verdict(view, v)
+    assert text == cli_text == CRLF_FIXED
+    shutil.rmtree(editor)
