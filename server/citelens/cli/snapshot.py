@@ -4,6 +4,7 @@ and ``citelens snapshot info FILE``."""
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 
 from citelens.core.source_names import Source
@@ -80,5 +81,11 @@ def main(args: argparse.Namespace) -> int:
     except (FileNotFoundError, OSError) as exc:
         print(f"citelens: {exc}", file=sys.stderr)
         return 2
+    except sqlite3.Error as exc:  # "database or disk is full": the partial file was removed
+        print(f"citelens: snapshot build failed, nothing written to {args.out}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"citelens: snapshot build interrupted, nothing written to {args.out}", file=sys.stderr)
+        return 130
     print(f"citelens: {built.summary()}", file=sys.stderr)
     return 0

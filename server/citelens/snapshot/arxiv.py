@@ -73,7 +73,7 @@ def read(path: str, counts: Counts) -> Iterator[Work]:
         try:
             data = json.loads(line)
             rec = to_record(data)
-        except (ValueError, TypeError, AttributeError, KeyError):
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
             rec = None
         if rec is None:
             counts.bad(f"{path}:{n}")

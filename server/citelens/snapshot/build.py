@@ -46,6 +46,8 @@ class Built:
             f"{source_name(s)}: {c.kept} kept of {c.read} read"
             + (f", {c.filtered} outside the subset" if c.filtered else "")
             + (f", {c.malformed} malformed skipped" if c.malformed else "")
+            + (f" (of which {c.too_large} over the size bound)" if c.too_large else "")
+            + (f", {c.refused} files refused (not regular files)" if c.refused else "")
             for s, c in self.counts.items()
         ]
         return (
@@ -74,7 +76,50 @@ def build(
     """Read every dump in ``inputs`` (source -> file or folder) into the index at ``out``."""
     started = time.monotonic()
     tmp = out + ".building"
+    try:
+        return _build(out, tmp, inputs, subset, keep_abstracts, log, started)
+    except BaseException:  # a full disk, an interruption: no partial file is left behind
+        remove_partial(tmp)
+        raise
+
+
+def remove_partial(tmp: str) -> None:
+    """Remove a snapshot being built and SQLite's files beside it."""
+    for p in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):
+        try:
+            os.remove(p)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
+
+
+def _build(
+    out: str,
+    tmp: str,
+    inputs: dict[str, str],
+    subset: Subset,
+    keep_abstracts: bool,
+    log: Callable[[str], None] | None,
+    started: float,
+) -> Built:
     writer = Writer(tmp, keep_abstracts)
+    try:
+        return _fill(writer, out, tmp, inputs, subset, log, started)
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def _fill(
+    writer: Writer,
+    out: str,
+    tmp: str,
+    inputs: dict[str, str],
+    subset: Subset,
+    log: Callable[[str], None] | None,
+    started: float,
+) -> Built:
     result = Built(out)
     newest = ""
     for source, path in inputs.items():

@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from citelens.snapshot.dump import Counts, Work, open_text
+from citelens.snapshot.dump import Counts, Work, failed, open_text, read_whole
 from citelens.sources import crossref
 
 
@@ -37,8 +37,14 @@ def read(folder: str, counts: Counts) -> Iterator[Work]:
         counts.files += 1
         try:
             with open_text(path) as fh:
-                data = json.load(fh)
-        except (OSError, EOFError, ValueError) as exc:
+                text = read_whole(fh, counts, path)
+            if text is None:
+                continue
+            data = json.loads(text)
+        except (OSError, EOFError) as exc:
+            failed(counts, path, exc)
+            continue
+        except (ValueError, RecursionError) as exc:
             counts.bad(f"{path}: {type(exc).__name__}")
             continue
         items = data.get("items") if isinstance(data, dict) else None

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
-from citelens.snapshot.dump import Counts, Work, open_text
+from citelens.snapshot.dump import MAX_RECORD_CHARS, Counts, Work, bounded_lines, failed, open_text
 from citelens.sources.records import PaperRecord
 
 KINDS = (
@@ -81,11 +81,12 @@ def to_record(el: ET.Element) -> PaperRecord | None:
 def _records(path: str, counts: Counts) -> Iterator[tuple[int, str]]:
     counts.files += 1
     buf: list[str] = []
+    size = 0
     tag = ""
     start = 0
     try:
         with open_text(path) as fh:
-            for n, line in enumerate(fh, 1):
+            for n, line in bounded_lines(fh, counts, path):
                 if not buf:
                     m = _START.search(line)
                     if m is None:
@@ -93,15 +94,18 @@ def _records(path: str, counts: Counts) -> Iterator[tuple[int, str]]:
                     tag, start = m.group(1), n
                     line = line[m.start() :]
                 buf.append(line)
+                size += len(line)
                 if f"</{tag}>" in line or (len(buf) == 1 and re.search(rf"<{tag}\b[^>]*/>", line)):
                     yield start, "".join(buf)
-                    buf = []
-                elif len(buf) > 2000:  # never closed: skip it, count it
+                    buf, size = [], 0
+                elif len(buf) > 2000 or size > MAX_RECORD_CHARS:  # never closed, or too big
                     counts.read += 1
+                    if size > MAX_RECORD_CHARS:
+                        counts.too_large += 1
                     counts.bad(f"{path}:{start}")
-                    buf = []
+                    buf, size = [], 0
     except (OSError, EOFError) as exc:
-        counts.bad(f"{path}: {type(exc).__name__}: {exc}")
+        failed(counts, path, exc)
     if buf:
         counts.read += 1
         counts.bad(f"{path}:{start}")

@@ -50,7 +50,7 @@ def read(folder: str, counts: Counts) -> Iterator[Work]:
             try:
                 work = json.loads(line)
                 rec = openalex.to_record(work)
-            except (ValueError, TypeError, AttributeError, KeyError):
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
                 rec = None
                 work = None
             if rec is None or not isinstance(work, dict):

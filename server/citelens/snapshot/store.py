@@ -142,6 +142,13 @@ class Writer:
         if len(self._rows) >= 20_000:
             self._flush()
 
+    def abort(self) -> None:
+        """Stop writing (the caller removes the file)."""
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass
+
     def _flush(self) -> None:
         with self.db:
             self.db.executemany("INSERT INTO works VALUES (?,?,?,?,?,?,?,?)", self._rows)
@@ -184,30 +191,88 @@ class Info:
     sources: str  # "OpenAlex, DBLP"
 
 
+def _stamp(path: str) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 class SnapshotError(Exception):
     """The file is not a snapshot this version can read."""
 
 
 class Snapshot:
     """A snapshot opened read-only. Lookups never raise for a miss; a damaged file raises
-    :class:`SnapshotError` at open."""
+    :class:`SnapshotError` at open. A file replaced while it is open (a new snapshot copied
+    over it) is noticed at the next lookup and opened again, with a log line; one that can
+    no longer be read is not used for the rest of the run, with a log line."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, log: Callable[[str], None] | None = None) -> None:
+        self.path = path
+        self.log = log
+        self.broken = False
+        self._open()
+
+    def _open(self) -> None:
+        path = self.path
         if not os.path.isfile(path):
             raise SnapshotError(f"no snapshot at {path}")
         try:
+            stamp = _stamp(path)
             self.db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
             meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise SnapshotError(f"{path} is not a CiteLens snapshot ({exc})") from None
         if meta.get("schema") != SCHEMA_VERSION:
             self.db.close()
             raise SnapshotError(f"{path}: snapshot format {meta.get('schema')!r}, expected {SCHEMA_VERSION}")
-        self.path = path
+        self._stamp = stamp
         self.info = Info(meta.get("date", ""), int(meta.get("works", "0")), meta.get("sources", ""))
 
     def close(self) -> None:
         self.db.close()
+
+    def _usable(self) -> bool:
+        """False once the file cannot be read; opens it again if it changed on disk (the
+        file is opened as immutable: SQLite itself would not notice)."""
+        if self.broken:
+            return False
+        try:
+            changed = _stamp(self.path) != self._stamp
+        except OSError:
+            changed = True
+        if changed:
+            self._reopen("changed on disk")
+        return not self.broken
+
+    def _reopen(self, why: str) -> None:
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass
+        try:
+            self._open()
+        except SnapshotError as exc:
+            self.broken = True
+            self._say(
+                f"snapshot {self.path} {why} during the run and cannot be read; not used for "
+                f"the rest of it ({exc})"
+            )
+            return
+        self._say(f"snapshot {self.path} {why} during the run; opened again (data of {self.info.date})")
+
+    def _say(self, line: str) -> None:
+        if self.log is not None:
+            self.log(line)
+
+    def _rows(self, sql: str, args: Sequence[object]) -> list[tuple[str, bytes]]:
+        """The rows of a lookup; none, after one reopen, when the file cannot be read."""
+        if not self._usable():
+            return []
+        try:
+            return list(self.db.execute(sql, args).fetchall())
+        except sqlite3.Error:
+            self._reopen("could not be read")
+            return []
 
     def by_id(self, field: str, value: str) -> list[PaperRecord]:
         """Records whose ``field`` ("doi", "arxiv", "pmid") is ``value``, best source first."""
@@ -221,7 +286,7 @@ class Snapshot:
             return []
         if not norm:
             return []
-        rows = self.db.execute(f"SELECT source, record FROM works WHERE {field} = ?", (norm,)).fetchall()
+        rows = self._rows(f"SELECT source, record FROM works WHERE {field} = ?", (norm,))
         return _ranked(rows)
 
     def by_title(
@@ -236,9 +301,7 @@ class Snapshot:
         strong = [w for w in unique if w not in _STOP and len(w) > 1] or unique
         if not strong:
             return []
-        exact = self.db.execute(
-            "SELECT source, record FROM works WHERE tkey = ?", (title_hash(title),)
-        ).fetchall()
+        exact = self._rows("SELECT source, record FROM works WHERE tkey = ?", (title_hash(title),))
         found = self._scored(title, exact, score, floor)
         if not found or found[0][0] < 0.9:
             found = self._scored(
@@ -274,7 +337,7 @@ class Snapshot:
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
-        return self.db.execute(f"SELECT source, record FROM works WHERE id IN ({marks})", ids).fetchall()
+        return self._rows(f"SELECT source, record FROM works WHERE id IN ({marks})", ids)
 
     @staticmethod
     def _scored(

@@ -36,7 +36,7 @@ def open_snapshot(settings: Settings, log: Callable[[str], None]) -> Snapshot | 
     if not settings.snapshot:
         return None
     try:
-        return Snapshot(settings.snapshot)
+        return Snapshot(settings.snapshot, log)
     except SnapshotError as exc:
         log(f"citelens: snapshot not used: {exc}")
         return None
