@@ -236,9 +236,11 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
     except UsageError as exc:
         print(f"citelens: {exc}", file=sys.stderr)
         return 2
+    papers = f"{run.papers} paper{'' if run.papers == 1 else 's'}"
+    refs = f"{run.references} reference{'' if run.references == 1 else 's'}"
     log(
-        f"venue: {run.papers} papers checked ({run.skipped} already done), {run.references} references, "
-        f"{run.distinct} distinct verified, in {run.seconds:.0f} s; see {args.venue}/summary.html"
+        f"venue: {papers} checked ({run.skipped} already done), {refs}, {run.distinct} distinct "
+        f"verified, in {run.seconds:.0f} s; see {os.path.join(args.venue, 'summary.html')}"
     )
     from citelens.workspace.venue_health import venue_exit
 

@@ -4,6 +4,9 @@ The workspace pygls builds at ``initialize`` becomes a :class:`citelens.lsp.text
 (its documents apply an edit in two slices and break lines as LSP does): the change is
 this server instance's, pygls's classes are not patched.
 
+Also: a ``$/cancelRequest`` for a request already answered is dropped without pygls's
+warning (the editor's output filled with "Cancel notification for unknown message id").
+
 Also: a request whose parameters pygls cannot read (a position with line -1 or
 2**31, beyond LSP's unsigned integers) was dropped without a reply, and a client
 waiting for it hung. It now gets an "Invalid Params" error reply.
@@ -68,6 +71,15 @@ class CiteLensProtocol(LanguageServerProtocol):
         if message is _ANSWERED:
             return
         super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """``$/cancelRequest`` for a request already answered is normal (the answer and the
+        cancel crossed: VS Code cancels every hover it no longer shows): nothing to do, and
+        nothing to log. pygls logged a warning ("Cancel notification for unknown message
+        id") into the editor's output for each."""
+        if msg_id not in self._request_futures:
+            return
+        super()._handle_cancel_notification(msg_id)
 
     def _execute_handler(
         self,

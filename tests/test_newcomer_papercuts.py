@@ -1,0 +1,61 @@
+"""Small things a newcomer hit on the first day, each as the user sees it: the editor's
+output, the command's last line, a diagnostic, a hover."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from tests.harness import ROOT, run_citelens
+from tests.lsp_session import open_doc, session
+
+
+async def test_a_cancel_for_an_answered_request_is_not_a_warning_in_the_output(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """VS Code cancels hovers it no longer shows, often after the answer went out: pygls
+    wrote 'Cancel notification for unknown message id' into the output for each."""
+    (tmp_path / "refs.bib").write_text("@article{a, title={A}, year={2020}}\n", encoding="utf-8")
+    async with session("visual-studio-code", tmp_path) as client:
+        u = open_doc(client, tmp_path / "refs.bib")
+        hover = await client.text_document_hover_async(lsp.HoverParams(
+            lsp.TextDocumentIdentifier(u), lsp.Position(0, 10)))
+        assert hover is not None
+        for msg_id in ("answered-1", 7):  # ids of requests that are no longer running
+            client.protocol.notify("$/cancelRequest", lsp.CancelParams(id=msg_id))
+        # a request after them: the server has read the cancels when it answers
+        assert await client.text_document_hover_async(lsp.HoverParams(
+            lsp.TextDocumentIdentifier(u), lsp.Position(0, 10))) is not None
+        await asyncio.sleep(0.2)
+    err = capfd.readouterr().err
+    assert "Cancel notification" not in err and "unknown message id" not in err, err
+
+
+def test_the_venue_command_names_its_summary_without_a_double_slash(tmp_path: Path) -> None:
+    venue = tmp_path / "venue" / "paper-a"
+    venue.mkdir(parents=True)
+    (venue / "paper.md").write_text("---\nbibliography: refs.bib\n---\nWater [@water].\n", encoding="utf-8")
+    (venue / "refs.bib").write_text("@article{water, title={The Structure of Ordinary Water}, year={1970}}\n",
+                                    encoding="utf-8")
+    out = tmp_path / "report"
+    env = {**os.environ, "CITELENS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = run_citelens("check", str(venue.parent), "--venue", f"{out}/", "--offline", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"see {out}/summary.html" in proc.stderr and "//summary.html" not in proc.stderr, proc.stderr
+    assert "venue: 1 paper checked (0 already done), 1 reference, " in proc.stderr, proc.stderr
+    assert (out / "summary.html").is_file()
+
+
+def test_the_client_readmes_say_what_the_report_command_opens() -> None:
+    """Both READMEs describe the one server command and what their own client does with it:
+    VS Code opens the JSON report in an untitled JSON editor, Neovim asks for the text."""
+    vscode = (ROOT / "clients" / "vscode" / "README.md").read_text(encoding="utf-8")
+    neovim = (ROOT / "clients" / "neovim" / "README.md").read_text(encoding="utf-8")
+    extension = (ROOT / "clients" / "vscode" / "src" / "extension.ts").read_text(encoding="utf-8")
+    lua = (ROOT / "clients" / "neovim" / "lsp" / "citelens.lua").read_text(encoding="utf-8")
+    assert 'language: "json"' in extension and "JSON report" in vscode and "untitled JSON editor" in vscode
+    assert "arguments = { { format = 'text' } }" in lua and "open its text report" in neovim
+    assert "opens the JSON report instead" in neovim and "asks the same command for the text" in vscode
