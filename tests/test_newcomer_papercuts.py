@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types as lsp
 
 from tests.harness import ROOT, run_citelens
-from tests.lsp_session import open_doc, session
+from tests.lsp_session import diagnostics, open_doc, session
 
 
 async def test_a_cancel_for_an_answered_request_is_not_a_warning_in_the_output(
@@ -59,3 +59,29 @@ def test_the_client_readmes_say_what_the_report_command_opens() -> None:
     assert 'language: "json"' in extension and "JSON report" in vscode and "untitled JSON editor" in vscode
     assert "arguments = { { format = 'text' } }" in lua and "open its text report" in neovim
     assert "opens the JSON report instead" in neovim and "asks the same command for the text" in vscode
+
+
+async def test_an_unclosed_cite_says_so_in_neovim(tmp_path: Path) -> None:
+    """``\\cite{attention is all you need`` at the end of a line, as typed in Neovim (whose
+    completion waits for <C-x><C-o>): one information diagnostic on the command and what
+    was typed, until the brace is closed."""
+    (tmp_path / "refs.bib").write_text("@article{a, title={A}, year={2020}}\n", encoding="utf-8")
+    typing = ("\\documentclass{article}\\begin{document}\n"
+              "Transformers \\cite{attention is all you need\n"
+              "\\bibliography{refs}\\end{document}\n")
+    tex = tmp_path / "main.tex"
+    tex.write_text(typing, encoding="utf-8")
+    async with session("neovim", tmp_path) as client:
+        u = open_doc(client, tex)
+        ds = await diagnostics(client, u, lambda ds: bool(ds))
+        (d,) = ds
+        assert d.code == "UNDEFINED_CITATION" and d.severity == lsp.DiagnosticSeverity.Information
+        assert d.message == ("\\cite{ is not closed: end the keys with }; to cite 'attention is all you "
+                             "need', pick a paper from completion (<C-x><C-o> in Neovim)")
+        line = typing.splitlines()[1]
+        assert d.range == lsp.Range(lsp.Position(1, line.index("\\cite")), lsp.Position(1, len(line)))
+        closed = typing.replace("all you need\n", "all you need}\n").replace("attention is all you need", "a")
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=u),
+            [lsp.TextDocumentContentChangeWholeDocument(text=closed)]))
+        await diagnostics(client, u, lambda ds: not ds)

@@ -66,6 +66,7 @@ def local_findings(out: Parsed, settings: Settings, text_of: Callable[[str], str
         )
     if not project.missing and (bool(project.bib_paths) or bool(out.bibitems)):
         findings += _undefined(out, settings, text_of)
+    findings += _unclosed_cites(out, settings, text_of)
     findings += _duplicate_keys(out, settings)
     findings += _syntax_findings(out, settings)
     if settings.report_unused_entries and not out.nocite_all:
@@ -186,6 +187,34 @@ def _phrase_hint(settings: Settings, path: str, text: str, start: int, end: int)
         data={"key": phrase, "phrase": True},
         severity=Severity.INFORMATION,
     )
+
+
+def _unclosed_cites(
+    out: Parsed, settings: Settings, text_of: Callable[[str], str | None]
+) -> list[Finding | None]:
+    """An information-level finding on a citation command whose ``{`` is never closed
+    (``\\cite{attention is all you need`` at the end of a line): no key is read from it,
+    so nothing else would be said (Neovim, whose completion waits for <C-x><C-o>, showed
+    nothing at all)."""
+    found: list[Finding | None] = []
+    for path, doc in out.sources.items():
+        for span in doc.unclosed_cites:
+            text = (text_of(path) or "")[span.start : span.end]
+            command, _, typed = text.partition("{")
+            phrase = " ".join(typed.split())
+            what = f"; to cite '{phrase}', pick a paper from completion (<C-x><C-o> in Neovim)"
+            found.append(
+                make_finding(
+                    settings,
+                    path,
+                    Code.UNDEFINED_CITATION,
+                    f"{command.strip()}{{ is not closed: end the keys with }}{what if phrase else ''}",
+                    span,
+                    data={"unclosed": True, "phrase": phrase},
+                    severity=Severity.INFORMATION,
+                )
+            )
+    return found
 
 
 def _duplicate_keys(out: Parsed, settings: Settings) -> list[Finding | None]:

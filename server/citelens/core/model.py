@@ -59,6 +59,9 @@ class SourceDocument:
     nocite_all: bool = False
     has_documentclass: bool = False
     magic_root: str | None = None  # "% !TEX root = ..."
+    #: citation commands whose key group is never closed (``\cite{attention is all``): from
+    #: the command to the end of its line
+    unclosed_cites: list[Span] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- bibtex

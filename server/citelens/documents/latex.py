@@ -212,6 +212,10 @@ def _citations(
             continue
         per_cite = 2 if name.lower().endswith(("volcite", "volcites")) else 1
         found, i = _key_groups(masked, end, _is_multicite(name), groups, per_cite)
+        if not found and i < len(masked) and masked[i] == "{":  # never closed: say so
+            eol = masked.find("\n", i)
+            eol = len(masked) if eol < 0 else eol
+            doc.unclosed_cites.append(Span(m.start(), len(masked[:eol].rstrip())))
         for gs, ge in found:
             if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
                 continue  # commands or groups inside: code, not a list of keys
