@@ -2,8 +2,10 @@
 
 Each entry falls in at most one class of the venue report:
 
-- ``fabricated``: found nowhere (not a book or web page), an identifier that names another
-  paper, or a record whose authors are badly wrong (``Verification.klass``);
+- ``fabricated``: where the evidence says invented (``Verification.klass``, decided in
+  ``verify/classes.py``): found nowhere for a kind the indexes cover with nothing pointing
+  elsewhere, another paper's identifier on a title no source holds, authors badly wrong;
+  an entry the indexes just do not hold (``not-found``) is not a finding;
 - ``wrong-metadata``: a real paper cited with wrong details, a DOI that resolves nowhere
   among them (a PARTIAL verdict);
 - ``unchecked``: a source could not be asked (UNVERIFIED): never a finding, counted apart;
