@@ -132,3 +132,32 @@ def test_files_are_decoded_in_their_encoding_never_with_replacement(
     assert (got.encoding, got.uncertain is None) == (encoding, certain), got
     assert "\ufffd" not in got.text
     assert got.text == data.removeprefix(b"\xef\xbb\xbf").decode(got.encoding)
+
+
+async def test_a_merge_deletes_an_entry_of_an_unopened_latin1_bib_byte_exactly(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """Paper B reads shared.bib and extra.bib (ISO 8859-1, not open), which holds the same
+    paper as shared.bib under another key, on the line of an entry whose title has ``é`` + NBSP: the
+    merge deletes exactly that entry from extra.bib (the other entry's bytes are kept) and
+    rewrites paper B's citation. Before, the deletion started one character early."""
+    (tmp_path / "shared.bib").write_text(SMITH.format(key="smith2020"), encoding="utf-8")
+    french = "@misc{fr, title = {La vérité\xa0: voir}, author = {Ève, Anne}, year = {2019}} "
+    (tmp_path / "extra.bib").write_bytes((french + SMITH.format(key="Smith_2020_cats")).encode("latin-1"))
+    (tmp_path / "paper").mkdir()
+    tex = tmp_path / "paper" / "main.tex"
+    tex.write_text("\\documentclass{article}\n\\begin{document}\n\\cite{smith2020} \\cite{Smith_2020_cats}"
+                   " \\cite{fr}\n\\bibliography{../shared,../extra}\n\\end{document}\n", encoding="utf-8")
+    scholarly_server.add_paper(SMITH_PAPER)
+    env = scholarly_server.env(cache=tmp_path / "cache")
+    async with session("visual-studio-code", tmp_path, env=env, settings=SETTINGS) as client:
+        open_doc(client, tex)
+        u = open_doc(client, tmp_path / "shared.bib")
+        diags = await diagnostics(client, u, lambda ds: any(d.code == "DUPLICATE_ENTRY" for d in ds))
+        dup = next(d for d in diags if d.code == "DUPLICATE_ENTRY")
+        got = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(u), range=dup.range,
+            context=lsp.CodeActionContext(diagnostics=[dup])))
+    merge = next(a for a in got or [] if isinstance(a, lsp.CodeAction)
+                 and a.title == "Merge duplicate into smith2020")
+    assert merge.edit is not None
+    assert _as_latin1_editor(tmp_path / "extra.bib", merge.edit) == french.encode("latin-1")
