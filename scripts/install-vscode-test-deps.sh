@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# System packages the VS Code end-to-end test (tests/test_vscode_e2e.py) needs on Debian:
+# System packages the VS Code end-to-end test (tests/test_vscode_e2e.py) and the venue page test
+# (tests/test_venue_page.py) need on Debian:
 # chromium (driven by Playwright; Playwright's own browser download is never used), ripgrep
 # (code-server's search binary, which its npm package would download) and libkrb5-dev (to build
 # code-server's kerberos module). Run as root; does nothing when they are all installed.

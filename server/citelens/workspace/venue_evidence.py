@@ -135,7 +135,7 @@ def paper_heading(result: CheckResult) -> dict[str, str]:
             m = _TITLE.search(text)
             if m:
                 au = _AUTHOR.search(text)
-                authors = _plain(au.group(1).replace("\\and", ","), 300) if au else ""
+                authors = _plain(au.group(1).replace("\\and", ","), 300).replace(" ,", ",") if au else ""
                 return {"title": _plain(m.group(1)), "authors": authors}
             m = _MD_TITLE.search(text[:4000])
             if m:

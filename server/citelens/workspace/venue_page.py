@@ -210,7 +210,7 @@ def index_html(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
         heading = f"<b>{_e(title)}</b><div class=s>{_e(authors)}</div>" if title else ""
         out.append(
             f"<tr><td {data}>{i}</td><td><a href='{_e(page_name(r), quote=True)}'>"
-            f"{heading or _e(str(r['paper']))}</a><div class=s>{_e(str(r['paper']))} · "
+            f"{heading or _e(str(r['paper']))}</a><div class='s folder'>{_e(str(r['paper']))} · "
             f"from {_e(str(r.get('read_from') or 'the sources'))}</div></td>"
             f"<td class=n>{n}</td><td class=n><b>{c[FABRICATED]}</b> ({share:.0%})</td>"
             f"<td class=n>{c[WRONG_METADATA]}</td><td class=n>{c[RETRACTED]}</td>"
