@@ -189,6 +189,15 @@ def _phrase_hint(settings: Settings, path: str, text: str, start: int, end: int)
     )
 
 
+#: The characters of an unclosed citation read for the phrase typed in it.
+_PHRASE_CHARS = 400
+
+
+def _unclosed_kind(_span: Span) -> str:
+    """Every unclosed citation is of one kind (capped together)."""
+    return "unclosed citation"
+
+
 def _unclosed_cites(
     out: Parsed, settings: Settings, text_of: Callable[[str], str | None]
 ) -> list[Finding | None]:
@@ -198,17 +207,20 @@ def _unclosed_cites(
     nothing at all)."""
     found: list[Finding | None] = []
     for path, doc in out.sources.items():
-        for span in doc.unclosed_cites:
-            text = (text_of(path) or "")[span.start : span.end]
+        source = (text_of(path) or "") if doc.unclosed_cites else ""
+        for span, more in capped(doc.unclosed_cites, _unclosed_kind):
+            # what was typed, up to a title's length (a line may hold 80,000 unclosed cites)
+            text = source[span.start : min(span.end, span.start + _PHRASE_CHARS)]
             command, _, typed = text.partition("{")
             phrase = " ".join(typed.split())
             what = f"; to cite '{phrase}', pick a paper from completion (<C-x><C-o> in Neovim)"
+            message = f"{command.strip()}{{ is not closed: end the keys with }}{what if phrase else ''}"
             found.append(
                 make_finding(
                     settings,
                     path,
                     Code.UNDEFINED_CITATION,
-                    f"{command.strip()}{{ is not closed: end the keys with }}{what if phrase else ''}",
+                    more_text(message, more),
                     span,
                     data={"unclosed": True, "phrase": phrase},
                     severity=Severity.INFORMATION,

@@ -203,6 +203,7 @@ def _citations(
     doc: SourceDocument, masked: str, extra_commands: frozenset[str], groups: _Groups
 ) -> None:
     defined = _definition_names(masked)
+    eol = -1  # the end of the line of the last unclosed citation (one line may hold thousands)
     for m in _cite_commands(masked, extra_commands):
         name = m.group(1)
         if (name in _NOT_CITATIONS or name.startswith(_HOOK_PREFIXES)) and name not in extra_commands:
@@ -213,9 +214,12 @@ def _citations(
         per_cite = 2 if name.lower().endswith(("volcite", "volcites")) else 1
         found, i = _key_groups(masked, end, _is_multicite(name), groups, per_cite)
         if not found and i < len(masked) and masked[i] == "{":  # never closed: say so
-            eol = masked.find("\n", i)
-            eol = len(masked) if eol < 0 else eol
-            doc.unclosed_cites.append(Span(m.start(), len(masked[:eol].rstrip())))
+            if eol < i:
+                eol = masked.find("\n", i)
+                eol = len(masked) if eol < 0 else eol
+                while eol > i and masked[eol - 1].isspace():
+                    eol -= 1
+            doc.unclosed_cites.append(Span(m.start(), eol))
         for gs, ge in found:
             if "\\" in masked[gs:ge] or "{" in masked[gs:ge]:
                 continue  # commands or groups inside: code, not a list of keys
