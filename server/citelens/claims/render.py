@@ -32,6 +32,8 @@ QUOTE_MAX = 600
 NO_VERIFIABLE_QUOTE = (
     "The model gave no verifiable quote: its words are not in the abstract or passages it was given."
 )
+#: The model quoted nothing.
+NO_QUOTE = "The model gave no verifiable quote (it quoted nothing)."
 #: Marks the abstract sentence closest to the claim.
 BEST = "★"
 #: How phase 2 picked its passages.
@@ -149,7 +151,7 @@ def render_markdown(result: ClaimResult, verbose: bool = False) -> str:
                 f"{_link(PHASES.get(result.phase, 'source'), result.evidence_url)}",
             ]
         else:
-            out += ["", NO_VERIFIABLE_QUOTE]
+            out += ["", NO_VERIFIABLE_QUOTE if result.model_quote.strip() else NO_QUOTE]
         out += _evidence(result)
         facts = []
         if result.phase:
