@@ -10,8 +10,19 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as lsp
 
+from tests.fakes.scholarly import ScholarlyFake
 from tests.harness import ROOT, run_citelens
 from tests.lsp_session import diagnostics, open_doc, session
+from tests.test_lsp_claims import (
+    CLAIM_A,
+    LATTICES,
+    NO_MODEL_SETTINGS,
+    Hovering,
+    assert_evidence,
+    open_and_wait,
+    position_of,
+    write_project,
+)
 
 
 async def test_a_cancel_for_an_answered_request_is_not_a_warning_in_the_output(
@@ -85,3 +96,20 @@ async def test_an_unclosed_cite_says_so_in_neovim(tmp_path: Path) -> None:
             lsp.VersionedTextDocumentIdentifier(version=2, uri=u),
             [lsp.TextDocumentContentChangeWholeDocument(text=closed)]))
         await diagnostics(client, u, lambda ds: not ds)
+
+
+async def test_without_a_model_the_first_hover_waits_for_the_abstract(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """The verification's record has no abstract, so the first hover looks it up behind the
+    rate limiters; Semantic Scholar answering 1.5 s late (as it does behind a background
+    run at one request a second) made the first hover say "the sources have not answered in
+    time" and only the second show the abstract's sentences."""
+    scholarly_server.add_paper(LATTICES)
+    doc, text = write_project(tmp_path, "lovelace23", LATTICES, CLAIM_A)
+    env = scholarly_server.env(cache=tmp_path / "cache")
+    async with session("neovim", tmp_path, env=env, settings=NO_MODEL_SETTINGS) as client:
+        u = await open_and_wait(client, doc, text)
+        scholarly_server.set_latency("s2", 1.5)  # the abstract lookup asks S2 first
+        first = await Hovering(client, u, position_of(text, "lovelace23")).hover()
+    assert "have not answered in time" not in first, first
+    assert_evidence(first)

@@ -3,7 +3,8 @@ verification, a notice (retraction first) and the claim check of the sentence; o
 citation command, every entry it cites (``lsp/cite_hover.py``).
 
 The hover reads what is computed; a claim check it starts, or finds running, is waited
-for at most :data:`HOVER_WAIT_S` (``claims/background.settled_claim_markdown``): LSP has no
+for at most :data:`HOVER_WAIT_S` (:data:`HOVER_WAIT_NO_MODEL_S` without a model, when only an
+abstract lookup is waited for; ``claims/background.settled_claim_markdown``): LSP has no
 hover refresh, so the hover is complete when sent and says plainly what is still missing.
 ``hoverDetail: "verbose"`` adds the audit trail (scores, lookups tried, the claim stages).
 """
@@ -17,6 +18,7 @@ from lsprotocol import types as lsp
 
 from citelens.checks.claims import REPUBLISH_DELAY_S
 from citelens.claims.background import settled_claim_markdown
+from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import CitedPaper, cited_paper
 from citelens.claims.result import ClaimResult
 from citelens.core.model import BibEntry, Citation, EntryView
@@ -30,6 +32,13 @@ from citelens.workspace.index import Analysis
 log = logging.getLogger("citelens")
 #: Seconds a hover waits for a claim check (an abstract lookup, a model) already running.
 HOVER_WAIT_S = 1.0
+#: Without a model the claim section is the abstract's closest sentences, and the abstract
+#: lookup is all there is to wait for. The verification's record has no abstract (the
+#: batch asks without it), so the first hover looks it up: through the rate limiters,
+#: behind the background verification (Semantic Scholar: about a request a second), then
+#: the next source when the first has none; over a second was common, and the first hover
+#: said "the sources have not answered in time" where the second showed the sentences.
+HOVER_WAIT_NO_MODEL_S = 4.0
 
 
 def register(server: CiteLensServer) -> None:
@@ -115,7 +124,7 @@ async def claim_section(
             view,
             paper,
             on_done,
-            wait_s=HOVER_WAIT_S,
+            wait_s=HOVER_WAIT_S if LLMConfig.from_settings(session.settings) else HOVER_WAIT_NO_MODEL_S,
             verbose=session.settings.hover_detail == "verbose",
         )
     except Exception as exc:
