@@ -182,3 +182,17 @@ def test_corpus_is_where_the_tests_expect_it() -> None:
 def test_environment_and_heading_names_are_not_claim_text(text: str) -> None:
     i = text.index("{k}") + 1
     assert extract_claim(text, Span(i, i + 1), "latex") == "X is large."
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    # what is left of "(\citealt{a}; see also \citealt{b})"
+    ("Sparse models generalise well (\\citealt{smith2020}; see also \\citealt{jones2021}).", "smith2020"),
+    # a comma between two removed citations before the full stop
+    ("Sparse models generalise well \\cite{smith2020}, \\cite{jones2021}.", "jones2021"),
+    # a footnote whose sentence with the citation only points to it
+    ("Sparse models generalise well.\\footnote{\\url{https://x.org}, accessed 2020. See \\cite{smith2020}.}",
+     "smith2020"),
+])
+def test_leftovers_of_removed_citations_go_with_them(text: str, key: str) -> None:
+    at = text.index(key)
+    assert extract_claim(text, Span(at, at + len(key)), "latex") == "Sparse models generalise well."

@@ -194,7 +194,13 @@ _POINTER = re.compile(
 
 
 def _pointer_only(body: str) -> bool:
-    """A footnote that only points to the citation ("See \\cite{x}.", "[@x]", "Cf. @x")."""
+    """A footnote whose sentence with the citation only points to it ("See \\cite{x}.",
+    "[@x]", "Cf. @x", "\\url{...}, accessed 2020. See \\cite{x}.")."""
+    at = body.find(_MARK)
+    if at >= 0:  # the footnote's sentence holding the citation
+        start = max(body.rfind(". ", 0, at), body.rfind(".\n", 0, at))
+        end = body.find(". ", at)
+        body = body[start + 1 if start >= 0 else 0 : end if end >= 0 else len(body)]
     rest = _cut(body, _commands(body, _CITE_CMD)) if "\\" in body else body
     rest = _MD_GROUP.sub(" ", _MD_INTEXT.sub(" ", rest)).replace(_MARK, " ").replace(_OTHER, " ")
     n = len(re.findall(r"[^\W\d_]{2,}", rest))
@@ -387,7 +393,7 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 
 
 #: What is left of a parenthetical whose citation was removed: "(e.g.,)", "(cf. )", "(see)".
-_LEFTOVER = re.compile(r"\s*\(\s*(?:(?:(?:e\.g|i\.e|cf)\.|see|also|and)[\s,;]*)*\)")
+_LEFTOVER = re.compile(r"\s*\([\s,;]*(?:(?:(?:e\.g|i\.e|cf)\.|see|also|and)[\s,;]*)*\)")
 #: What is left of "(see @x for an overview)": a pointer to the citation, nothing more.
 _POINTER_LEFTOVER = re.compile(
     r"\s*\(\s*(?:(?:e\.g\.|cf\.|see|also)[\s,;]*)+(?:for|and)\s+(?:an?\s+|more\s+|further\s+)?"
@@ -396,6 +402,7 @@ _POINTER_LEFTOVER = re.compile(
 )
 _TRAILING_DASH = re.compile(r"\s+[–—]+\s*$")  # an epigraph's "-- \citet{x}"
 _DANGLING = re.compile(r"\s*[,;]\s*(?=[)\]])|,\s*(?:cf\.|e\.g\.)\s*(?=[)\]])")
+_COMMA_BEFORE_END = re.compile(r"[,;]+(?=[.!?](?:\s|$))")
 _OPEN_PUNCT = re.compile(r"([(\[])\s*[,;]\s*")
 
 
@@ -409,6 +416,7 @@ def _tidy(text: str) -> str:
     text = _OPEN_PUNCT.sub(r"\1", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    text = _COMMA_BEFORE_END.sub("", text)  # "\\cite{a}, \\cite{b}." leaves ",."
     text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"([,;])\1+", r"\1", text)
     text = re.sub(r"(?<!\.)\.\s*\.(?!\.)", ".", text)  # "et al. ." after a removed citation
