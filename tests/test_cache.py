@@ -36,6 +36,15 @@ def test_found_is_kept_and_failures_are_not(tmp_path: Path) -> None:
     assert len(c) == 1
 
 
+def test_a_miss_is_not_reported_as_a_forged_row(tmp_path: Path) -> None:
+    log: list[str] = []
+    c = VerificationCache(tmp_path / "c", log.append)
+    assert c.get("openalex:title:a title nobody asked about") is None
+    c.put("s2:id:doi:10.1/a", found())
+    assert c.get("s2:id:doi:10.1/a") is not None
+    assert log == []
+
+
 def test_not_found_expires_after_a_day_found_after_thirty(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     c = VerificationCache(tmp_path / "c")

@@ -267,8 +267,17 @@ def _venue(p: dict[str, Any]) -> str:
 #: list: cut at ten names, accents stripped), ``authors_crossref`` (names ending in
 #: "et al.", initials), ``s2_venue_empty`` (S2 knows an arXiv paper with ``venue`` ""),
 #: ``openalex_published_in`` (journals among OpenAlex's ``locations``).
+def as_source(p: dict[str, Any], source: str) -> dict[str, Any]:
+    """The paper as ``source`` describes it: ``p["as"][source]`` overrides any of its keys
+    (``{"as": {"s2": {"venue": "CVPR", "year": 2015}}}``: S2 gives another venue name and the
+    preprint's year), so a benchmark can make the sources disagree the way the web does."""
+    over = (p.get("as") or {}).get(source)
+    return {**p, **over} if over else p
+
+
 def title_as(p: dict[str, Any], source: str) -> tuple[str, str]:
     """(title, subtitle) as ``source`` gives them."""
+    p = as_source(p, source)
     if source in ("crossref", "doi"):
         return str(p.get("crossref_title") or p["title"]), str(p.get("crossref_subtitle") or "")
     if source == "arxiv":
@@ -300,6 +309,7 @@ def _doi_of(p: dict[str, Any]) -> str | None:
 
 
 def s2_json(p: dict[str, Any], fields: list[str] | None) -> dict[str, Any]:
+    p = as_source(p, "s2")
     ext: dict[str, Any] = {}
     if p.get("doi"):
         ext["DOI"] = p["doi"]
@@ -364,6 +374,7 @@ def _date_parts(p: dict[str, Any], year: Any = None) -> dict[str, Any]:
 
 
 def crossref_work(p: dict[str, Any]) -> dict[str, Any]:
+    p = as_source(p, "crossref")
     authors: list[dict[str, Any]] = []
     for i, a in enumerate(_authors_as(p, "crossref")):
         seq = "first" if i == 0 else "additional"
@@ -415,6 +426,7 @@ def is_retracted(p: dict[str, Any]) -> bool:
 
 
 def csl_json(p: dict[str, Any]) -> dict[str, Any]:
+    p = as_source(p, "doi")
     doi = _doi_of(p) or ""
     datacite = doi.lower().startswith(DATACITE_PREFIXES)
     authors = [dict(zip(("given", "family"), _split_name(a), strict=True)) for a in p["authors"]]
@@ -443,6 +455,7 @@ def csl_json(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def openalex_work(p: dict[str, Any]) -> dict[str, Any]:
+    p = as_source(p, "openalex")
     doi = _doi_of(p)
     wid = f"https://openalex.org/W{p['corpus_id']}"
     index: dict[str, list[int]] = {}
@@ -508,6 +521,7 @@ def _openalex_list(works: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def arxiv_entry(p: dict[str, Any], legacy: bool) -> str:
+    p = as_source(p, "arxiv")
     aid = p["arxiv"]
     version = int(p.get("arxiv_version", 1))
     year = p.get("year") or 2000

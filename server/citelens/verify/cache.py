@@ -171,6 +171,8 @@ class VerificationCache:
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
+        if raw is None:  # a miss (or a row that is not JSON): nothing to check
+            return None
         if not isinstance(raw, dict) or not cachesecret.same(raw.get("bind"), self._binding(full, raw)):
             self._forged(full)
             return None  # not this lookup's answer as CiteLens stored it (moved, edited, forged)

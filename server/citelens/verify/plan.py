@@ -237,7 +237,7 @@ TITLE_TIERS = (S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE, PUBMED_TITLE
 
 TITLE_HOSTS = tuple(dict.fromkeys(t.host for t in TITLE_TIERS))
 #: Keyword title searches of other hosts: they index what S2's keyword search would find.
-KEYWORD_TIERS = (CROSSREF_TITLE, OPENALEX_TITLE)
+KEYWORD_TIERS = (OPENALEX_TITLE, CROSSREF_TITLE)
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
@@ -259,16 +259,14 @@ def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tie
     """The title tiers of an entry in the order their answers are read. Resumed only once
     the tier it yielded has answered, so it may look at that answer.
 
-    S2's title match first. Once it has answered (not failed), S2's keyword search is only
-    a fallback: read after the other keyword searches (Crossref, OpenAlex), and asked only
-    when both failed. So a title that no source has costs one S2 request, not two (S2 is
-    the slowest host: 1 request/s)."""
-    yield S2_MATCH
-    early = answers[S2_MATCH].outcome in _FAILED
-    if early:
-        yield S2_SEARCH
+    The fastest hosts first: OpenAlex (10 requests/s, 3 at once), then Crossref (5/s), then
+    S2's title match (1/s): an entry waits for each tier before the next one is read, so the
+    order is also the throughput of a title-only bibliography. S2's keyword search is only
+    a fallback: asked when its title match failed, or when both other keyword searches
+    (OpenAlex, Crossref) failed. So a title that no source has costs one S2 request, not two."""
     yield from KEYWORD_TIERS
-    if not early and all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
+    yield S2_MATCH
+    if answers[S2_MATCH].outcome in _FAILED or all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
         yield S2_SEARCH
     if looks_biomedical(view):
         yield PUBMED_TITLE

@@ -108,11 +108,23 @@ def has_signal(records: Sequence[PaperRecord]) -> bool:
     return any(r.source in SIGNAL_SOURCES for r in records)
 
 
+def _unnamed_flag(records: Sequence[PaperRecord]) -> bool:
+    """The records flag a notice (OpenAlex's ``is_retracted``) but none names it, and
+    Crossref's record, which would, is not among them: Crossref is asked for the notice
+    (whichever source the plan read first, the verdict names the same notice)."""
+    notices = [n for r in records for n in r.notices]
+    return (
+        bool(notices)
+        and not any(n.get("doi") or n.get("pmid") for n in notices)
+        and not any(r.source == Source.CROSSREF for r in records)
+    )
+
+
 def signal_doi(v: Verification) -> str | None:
     """The DOI to ask OpenAlex about when no record of the paper can tell (S2, arXiv,
     doi.org only); None when a record already tells, or there is nothing to ask."""
     records = paper_records(v)
-    if not records or has_signal(records):
+    if not records or (has_signal(records) and not _unnamed_flag(records)):
         return None
     doi = next((r.doi for r in records if r.doi), None)
     if doi is None:

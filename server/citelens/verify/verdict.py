@@ -239,14 +239,17 @@ VERSION_KINDS = frozenset({"year", "venue", "venue_unpublished", "preprint_statu
 
 
 def wants_versions(v: Verification) -> bool:
-    """The paper was found and every warning on it is one another version could explain
-    (:data:`VERSION_KINDS`): it is not decided until the versions every source knows have
-    answered. A title the sources do not share at all (an error) or wrong authors or
-    identifiers are a warning whatever other versions say."""
-    if v.status is not Status.PARTIAL:
-        return False
-    serious = [d for d in v.discrepancies if d.severity in (Severity.WARNING, Severity.ERROR)]
-    return bool(serious) and all(d.kind in VERSION_KINDS and d.severity is Severity.WARNING for d in serious)
+    """The paper was found and its only differences from the entry are ones another version
+    could explain (:data:`VERSION_KINDS`: a year one off, a preprint's venue, a venue's other
+    name, title words): it is not decided until the versions every source knows have
+    answered. A title the sources do not share at all (an error), wrong authors or
+    identifiers stand whatever other versions say."""
+    ds = v.discrepancies
+    return (
+        v.status is Status.PARTIAL
+        and bool(ds)
+        and all(d.kind in VERSION_KINDS and d.severity is not Severity.ERROR for d in ds)
+    )
 
 
 def _step(a: Asked) -> AuditStep:
