@@ -176,7 +176,8 @@ def _paper_keys(papers: list[Paper]) -> dict[int, str]:
         by_title[" ".join(v.title.lower().split())] = v.key
     out = {}
     for i, p in enumerate(papers):
-        key = by_doi.get(str(p.get("doi") or "").lower()) or by_title.get(" ".join(str(p["title"]).lower().split()))
+        title = " ".join(str(p["title"]).lower().split())
+        key = by_doi.get(str(p.get("doi") or "").lower()) or by_title.get(title)
         if key:
             out[i] = key
     return out
@@ -193,8 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     s2_last = {"s2": args.latency}
     t0 = time.perf_counter()
     base = _flagged(papers, {})
-    print(f"entries: {len(base)}; flagged with every source agreeing: {sum(f for f, _s, _w in base.values())}")
-    print(f"{'variant':16} {'entries':>7} {'false alarms S2 first':>22} {'S2 last':>14} {'status differs':>15}")
+    flagged = sum(f for f, _s, _w in base.values())
+    print(f"entries: {len(base)}; flagged with every source agreeing: {flagged}")
+    head = f"{'variant':16} {'entries':>7} {'false alarms S2 first':>22} {'S2 last':>14}"
+    print(head + f" {'status differs':>15}")
     total = [0, 0, 0, 0]
     for name in VARIANTS:
         db, changed = variant_db(papers, name)
