@@ -45,6 +45,7 @@ from tests.fakes.scholarly import ScholarlyFake, fast_rates  # noqa: E402
 
 from citelens.checks.verification import verification_findings  # noqa: E402
 from citelens.core.findings import Severity  # noqa: E402
+from citelens.core.settings import Settings  # noqa: E402
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
 from citelens.sources.transport import Sources  # noqa: E402
@@ -155,7 +156,7 @@ def _flagged(papers: list[Paper], latency: dict[str, float]) -> dict[str, tuple[
                 return await verify_entries(views, settings, sources=sources, cache=VerificationCache(None))
 
     results = asyncio.run(run())
-    findings = verification_findings([bib], {}, results, None)  # type: ignore[arg-type]
+    findings = verification_findings([bib], {}, results, Settings())
     out = {}
     for key, v in results.items():
         mine = [f for f in findings if f.key == key and f.code in COUNTED]
