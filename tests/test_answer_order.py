@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,18 +77,26 @@ def _views() -> list[Any]:
     return [entry_view(e) for e in parse_bib(BIB, "refs.bib").entries]
 
 
-def _verdicts(fake: ScholarlyFake, order: list[int]) -> dict[str, dict[str, Any]]:
+def _verdicts(fake: ScholarlyFake, order: list[int], cache_dir: Path | None = None,
+              *, cached: bool = True, **settings: Any) -> dict[str, dict[str, Any]]:
+    """Each entry's verdict JSON (``cached`` False: without the audit's cached flags)."""
     views = _views()
 
     async def run() -> dict[str, dict[str, Any]]:
-        settings = fake.settings()
-        async with Sources.from_settings(settings, lambda _m: None, rates=fast_rates()) as sources:
-            got = await verify_entries([views[i] for i in order], settings, sources=sources,
-                                       cache=VerificationCache(None))
+        s = fake.settings(**settings)
+        cache = VerificationCache(cache_dir)
+        try:
+            async with Sources.from_settings(s, lambda _m: None, rates=fast_rates()) as sources:
+                got = await verify_entries([views[i] for i in order], s, sources=sources, cache=cache)
+        finally:
+            cache.close()
         out = {}
         for key, v in got.items():
             data = v.to_json()
             data.pop("checked_at", None)
+            if not cached:
+                for step in data.get("audit", []):
+                    step.pop("cached", None)
             out[key] = data
         return out
 
@@ -130,3 +139,24 @@ def test_the_verdicts_do_not_depend_on_who_answers_first(
             fake.set_latency(source, 0.0)
     for key, want in reference.items():
         assert got[key] == want, (key, dict(zip(SOURCES, latency, strict=True)))
+
+
+def test_a_verdict_read_back_from_the_cache_is_the_one_its_answers_give(
+        fake: ScholarlyFake, tmp_path: Path) -> None:
+    """The cache holds answers, and a warm run reads them in plan order: online or offline,
+    its verdicts are the cold run's, whatever order the cold run's answers came in."""
+    for source, seconds in zip(SOURCES, (0.08, 0.0, 0.02, 0.0, 0.08, 0.0), strict=True):
+        fake.set_latency(source, seconds)
+    order = list(reversed(range(len(_views()))))
+    try:
+        cold = _verdicts(fake, order, tmp_path / "cache", cached=False)
+    finally:
+        for source in SOURCES:
+            fake.set_latency(source, 0.0)
+    fake.clear_log()
+    warm = _verdicts(fake, list(range(len(order))), tmp_path / "cache", cached=False)
+    offline = _verdicts(fake, order, tmp_path / "cache", cached=False, offline=True)
+    assert fake.count() == 0  # every answer came from the cache
+    for key, want in cold.items():
+        assert warm[key] == want, key
+        assert offline[key] == want, key
