@@ -14,7 +14,6 @@ import contextlib
 import functools
 from typing import TYPE_CHECKING
 
-import diskcache
 import httpx
 
 from citelens.claims import cache as claim_cache
@@ -43,7 +42,7 @@ class ClaimChecker:
         self._own_sources = False
         self._client = client
         self._own_client = client is None
-        self._cache: diskcache.Cache | None = claim_cache.open_cache(settings, cache_dir)
+        self._cache: claim_cache.ClaimCache | None = claim_cache.open_cache(settings, cache_dir)
         self._tasks: dict[str, asyncio.Task[ClaimResult]] = {}
         #: The verifier's clients this checker was built with (None: its own).
         self.shared_sources: object | None = sources
