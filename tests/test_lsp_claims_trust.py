@@ -205,3 +205,35 @@ async def test_an_arxiv_id_of_another_paper_is_named_as_such(
     for hover in hovers:
         assert "No claim check: the entry's arXiv id names another paper (DOI_MISMATCH)" in hover, hover
         assert "entry's DOI" not in hover
+
+
+async def test_claim_diagnostics_judge_nothing_that_is_not_a_claim_or_not_the_paper(
+    tmp_path: Path, scholarly_server: ScholarlyFake, llm: FakeLLM
+) -> None:
+    """With claimDiagnostics on, the background queue skips the same citations the hover
+    refuses: the citation alone after a paragraph, a table cell, an entry whose authors
+    disagree; the one real claim is checked (one model call)."""
+    from citelens.checks.claims import wait_idle
+    from tests.test_lsp_claims import InProcess, diag_settings
+
+    scholarly_server.add_paper(DDPM)
+    (tmp_path / "refs.bib").write_text(
+        ddpm_bib() + ddpm_bib("doe2020", authors="John Doe and Jane Roe"), encoding="utf-8")
+    text = _tex(f"Diffusion models give good samples.\n\n\\cite{{ho2020ddpm}}.\n\n"
+                "\\begin{tabular}{lr}\nDDPM \\cite{ho2020ddpm} & 3.17 \\\\\n\\end{tabular}\n\n"
+                f"{CLAIM} \\cite{{doe2020}}.\n\n{CLAIM} \\cite{{ho2020ddpm}}.")
+    doc = tmp_path / "main.tex"
+    doc.write_text(text, encoding="utf-8")
+    server = InProcess(tmp_path, diag_settings(scholarly_server, llm))
+    try:
+        server.open(doc, text)
+        await server.verified()
+        await wait_idle(server.ls.session.claim_queue)
+        server.ls.session.claim_findings()
+        await wait_idle(server.ls.session.claim_queue)
+        assert server.ls.session.claim_queue.checks == 1
+        assert llm.chat_calls() == 1
+        prompt = llm.calls()[0]["json"]["messages"][1]["content"]
+        assert f"<claim>\n{CLAIM}.\n</claim>" in prompt
+    finally:
+        await server.close()
