@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -157,6 +158,9 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
                       "col": paper.cite_position(MISMATCH_KEY)[1] + 2,
                       "until_absent": "Checking claim", "timeout_ms": 30_000},
             "fix": {"code": "DOI_MISMATCH", "file": str(paper.bib), "text_out": str(fixed)},
+            # then the writer's word on an entry no source holds
+            "mark": {"code": "NOT_FOUND", "file": str(paper.bib), "title": "Mark as checked (NOT_FOUND)",
+                     "timeout_ms": 30_000},
         },
     )
     yield Session(paper, result, fixed, _lsp_log(tmp))
@@ -239,6 +243,17 @@ def test_quick_fix_corrects_the_doi(session: Session) -> None:
     # nothing else in the bibliography changed
     original = session.paper.bib.read_text(encoding="utf-8")
     assert text.replace(RIGHT_DOI, WRONG_DOI) == original
+
+
+# --- Mark as checked: one comment line before the entry, and its NOT_FOUND is gone.
+def test_mark_as_checked_hides_the_entrys_not_found(session: Session) -> None:
+    r = session.result
+    assert r.get("mark_key"), session.context()
+    assert "Mark as checked (all codes)" in r["mark_titles"], r["mark_titles"]
+    assert r["mark_lines_added"] == 1
+    assert re.fullmatch(r"% citelens: checked NOT_FOUND \d{4}-\d{2}-\d{2} #[0-9a-f]{6}", r["mark_line"]), r
+    assert r["mark_entry_line"].lstrip().startswith("@") and r["mark_key"] in r["mark_entry_line"], r
+    assert r["mark_cleared"], session.context()
 
 
 # --- The hover as Neovim shows it (K): Markdown that needs no backslash escapes.

@@ -56,6 +56,10 @@ class Run:
     hover: str = ""
     code_actions: list[str] = field(default_factory=list)
     bib_after_fix: str = ""
+    mark_actions: list[str] = field(default_factory=list)
+    bib_after_mark: str = ""
+    problems_after_mark: str = ""
+    mark_screenshot: str = ""
     suggestions: str = ""
     bib_after_cite: str = ""
     tex_after_cite: str = ""
@@ -167,6 +171,9 @@ def _scenario(page: Page, run: Run, url: str) -> None:
     _command(page, "File: Save All")
     run.bib_after_fix = _wait_file(paper.bib, RIGHT_DOI)
 
+    # 3b. the writer's word: "Mark as checked (NOT_FOUND)" at the invented paper's citation
+    _mark_as_checked(page, run)
+
     # 4. cite while writing: type a title inside the empty \cite{}, accept the paper
     _open_file(page, "main.tex")
     page.wait_for_timeout(500)
@@ -189,6 +196,50 @@ def _scenario(page: Page, run: Run, url: str) -> None:
     _command(page, "File: Save All")
     run.bib_after_cite = _wait_file(paper.bib, "Hunter")
     run.tex_after_cite = _wait_file(paper.tex, "hunter")
+
+
+def _problems(page: Page) -> str:
+    page.keyboard.press("Control+Shift+m")  # Problems panel
+    page.wait_for_selector(".markers-panel", timeout=20_000)
+    page.wait_for_timeout(500)
+    text = str(page.locator(".markers-panel").inner_text())
+    page.keyboard.press("Control+Shift+m")
+    return text
+
+
+def _mark_as_checked(page: Page, run: Run) -> None:
+    """Ctrl+. on the invented paper's citation, "Mark as checked (NOT_FOUND)", save: the
+    comment line lands in refs.bib and the NOT_FOUND leaves the Problems panel."""
+    paper = run.paper
+    _open_file(page, "main.tex")
+    page.mouse.move(5, 5)
+    page.keyboard.press("Escape")
+    line = paper.line_of(FABRICATED_KEY) + 1
+    col = paper.tex.read_text(encoding="utf-8").splitlines()[line - 1].index(FABRICATED_KEY) + 3
+    _go_to(page, line, col)
+    page.keyboard.press("Control+.")
+    menu = page.locator(".action-widget")
+    menu.wait_for(state="visible", timeout=20_000)
+    page.wait_for_timeout(300)
+    run.mark_actions = [t.strip() for t in menu.locator(".monaco-list-row").all_inner_texts()]
+    for _ in range(len(run.mark_actions) + 1):
+        focused = menu.locator(".monaco-list-row.focused")
+        if focused.count() and "Mark as checked (NOT_FOUND)" in focused.first.inner_text():
+            break
+        page.keyboard.press("ArrowDown")
+    shot = os.environ.get("CITELENS_VSCODE_MARK_SCREENSHOT")
+    if shot:  # what the menu looks like, for a person to look at
+        page.screenshot(path=shot)
+        run.mark_screenshot = shot
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(800)
+    _command(page, "File: Save All")
+    run.bib_after_mark = _wait_file(paper.bib, "% citelens: checked NOT_FOUND")
+    deadline = time.monotonic() + 30
+    run.problems_after_mark = _problems(page)
+    while FABRICATED_KEY in run.problems_after_mark and time.monotonic() < deadline:
+        page.wait_for_timeout(1000)
+        run.problems_after_mark = _problems(page)
 
 
 @pytest.fixture(scope="module")
@@ -277,6 +328,16 @@ def test_quick_fix_writes_the_right_doi(run: Run) -> None:
     assert WRONG_DOI not in run.bib_after_fix
     original = run.paper.bib.read_text(encoding="utf-8")
     assert original.count("@") >= 3
+
+
+def test_mark_as_checked_writes_one_line_and_the_not_found_goes(run: Run) -> None:
+    assert "Mark as checked (NOT_FOUND)" in run.mark_actions, (run.mark_actions, run.context())
+    assert "Mark as checked (all codes)" in run.mark_actions, run.mark_actions
+    lines = run.bib_after_mark.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(f"@article{{{FABRICATED_KEY},"))
+    assert re.fullmatch(r"% citelens: checked NOT_FOUND \d{4}-\d{2}-\d{2} #[0-9a-f]{6}", lines[at - 1]), lines
+    assert "\n".join(lines[:at - 1] + lines[at:]).count("citelens: checked") == 0  # that line only
+    assert FABRICATED_KEY not in run.problems_after_mark, run.problems_after_mark
 
 
 def test_cite_while_writing_appends_the_entry(run: Run) -> None:

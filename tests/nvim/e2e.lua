@@ -12,6 +12,9 @@
 --   hover = { line = 12, col = 40, until_absent = 'Checking claim', timeout_ms = 30000 },
 --                                          -- press K there (vim.lsp.buf.hover) and read the float,
 --                                          -- again until its text lacks until_absent
+--   mark = { code = 'NOT_FOUND', file = '/tmp/.../Biblio.bib', title = 'Mark as checked (NOT_FOUND)',
+--            timeout_ms = 30000 },        -- choose that code action on the first such diagnostic,
+--                                          -- apply it, wait until the entry's diagnostic is gone
 --   no_server = { wait_ms = 3000 },        -- the command is missing: record :messages
 -- }
 local M = {}
@@ -139,6 +142,56 @@ local function apply_fix(s)
   f:close()
 end
 
+--- "Mark as checked": the code action on the first diagnostic of s.mark.code in s.mark.file,
+--- applied as Neovim applies any code action; then wait until that entry's diagnostic is gone.
+local function mark(s)
+  local m = s.mark
+  local target
+  for _, d in ipairs(diagnostics()) do
+    if d.code == m.code and d.file == m.file then
+      target = d
+      break
+    end
+  end
+  assert(target, 'no ' .. m.code .. ' diagnostic in ' .. m.file)
+  vim.cmd.edit(vim.fn.fnameescape(target.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = assert(wait_attach(bufnr, s.attach_timeout_ms), 'client did not attach to ' .. target.file)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = target.lsp.range,
+    context = { diagnostics = { target.lsp }, only = { 'quickfix' } },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, s.request_timeout_ms)
+  assert(responses, 'textDocument/codeAction timed out')
+  local titles, action = {}, nil
+  for _, resp in pairs(responses) do
+    for _, a in ipairs(resp.result or {}) do
+      table.insert(titles, a.title)
+      if a.title == m.title then
+        action = a
+      end
+    end
+  end
+  result.mark_titles = titles
+  assert(action and action.edit, 'no code action ' .. m.title)
+  local key = (target.lsp.data or {}).key
+  result.mark_key = key
+  local before = vim.api.nvim_buf_line_count(bufnr)
+  vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding)
+  result.mark_lines_added = vim.api.nvim_buf_line_count(bufnr) - before
+  result.mark_line = vim.api.nvim_buf_get_lines(bufnr, target.lnum, target.lnum + 1, false)[1]
+  result.mark_entry_line = vim.api.nvim_buf_get_lines(bufnr, target.lnum + 1, target.lnum + 2, false)[1]
+  result.mark_cleared = vim.wait(m.timeout_ms or 30000, function()
+    for _, d in ipairs(diagnostics()) do
+      if d.code == m.code and d.file == m.file and (d.lsp.data or {}).key == key then
+        return false
+      end
+    end
+    return true
+  end, 100)
+end
+
 --- The lines of the floating window a hover opened, or nil.
 local function float_lines()
   for _, win in ipairs(vim.api.nvim_list_wins()) do
@@ -230,6 +283,9 @@ local function run()
   end
   if ok and s.fix then
     step('fix', function() apply_fix(s) end)
+  end
+  if ok and s.mark then
+    step('mark', function() mark(s) end)
   end
   write_json(s.out, result)
 end
