@@ -27,7 +27,7 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY
 
 
 def kind_of(path: str) -> str | None:
-    suffix = Path(path).suffix.lower()
+    suffix = os.path.splitext(os.fspath(path))[1].lower()  # (Path(path).suffix: 20 times slower)
     if suffix in BIB_SUFFIXES:
         return "bib"
     if suffix in LATEX_SUFFIXES:

@@ -6,6 +6,7 @@ analysis, verify the entries, place the findings. No LSP here.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -59,13 +60,26 @@ class UsageError(Exception):
     """A problem with the command line (exit status 2)."""
 
 
+def _walk(store: DocumentStore, folder: str) -> Iterable[str]:
+    """The documents under ``folder``; for a venue paper (``store.walls``), no more than its
+    budget of files lets it read (a paper of 100,000 files is not walked to its end)."""
+    walls = store.walls
+    if walls is None:
+        return documents_under(folder)
+    out = list(itertools.islice(documents_under(folder), walls.budget.files + 1))
+    if len(out) > walls.budget.files:
+        walls.note(f"more than {walls.budget.files:,} files; the rest were not read")
+        del out[walls.budget.files :]
+    return out
+
+
 def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Settings) -> list[Project]:
     """Projects for the given files and folders; .bib files outside any project stand alone."""
     files: list[str] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(documents_under(str(p)))
+            files.extend(_walk(store, str(p)))
         elif p.is_file():
             files.append(os.path.normpath(str(p.resolve())) if not p.is_absolute() else str(p))
         elif (why := not_regular(raw)) is not None:

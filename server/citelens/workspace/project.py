@@ -80,6 +80,9 @@ def _roots_in(store: DocumentStore, directory: Path, memo: dict[str, list[str]] 
         names = sorted(n for n in os.listdir(directory) if n.endswith(".tex"))
     except OSError:
         names = []
+    walls = store.walls  # a venue paper reads no more files than its budget
+    if walls is not None and walls.walked_enough(len(names)):
+        names = names[: walls.budget.files]
     roots = []
     for name in names:
         c = os.path.normpath(os.path.join(directory, name))

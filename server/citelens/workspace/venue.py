@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -88,12 +89,13 @@ def _bbl_bibs(paper: Paper, out: Path, walls: PaperWalls | None = None) -> tuple
     """BibTeX made from the paper's ``.bbl`` files when it has no ``.bib`` (written under OUT,
     never into the paper's folder); ``walls``: only those inside the paper, within its budget."""
     p = Path(paper.path)
-    if not p.is_dir() or any(documents_under(str(p), ("bib",))):
+    limit = walls.budget.files + 1 if walls is not None else None
+    if not p.is_dir() or any(itertools.islice(documents_under(str(p), ("bib",)), limit)):
         return ()
     made = []
     bbls = []
-    for f in files_under(str(p)):
-        if walls is not None and walls.over_budget():
+    for seen, f in enumerate(files_under(str(p)), 1):
+        if walls is not None and walls.walked_enough(seen):
             break
         if f.lower().endswith(".bbl"):
             bbls.append(Path(f))
