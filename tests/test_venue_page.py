@@ -89,7 +89,7 @@ def test_the_venue_page_sorts_filters_searches_and_opens_a_paper(
             finding = page.locator(".finding#water")
             text = finding.inner_text()
             assert "wrong metadata" in text and "resolves nowhere" in text
-            assert "10.1126/science.169.9999.999" in finding.locator("pre").inner_text()  # as written
+            assert "10.1126/science.169.9999.999" in finding.locator("pre.written").inner_text()  # as written
             assert "Semantic Scholar" in text  # what each source said
             doi = finding.locator("a[href='https://doi.org/10.1126/science.169.3946.635']")
             assert doi.count() == 1  # the paper found, linked

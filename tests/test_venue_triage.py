@@ -124,3 +124,65 @@ def test_a_source_outage_mid_run_is_said_at_the_top_and_exits_non_zero(
     lines = _lines(out)
     late = [x for x in lines.values() if x["statuses"].get("UNVERIFIED")]  # type: ignore[union-attr]
     assert late and all(x["classes"]["fabricated"] <= 1 for x in late)  # type: ignore[index]
+
+
+def test_a_chairs_cleared_file_is_read_by_later_runs_whatever_the_citation_style(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    v = venue(tmp_path)
+    out = tmp_path / "out"
+    env = {**os.environ, **scholarly_server.env(cache=tmp_path / "cache")}
+    first = run_citelens("check", str(v), "--venue", str(out), "--fail-on", "warning", env=env)
+    assert first.returncode == 1, first.stderr[-2000:]
+    assert "2 papers have problems at --fail-on warning" in first.stderr
+    lines = _lines(out)
+    # the line a chair adds is on each finding's page
+    page_a = (out / "papers" / "paper-a.html").read_text()
+    (inv,) = lines["paper-a"]["findings"]  # type: ignore[misc]
+    (ghost,) = lines["paper-b"]["findings"]  # type: ignore[misc]
+    assert inv["fp"] in page_a and "Add this line" in page_a
+    (out / "cleared.txt").write_text(
+        f'{inv["fp"]}  # invented "Quantum Gravitational..." checked by A. Chair 2026-11-27\n'
+        f"{ghost['fp']}  # ghost, checked too\n"
+    )
+    # a later run over the same OUT (nothing left to check) takes the chair's word
+    again = run_citelens("check", str(v), "--venue", str(out), "--fail-on", "warning", env=env)
+    assert "resuming: 3 of 3" in again.stderr
+    # paper-b still fails: its \bibliography{ms} names no file, which is no reference to clear
+    assert again.returncode == 1 and "1 papers have problems at --fail-on warning" in again.stderr
+    run = json.loads((out / "run.json").read_text())
+    assert run["cleared"] == 2
+    index = (out / "summary.html").read_text()
+    assert "references cleared by a chair" in index and "Quantum Gravitational" not in index
+    page_a = (out / "papers" / "paper-a.html").read_text()
+    assert "cleared by a chair" in page_a and "likely fabricated</span> ·" not in page_a
+    # the same reference in another citation style (key, author form, braces, venue) in a new venue
+    w = tmp_path / "venue2" / "paper-x"
+    w.mkdir(parents=True)
+    w.joinpath("main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{nobody2021quantum}\\bibliography{refs}\\end{document}\n"
+    )
+    w.joinpath("refs.bib").write_text(
+        "@article{nobody2021quantum,\n  author = {A. Nobody},\n"
+        "  title = {{Quantum} gravitational embeddings for citation graph compression},\n"
+        "  journal = {J. Imag. Res.},\n  year = 2021,\n}\n"
+    )
+    out2 = tmp_path / "out2"
+    other = run_citelens(
+        "check",
+        str(w.parent),
+        "--venue",
+        str(out2),
+        "--cleared",
+        str(out / "cleared.txt"),
+        "--fail-on",
+        "warning",
+        env=env,
+    )
+    assert other.returncode == 0, other.stderr[-2000:]
+    line = _lines(out2)["paper-x"]
+    assert line["likely_fabricated"] == 0 and line["findings"] == []
+    assert [c["key"] for c in line["cleared"]] == ["nobody2021quantum"]  # type: ignore[union-attr]
+    # without the chair's file the same entry is flagged: the clearing did it
+    bare = run_citelens("check", str(w.parent), "--venue", str(tmp_path / "out3"), env=env)
+    assert _lines(tmp_path / "out3")["paper-x"]["likely_fabricated"] == 1, bare.stderr[-2000:]

@@ -225,10 +225,17 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
                 batch_size=args.batch or 16,
                 log=log,
                 progress=log,
+                cleared=args.cleared,
             )
         else:
             run = check_venue(
-                args.paths[0], args.venue, settings, log=log, progress=log, batch_size=args.batch or 64
+                args.paths[0],
+                args.venue,
+                settings,
+                log=log,
+                progress=log,
+                batch_size=args.batch or 64,
+                cleared=args.cleared,
             )
     except RuntimeError as exc:
         print(f"citelens: {exc}", file=sys.stderr)
@@ -344,6 +351,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")
     check.add_argument("--batch", type=int, default=0, metavar="N", help="with --venue: papers per batch")
+    check.add_argument(
+        "--cleared",
+        metavar="FILE",
+        help="with --venue: references a chair cleared, by fingerprint (default OUT/cleared.txt)",
+    )
 
     cache = sub.add_parser("cache", help="manage the verification cache")
     cache_sub = cache.add_subparsers(dest="cache_command", required=True)

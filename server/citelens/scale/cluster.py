@@ -65,24 +65,18 @@ def check_venue_on_ray(
     batch_size: int = 16,
     log: Log | None = None,
     progress: Log | None = None,
+    cleared: str | None = None,
 ) -> VenueRun:
     with joined(address, workers) as ray:
-        return _run(ray, folder, out_dir, settings, workers, batch_size, log, progress)
+        output = VenueOutput(folder, out_dir, progress, settings, cleared)
+        return _run(ray, output, settings, workers, batch_size, log)
 
 
 def _run(
-    ray: Any,
-    folder: str,
-    out_dir: str,
-    settings: Settings,
-    workers: int,
-    batch_size: int,
-    log: Log | None,
-    progress: Log | None,
+    ray: Any, output: VenueOutput, settings: Settings, workers: int, batch_size: int, log: Log | None
 ) -> VenueRun:
     limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
     task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
-    output = VenueOutput(folder, out_dir, progress, settings)
     batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
     pending: dict[Any, list[Paper]] = {}
     queue = iter(batches)

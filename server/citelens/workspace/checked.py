@@ -87,13 +87,14 @@ class Mark:
         return ALL in self.codes or code in self.codes
 
 
-def fingerprint(view: EntryView) -> str:
-    """Six hex digits of the entry's title, authors (last names) and DOI, as read (accents,
-    case, braces and punctuation do not count): a new title, author or DOI changes it."""
+def fingerprint(view: EntryView, digits: int = 6) -> str:
+    """Six hex digits (``digits``) of the entry's title, authors (last names) and DOI, as
+    read (accents, case, braces and punctuation do not count): a new title, author or DOI
+    changes it. A venue's cleared file uses 16 (``workspace/venue_cleared.py``)."""
     authors = ";".join(strip_accents(n.last).casefold() for n in view.authors)
     doi = (view.doi or "").strip().casefold()
     text = "\n".join((normalize_title(view.title or ""), authors, doi))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:6]
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:digits]
 
 
 def parse_mark(line: str) -> Mark | None:

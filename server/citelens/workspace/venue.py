@@ -38,6 +38,8 @@ from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.report import to_json
 from citelens.workspace.store import DocumentStore
+from citelens.workspace.venue_cleared import FILE as CLEARED_FILE
+from citelens.workspace.venue_cleared import apply_cleared, fingerprints, read_cleared
 from citelens.workspace.venue_evidence import (
     CLASSES,
     FABRICATED,
@@ -49,7 +51,7 @@ from citelens.workspace.venue_evidence import (
     retractions,
     written_entries,
 )
-from citelens.workspace.venue_health import BatchHealth, run_metadata, utc_now
+from citelens.workspace.venue_health import FAIL_LEVELS, BatchHealth, run_metadata, utc_now
 from citelens.workspace.venue_page import rank_key, write_index, write_paper_page
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
@@ -131,6 +133,7 @@ def paper_summary(
     titles: dict[str, str] | None = None,
     written: dict[str, tuple[str, dict[str, str]]] | None = None,
     heading: dict[str, str] | None = None,
+    fps: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The paper's line of summary.jsonl: counts by status and by class, and each finding
     with its evidence (``workspace/venue_evidence.py``), fabricated ones first."""
@@ -147,9 +150,15 @@ def paper_summary(
         if klass != UNCHECKED:
             key = str(e.get("key"))
             text, fields = (written or {}).get(key, ("", {}))
-            findings.append(evidence(e, klass, fields, text, (titles or {}).get(key, "")))
+            found = evidence(e, klass, fields, text, (titles or {}).get(key, ""))
+            if fps and key in fps:
+                found["fp"] = fps[key]  # what a chair's cleared file names it by
+            findings.append(found)
     findings.sort(key=lambda f: f["class"] != FABRICATED)
     retracted = retractions(report)
+    for t in retracted:
+        if fps and str(t.get("key")) in fps:
+            t["fp"] = fps[str(t.get("key"))]
     classes[RETRACTED] = len(retracted)
     not_read = [
         str(d.get("message")) for d in report.get("diagnostics") or [] if d.get("code") == Code.PDF_NOT_READ
@@ -263,6 +272,8 @@ class VenueRun:
     failed_batches: int = 0
     #: what the run could not vouch for (``venue_health.py``): the run exits non-zero
     problems: list[str] = dataclasses.field(default_factory=list)
+    #: papers (this run's and earlier runs') with problems at each --fail-on level and above
+    papers_with: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -297,7 +308,13 @@ async def check_batch(
     for paper, (result, seconds, partial) in zip(part, results, strict=True):
         report = to_json(result)
         line = paper_summary(
-            paper, report, seconds, _titles(result), written_entries(result), paper_heading(result)
+            paper,
+            report,
+            seconds,
+            _titles(result),
+            written_entries(result),
+            paper_heading(result),
+            fingerprints(result),
         )
         if partial:
             line["not_fully_checked"] = partial
@@ -311,7 +328,12 @@ class VenueOutput:
     run's health and metadata (``run.json``), the index page as the run goes, progress."""
 
     def __init__(
-        self, folder: str, out_dir: str, progress: Log | None = None, settings: Settings | None = None
+        self,
+        folder: str,
+        out_dir: str,
+        progress: Log | None = None,
+        settings: Settings | None = None,
+        cleared: str | None = None,
     ) -> None:
         self.out = Path(out_dir)
         (self.out / "papers").mkdir(parents=True, exist_ok=True)
@@ -326,6 +348,11 @@ class VenueOutput:
         self.health = BatchHealth()
         self.meta = run_metadata(settings, len(self.papers))
         self.rows = {str(r["paper"]): r for r in _rows(self.out)}
+        self.cleared = read_cleared(Path(cleared) if cleared else self.out / CLEARED_FILE)
+        for row in self.rows.values():  # a chair's word reaches the papers already checked
+            if self.cleared and any(x.get("fp") in self.cleared for x in _flagged(row)):
+                apply_cleared(row, _diagnostics(self.out / str(row.get("report", ""))), self.cleared)
+                write_paper_page(self.out, row)
         self._said: set[str] = set()
         self._index_at = 0.0
         _end_cut_line(self.out / "summary.jsonl")
@@ -338,6 +365,7 @@ class VenueOutput:
             (self.out / "papers" / f"{c.paper.name}.json").write_text(
                 json.dumps(c.report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
             )
+            apply_cleared(c.line, c.report.get("diagnostics") or [], self.cleared)
             write_paper_page(self.out, c.line)
             self._summary.write(json.dumps(c.line, ensure_ascii=False) + "\n")
             self._summary.flush()
@@ -369,6 +397,7 @@ class VenueOutput:
         meta["papers_done"] = self.run.skipped + self.run.papers
         meta["health"] = self.health.to_json()
         meta["failed_batches"] = self.run.failed_batches
+        meta["cleared"] = sum(len(r.get("cleared") or []) for r in self.rows.values())
         if final:
             meta["finished"] = utc_now()
         tmp = self.out / "run.json.tmp"
@@ -384,6 +413,11 @@ class VenueOutput:
         self.run.seconds = time.monotonic() - self.started
         self._write_run(final=True)
         self.run.problems = self.health.problems()
+        for row in self.rows.values():
+            sev = row.get("severity") or {}
+            for level, keys in FAIL_LEVELS.items():
+                if any(int(sev.get(k, 0)) for k in keys):
+                    self.run.papers_with[level] = self.run.papers_with.get(level, 0) + 1
         return self.run
 
 
@@ -395,10 +429,11 @@ async def run_venue(
     log: Log | None = None,
     progress: Log | None = None,
     batch_size: int = PAPERS_PER_BATCH,
+    cleared: str | None = None,
 ) -> VenueRun:
     """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
     distinct views."""
-    output = VenueOutput(folder, out_dir, progress, pipeline.settings)
+    output = VenueOutput(folder, out_dir, progress, pipeline.settings, cleared)
     memo: OrderedDict[str, Any] = OrderedDict()
     try:
         for start in range(0, len(output.todo), batch_size):
@@ -408,6 +443,19 @@ async def run_venue(
     finally:
         run = output.close()
     return run
+
+
+def _flagged(row: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*(row.get("findings") or []), *(row.get("retracted") or [])]
+
+
+def _diagnostics(path: Path) -> list[dict[str, Any]] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    diags = data.get("diagnostics") if isinstance(data, dict) else None
+    return diags if isinstance(diags, list) else None
 
 
 def _end_cut_line(path: Path) -> None:
@@ -498,6 +546,7 @@ def check_venue(
     log: Log | None = None,
     progress: Log | None = None,
     batch_size: int = PAPERS_PER_BATCH,
+    cleared: str | None = None,
 ) -> VenueRun:
     """The whole venue on this machine: one pipeline (verification cache, sources, snapshot)
     for every batch."""
@@ -506,7 +555,13 @@ def check_venue(
         pipeline = Pipeline(settings, log or (lambda _m: None))
         try:
             return await run_venue(
-                folder, out_dir, pipeline, log=log, progress=progress, batch_size=batch_size
+                folder,
+                out_dir,
+                pipeline,
+                log=log,
+                progress=progress,
+                batch_size=batch_size,
+                cleared=cleared,
             )
         finally:
             await pipeline.aclose()

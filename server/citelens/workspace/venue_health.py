@@ -18,11 +18,9 @@ answered and how many references could not be checked (run metadata).
 
 from __future__ import annotations
 
-import json
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.source_names import source_name
@@ -160,7 +158,7 @@ def run_metadata(settings: Settings | None, papers: int) -> dict[str, Any]:
 
 
 #: ``--fail-on LEVEL``: the severities of a paper's summary counted at that level and above
-_LEVELS = {
+FAIL_LEVELS = {
     "error": ("errors",),
     "warning": ("errors", "warnings"),
     "information": ("errors", "warnings", "information"),
@@ -172,7 +170,7 @@ def venue_exit(out_dir: str, run: Any, fail_on: str, log: Callable[[str], None])
     """The exit status of a venue run: 3 when the run cannot vouch for its verdicts (a source
     down for much of it, "not found" jumping, a batch of papers that failed), else 1 when a
     paper of the venue (this run's or an earlier one's) has a problem at ``fail_on`` or above,
-    as ``citelens check`` on that paper alone would, else 0."""
+    as ``citelens check`` on that paper alone would (references a chair cleared aside), else 0."""
     problems = list(run.problems)
     if run.failed_batches:
         problems.append(f"{run.failed_batches} batch(es) of papers failed: rerun to check them")
@@ -180,20 +178,7 @@ def venue_exit(out_dir: str, run: Any, fail_on: str, log: Callable[[str], None])
         log(f"run health: {p}")
     if problems:
         return UNHEALTHY
-    keys = _LEVELS.get(fail_on, ("errors",))
-    path = Path(out_dir) / "summary.jsonl"
-    flagged = 0
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            sev = row.get("severity") if isinstance(row, dict) else None
-            if isinstance(sev, dict) and any(int(sev.get(k, 0)) for k in keys):
-                flagged += 1
-            elif isinstance(row, dict) and sev is None and fail_on != "error" and row.get("findings"):
-                flagged += 1  # an older run's line: its likely fabricated references are warnings
+    flagged = int(run.papers_with.get(fail_on, 0))
     if flagged:
         log(f"{flagged} papers have problems at --fail-on {fail_on} or above")
     return 1 if flagged else 0

@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from citelens.workspace.venue_cleared import clear_line
 from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 
 CLASS_LABEL = {
@@ -138,7 +139,11 @@ def _meta(run: dict[str, Any]) -> list[str]:
         + (f" <b>({int(v.get('failed', 0))} failed)</b>" if v.get("failed") else "")
         for s, v in sorted((health.get("sources") or {}).items())
     )
-    cleared = f"; {int(run['cleared'])} references cleared by a chair" if run.get("cleared") else ""
+    cleared = (
+        f"; <b id=cleared>{int(run['cleared'])}</b> references cleared by a chair (not flagged)"
+        if run.get("cleared")
+        else ""
+    )
     parts.append(
         "<p class=s id=meta>"
         f"Started {_e(str(run.get('started', '?')))}, {state}; {snap_text}; "
@@ -270,10 +275,16 @@ def paper_html(row: dict[str, Any]) -> str:
             f"{_e(str(t.get('message')))}{link} <span class=s>{_bib_link(t, str(row.get('path') or ''))}"
             "</span></div>"
         )
-    if row.get("cleared"):
+    cleared = row.get("cleared") or []
+    if cleared:
+        items = "".join(
+            f"<li><b>{_e(str(x.get('key')))}</b> “{_e(str(x.get('title') or ''))}” "
+            f"<code>{_e(str(x.get('fp')))}</code></li>"
+            for x in cleared
+        )
         out.append(
-            f"<p class=s>{int(row['cleared'])} reference(s) of this paper were cleared by a chair "
-            "(venue cleared file) and are not flagged.</p>"
+            f"<div class=cleared><b>{len(cleared)} reference(s) cleared by a chair</b> (in the cleared "
+            f"file): not flagged.<ul>{items}</ul></div>"
         )
     for f in row.get("findings") or []:
         klass = str(f.get("class"))
@@ -287,11 +298,18 @@ def paper_html(row: dict[str, Any]) -> str:
             f"<p>{_e(str(f.get('summary') or ''))}</p>"
             + (f"<div>DOI as written: {_doi_link(str(fields.get('doi')))}</div>" if fields.get("doi") else "")
             + "<div><b>The entry as written</b></div>"
-            f"<pre>{_e(str(f.get('written') or ''))}</pre>"
+            f"<pre class=written>{_e(str(f.get('written') or ''))}</pre>"
             f"<div><b>What each source said</b>: {said or 'no source was asked'}</div>"
             + "".join(f"<div class=s>{_e(str(d))}</div>" for d in f.get("discrepancies") or [])
             + (_record_html("The paper found", f["match"]) if isinstance(f.get("match"), dict) else "")
             + (_record_html("Closest record", f["closest"]) if isinstance(f.get("closest"), dict) else "")
+            + (
+                "<div class=s>Checked by a person and fine? Add this line to the venue's cleared file "
+                "(cleared.txt) and later runs will not flag it:"
+                f"<pre class=clear>{_e(clear_line(f['fp'], f, row['paper']))}</pre></div>"
+                if f.get("fp")
+                else ""
+            )
             + "</div>"
         )
     if not row.get("findings") and not row.get("retracted"):
