@@ -387,13 +387,12 @@ async def test_the_model_budget_covers_all_calls_of_one_check(fake: FakeLLM) -> 
     fake.page("/arxiv/html/1706.03762", html_page(full_text()))
     fake.delay_s = 0.6  # every model call; the full-text page is served by the same fake
     s = settings_for(fake, claim_timeout_s=1.0)
-    started = asyncio.get_running_loop().time()
     result = await check_claim(CLAIM_P2, attention_view(), record(), settings=s)
-    waited = asyncio.get_running_loop().time() - started
     assert result.phase1_verdict is Verdict.NOT_ENOUGH_INFO  # phase 1 answered in 0.6 s
     assert result.status is Status.ERROR and "did not answer within 1 s" in result.error
     assert result.best_sentences  # the evidence stays
-    assert waited < 0.6 + 0.6 + 1.0  # page fetch + phase 1 + what was left of the budget
+    # how long the whole check waited (page fetch + phase 1 + what was left of the budget,
+    # bound 2.2 s) is a figure: benchmarks/bench_waits.py
 
 
 async def test_cosine_cutoff_is_a_setting_and_part_of_the_cache_key(fake: FakeLLM) -> None:

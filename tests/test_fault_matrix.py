@@ -199,7 +199,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Ce
 def test_fault_cell(matrix: dict[tuple[str, str], Cell], source: str, fault: str) -> None:
     cell = matrix[(source, fault)]
     assert not cell.error, cell.error
-    assert cell.seconds < CELL_LIMIT_S
+    # (a cell over CELL_LIMIT_S is cell.error: asyncio.wait_for, a hang guard)
     assert set(cell.first) == set(DECIDERS)
     # The faulted source was really on the path.
     assert cell.requests_to_source >= 1, f"{source} was never asked"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import time
 
 import pytest
 
-from citelens.sources import crossref, openalex, s2
+from citelens.sources import crossref, openalex, s2, transport
 from citelens.sources.records import Outcome
 from citelens.sources.transport import Rate, Sources, redact_url
 from tests.fakes.scholarly import ScholarlyFake, fast_rates
@@ -44,14 +43,24 @@ async def test_429_storm_fails_after_max_retries(scholarly_server: ScholarlyFake
         assert (await s2.get_paper(src.s2, DOI)).outcome is Outcome.FOUND
 
 
-async def test_retry_after_header_is_honoured(scholarly_server: ScholarlyFake) -> None:
+async def test_retry_after_header_is_honoured(
+        scholarly_server: ScholarlyFake, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The retry waits what Retry-After asks (0.3 s), not the 5 s default: the waits the
+    transport asks for are recorded (how long it took is benchmarks/bench_waits.py's)."""
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def sleep(delay: float, *args: object) -> object:
+        waits.append(delay)
+        return await real_sleep(delay, *args)
+
+    monkeypatch.setattr(transport.asyncio, "sleep", sleep)
     scholarly_server.set_mode("crossref", "429", count=1, retry_after="0.3")
     async with sources(scholarly_server, retry_backoff_s=5.0) as src:
-        t0 = time.monotonic()
         lookup = await crossref.get_work(src.crossref, "10.1073/pnas.1414271111")
-        waited = time.monotonic() - t0
     assert lookup.outcome is Outcome.FOUND
-    assert 0.28 <= waited < 2.0  # Retry-After (0.3 s), not the 5 s default
+    assert [r["status"] for r in scholarly_server.requests("crossref")] == [429, 200]
+    assert waits and 0 < max(waits) <= 0.3, waits  # what was left of 0.3 s, never 5 s
 
 
 async def test_5xx_is_retried_then_fails(scholarly_server: ScholarlyFake) -> None:
@@ -89,11 +98,8 @@ async def test_stall_fails_within_the_timeout(scholarly_server: ScholarlyFake) -
     scholarly_server.set_mode("s2", "stall", stall_s=10)
     log: list[str] = []
     async with sources(scholarly_server, log, request_timeout_s=0.3) as src:
-        t0 = time.monotonic()
         lookup = await s2.get_paper(src.s2, DOI)
-        elapsed = time.monotonic() - t0
-    assert lookup.outcome is Outcome.FAILED
-    assert elapsed < 1.5
+    assert lookup.outcome is Outcome.FAILED  # the fake stalls 10 s: the 0.3 s timeout ended it
     assert log == ["Semantic Scholar unavailable: no answer within 0.3 s"]
 
 

@@ -13,7 +13,6 @@ import asyncio
 import json
 import re
 import shutil
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -447,17 +446,15 @@ async def test_hover_and_completion_answer_while_a_source_stalls_or_is_down(
         await diagnostics(client, u)
         await wait_for(lambda: any(client.progress_reports.values()), 10, "verification")
         for _ in range(3):
-            t = time.monotonic()
+            # S2 stalls 10 s and the request timeout is 8 s: an answer at all (within 5 s,
+            # a hang guard) is one that did not wait for the sources
             hover = await asyncio.wait_for(client.text_document_hover_async(lsp.HoverParams(
                 lsp.TextDocumentIdentifier(u), lsp.Position(line, col + 1))), 5)
-            assert time.monotonic() - t < 1.0
             assert hover is not None and "Majority is not enough" in json.dumps(
                 hover.contents.value if isinstance(hover.contents, lsp.MarkupContent) else "")
-            t = time.monotonic()
             completion = await asyncio.wait_for(client.text_document_completion_async(
                 lsp.CompletionParams(lsp.TextDocumentIdentifier(u),
                                      lsp.Position(line, col + 3))), 5)
-            assert time.monotonic() - t < 1.0
             assert isinstance(completion, lsp.CompletionList)
             assert "eyal2014majority" in [i.label for i in completion.items]
             await asyncio.sleep(0.2)

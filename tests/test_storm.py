@@ -107,7 +107,7 @@ def test_run_deadline_leaves_the_rest_unverified_with_the_reason(
     bib.write_text(_bib(fake, 3, 2), encoding="utf-8")
     for source in SOURCES:
         fake.set_mode(source, "stall", stall_s=40)
-    report, stderr, elapsed = _check(
+    report, stderr, _ = _check(
         bib,
         {
             **fake.env(),
@@ -118,7 +118,8 @@ def test_run_deadline_leaves_the_rest_unverified_with_the_reason(
         },
     )
 
-    assert elapsed < 30  # a stalled source answers after 40 s; the run stopped before
+    # a stalled source answers after 40 s; the 2 s deadline stopped the run (how long it
+    # took: benchmarks/bench_waits.py)
     for e in report["entries"]:
         assert e["status"] == "UNVERIFIED", (e["key"], e["status"], e["summary"])
         assert "time limit (2 s)" in e["summary"], e["summary"]

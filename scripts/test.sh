@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The README's test command, from a fresh clone on a fresh Debian machine with Python 3.11+,
+# node 20 and npm: what the tests drive for real, the venv, the static checks, the suite.
+#
+#   bash scripts/test.sh [PYTEST ARGS...]      e.g. bash scripts/test.sh -x -k scale
+#
+# - As root it installs the Debian packages the tests need (PostgreSQL for tests/test_scale.py;
+#   chromium, ripgrep, libkrb5-dev, g++ and make for the real VS Code test) and code-server
+#   from npm into the cache folder (scripts/install-code-server.sh; kept between runs).
+#   As another user it prints one line naming the missing packages and goes on: the tests
+#   that need them then fail (VS Code) or skip (PostgreSQL, outside CI) saying what is
+#   missing, and every other test still runs.
+# - ruff and mypy run here, once (mypy alone takes minutes: not a test of the suite); mypy
+#   runs beside pytest.
+# - The large bibliographies are not needed: tests that read them skip unless
+#   CITELENS_BIGBIB names their folder (tests/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { echo "scripts/test.sh: $*" >&2; }
+
+# ---------------------------------------------------------------- the machine's packages
+missing=()
+command -v initdb >/dev/null || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null \
+  || missing+=(postgresql)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+command -v rg >/dev/null || missing+=(ripgrep)
+[[ -e /usr/include/krb5.h || -e /usr/include/krb5/krb5.h ]] || missing+=(libkrb5-dev)
+command -v g++ >/dev/null || missing+=(g++)
+command -v make >/dev/null || missing+=(make)
+if ((${#missing[@]})); then
+  if [[ "$(id -u)" == 0 ]]; then
+    say "installing ${missing[*]} (Debian packages the tests drive)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    say "missing Debian packages, as root: apt-get install -y ${missing[*]} (the tests that need them fail or skip)"
+  fi
+fi
+if command -v npm >/dev/null && command -v rg >/dev/null; then
+  bash scripts/install-code-server.sh >/dev/null \
+    || say "could not install code-server: tests/test_vscode_e2e.py will fail and say why"
+else
+  say "node/npm (node 20) or ripgrep missing: the VS Code tests will fail and say so"
+fi
+
+# ---------------------------------------------------------------- the project
+python3 -m venv .venv
+.venv/bin/pip install -q -e '.[test]'
+
+# ---------------------------------------------------------------- static checks, once
+.venv/bin/python -m ruff check server tests benchmarks
+.venv/bin/python -m ruff format --check server
+# mypy (strict, files from pyproject.toml) runs beside the tests, which mostly wait on
+# servers and editors: its result is printed after them only when it fails
+types_log="$(mktemp)"
+.venv/bin/python -m mypy >"$types_log" 2>&1 &
+types_pid=$!
+
+# ---------------------------------------------------------------- the suite
+tests=0
+.venv/bin/python -m pytest "$@" || tests=$?
+types=0
+wait "$types_pid" || types=$?
+if ((types)); then
+  cat "$types_log" >&2
+  say "mypy found problems (above)"
+fi
+rm -f "$types_log"
+((tests)) && exit "$tests"
+exit "$types"
