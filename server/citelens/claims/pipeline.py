@@ -232,9 +232,7 @@ async def _phase2(
     _apply(result, outcome, "full_text", config.model_phase2, text.url, given)
 
 
-def _apply(
-    result: ClaimResult, j: Judgement, phase: str, model: str, url: str, given: list[str]
-) -> None:
+def _apply(result: ClaimResult, j: Judgement, phase: str, model: str, url: str, given: list[str]) -> None:
     """The judgement into ``result``; the model's quote is kept as evidence only when it is
     in the texts the model was ``given`` (:mod:`citelens.claims.quotes`)."""
     result.status, result.verdict = Status.VERDICT, j.verdict

@@ -199,9 +199,7 @@ def _is_multicite(name: str) -> bool:
     return name.lower().endswith("cites")
 
 
-def _citations(
-    doc: SourceDocument, masked: str, extra_commands: frozenset[str], groups: _Groups
-) -> None:
+def _citations(doc: SourceDocument, masked: str, extra_commands: frozenset[str], groups: _Groups) -> None:
     defined = _definition_names(masked)
     eol = -1  # the end of the line of the last unclosed citation (one line may hold thousands)
     for m in _cite_commands(masked, extra_commands):

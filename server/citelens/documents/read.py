@@ -102,8 +102,7 @@ def decode(data: bytes, declared: str | None = None) -> Decoded:
     return Decoded(
         data.decode("iso8859-1"),
         "iso8859-1",
-        f"{not_utf8}, and its encoding is uncertain (Latin-1 or Windows-1252?): set "
-        "citelens.fileEncoding",
+        f"{not_utf8}, and its encoding is uncertain (Latin-1 or Windows-1252?): set citelens.fileEncoding",
     )
 
 

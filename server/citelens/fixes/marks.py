@@ -1,4 +1,4 @@
-""""Mark as checked" as fixes: the writer's word that an entry's finding was checked by hand
+""" "Mark as checked" as fixes: the writer's word that an entry's finding was checked by hand
 (``workspace/checked.py`` reads the mark; this writes it): a comment line before the entry,
 for the finding's code or for every code, with the date and the entry's fingerprint."""
 
@@ -11,7 +11,7 @@ from citelens.workspace.session import Session
 
 
 def mark_fixes(session: Session, path: str, code: str, data: object, today: str) -> list[Fix]:
-    """"Mark as checked (CODE)" and "Mark as checked (all codes)" for a finding about one
+    """ "Mark as checked (CODE)" and "Mark as checked (all codes)" for a finding about one
     entry (its ``data`` names it); none for a stale finding or another server's data."""
     fix = FixData.from_json(data)
     if fix is None or code not in MARKABLE:

@@ -49,10 +49,7 @@ def malformed(url: str) -> str | None:
             "is not written %2F)"
         )
     if "@" in parts.path or "@" in (parts.query or "") or parts.netloc.count("@") > 1:
-        return (
-            "the cache URL is malformed (write '/' and '@' in the user name or password as "
-            "%2F and %40)"
-        )
+        return "the cache URL is malformed (write '/' and '@' in the user name or password as %2F and %40)"
     return None
 
 
