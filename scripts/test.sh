@@ -38,8 +38,12 @@ if ((${#missing[@]})); then
   fi
 fi
 if command -v npm >/dev/null && command -v rg >/dev/null; then
-  bash scripts/install-code-server.sh >/dev/null \
-    || say "could not install code-server: tests/test_vscode_e2e.py will fail and say why"
+  install_log="$(mktemp)"
+  bash scripts/install-code-server.sh >/dev/null 2>"$install_log" || {
+    tail -n 20 "$install_log" >&2
+    say "could not install code-server: tests/test_vscode_e2e.py will fail and say why"
+  }
+  rm -f "$install_log"
 else
   say "node/npm (node 20) or ripgrep missing: the VS Code tests will fail and say so"
 fi
