@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from citelens.checks.duplicates import TextPairsOf, ViewOf, duplicate_findings
-from citelens.core.codes import Code
+from citelens.core.codes import NOTICE_CODES, REGISTRY, Code
 from citelens.core.findings import Finding, FixData, Related, Severity, severity_of
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, Span
 from citelens.core.settings import Settings
@@ -271,7 +271,7 @@ def citation_findings(
 # ---------------------------------------------------------------------- retractions
 
 #: Notice codes reported at every citation too (a correction stays on the entry).
-_NOTICE_AT_CITATIONS = (Code.RETRACTED, Code.EXPRESSION_OF_CONCERN)
+_NOTICE_AT_CITATIONS = tuple(c for c in NOTICE_CODES if REGISTRY[c].joins_entry)
 
 
 def _notice(v: Verification) -> tuple[Code, dict[str, str]] | None:
@@ -280,7 +280,7 @@ def _notice(v: Verification) -> tuple[Code, dict[str, str]] | None:
     code = retraction.code_of(top) if top else None
     if top is None or code is None:
         return None
-    return Code(code), top
+    return code, top
 
 
 def notice_data(v: Verification, top: dict[str, str]) -> dict[str, object]:

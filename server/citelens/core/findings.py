@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from citelens.core.codes import Code
+from citelens.core.codes import REGISTRY, Code, anchor
 from citelens.core.model import Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
 
@@ -19,28 +19,9 @@ DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
 
 def code_url(code: str) -> str:
     """The ``codeDescription`` link of a diagnostic code (its section in docs/diagnostics.md)."""
-    return f"{DOCS_URL}#{code.lower()}"
+    return f"{DOCS_URL}#{anchor(code)}"
 
 
-#: What each code is called in prose (SARIF rule names, docs headings): acronyms kept.
-CODE_NAMES: dict[str, str] = {
-    Code.UNDEFINED_CITATION: "Undefined citation",
-    Code.DUPLICATE_KEY: "Duplicate key",
-    Code.BIB_SYNTAX: "BibTeX syntax error",
-    Code.MISSING_BIBLIOGRAPHY: "Missing bibliography",
-    Code.UNUSED_ENTRY: "Unused entry",
-    Code.PDF_NOT_READ: "PDF not read",
-    Code.DOI_MISMATCH: "DOI mismatch",
-    Code.NOT_FOUND: "Not found",
-    Code.DUPLICATE_ENTRY: "Duplicate entry",
-    Code.METADATA_MISMATCH: "Metadata mismatch",
-    Code.UNVERIFIED: "Unverified",
-    Code.RETRACTED: "Retracted",
-    Code.EXPRESSION_OF_CONCERN: "Expression of concern",
-    Code.CORRECTION: "Correction",
-    Code.CLAIM_CONTRADICTED: "Claim contradicted",
-    Code.CLAIM_UNSUPPORTED: "Claim unsupported",
-}
 _ACRONYMS = {
     "doi": "DOI",
     "url": "URL",
@@ -54,9 +35,8 @@ _ACRONYMS = {
 
 def code_name(code: str) -> str:
     """A code's name in prose: "DOI mismatch" for ``DOI_MISMATCH`` (acronyms kept)."""
-    known = CODE_NAMES.get(code)
-    if known is not None:
-        return known
+    if code in REGISTRY:
+        return REGISTRY[Code(code)].name
     words = [_ACRONYMS.get(w, w) for w in code.lower().split("_")]
     if words and words[0] == words[0].lower():
         words[0] = words[0].capitalize()

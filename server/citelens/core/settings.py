@@ -14,28 +14,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import Any
 
-from citelens.core.codes import Code
+from citelens.core.codes import REGISTRY
 
-DEFAULT_SEVERITY: dict[str, str] = {
-    Code.UNDEFINED_CITATION: "error",
-    Code.DUPLICATE_KEY: "error",
-    Code.BIB_SYNTAX: "error",
-    Code.MISSING_BIBLIOGRAPHY: "warning",
-    Code.UNUSED_ENTRY: "hint",
-    Code.PDF_NOT_READ: "error",
-    Code.DOI_MISMATCH: "error",
-    Code.NOT_FOUND: "warning",
-    Code.DUPLICATE_ENTRY: "warning",
-    Code.METADATA_MISMATCH: "information",
-    Code.UNVERIFIED: "hint",
-    Code.RETRACTED: "error",
-    Code.EXPRESSION_OF_CONCERN: "warning",
-    Code.CORRECTION: "information",
-    Code.CLAIM_CONTRADICTED: "warning",
-    Code.CLAIM_UNSUPPORTED: "information",
-}
+#: Each code's default severity (derived from the code registry, ``core/codes.REGISTRY``).
+DEFAULT_SEVERITY: Mapping[str, str] = MappingProxyType({c: row.severity for c, row in REGISTRY.items()})
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 from citelens.checks.verification import status_of
-from citelens.core.codes import Code
+from citelens.core.codes import NOTICE_CODES, Code, notice_of
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, BibFile
 from citelens.core.source_names import source_name
@@ -147,7 +147,7 @@ def _for_code(ctx: FixContext, code: Code, fix: FixData) -> list[Fix]:
         return []
     if code is Code.DUPLICATE_ENTRY:
         return _duplicate_fixes(ctx, at, fix)
-    if code in _NOTICE_TITLES:
+    if code in NOTICE_CODES:
         return _notice_fixes(at, code)
     status = status_of(code)
     if code not in _VERDICT_CODES or status is None or fix.status.upper() != status.value:
@@ -264,13 +264,6 @@ def _duplicate_fixes(ctx: FixContext, at: _Entry, fix: FixData) -> list[Fix]:
 
 # --------------------------------------------------------------------------- notices
 
-_NOTICE_TITLES = {
-    Code.RETRACTED: "Open the retraction notice",
-    Code.EXPRESSION_OF_CONCERN: "Open the expression of concern",
-    Code.CORRECTION: "Open the correction notice",
-}
-
-
 def _notice_fixes(at: _Entry, code: Code) -> list[Fix]:
     """ "Open the retraction notice": the notice of the entry's current verdict."""
     assert at.entry is not None
@@ -279,5 +272,5 @@ def _notice_fixes(at: _Entry, code: Code) -> list[Fix]:
     url = retraction.notice_url(top) if top is not None else None
     if top is None or url is None or retraction.code_of(top) != code:
         return []  # the entry changed since, or the notice has no address
-    title = "Open the withdrawal notice" if top.get("kind") == "withdrawal" else _NOTICE_TITLES[code]
+    title = "Open the withdrawal notice" if top.get("kind") == "withdrawal" else notice_of(code).action
     return [Fix(title, applicability=Applicability.DISPLAY_ONLY, url=url)]

@@ -8,23 +8,23 @@ import os
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from citelens.core.codes import Code
+from citelens.core.codes import notice_of
 from citelens.core.identifiers import is_s2_paper_id, normalize_arxiv, normalize_doi
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.source_names import source_name
+from citelens.verify.status import Status
 
 if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord
     from citelens.verify.status import Verification
 
 _STATUS_MARK = {
-    "VERIFIED": "✅ Verified",
-    "PARTIAL": "⚠️ Partially verified",
-    "DOI_MISMATCH": "❌ Identifier points to another paper",
-    "NOT_FOUND": "❌ Not found",
-    "UNVERIFIED": "❔ Not verified",
-    "SKIPPED": "➖ Not checked",
+    Status.VERIFIED: "✅ Verified",
+    Status.PARTIAL: "⚠️ Partially verified",
+    Status.DOI_MISMATCH: "❌ Identifier points to another paper",
+    Status.NOT_FOUND: "❌ Not found",
+    Status.UNVERIFIED: "❔ Not verified",
 }
 
 
@@ -130,14 +130,13 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
     closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
     if v is None:
         return "⏳ Verification of this entry is still running" if pending else ""
-    status = v.status.name
-    lines = [f"**{_STATUS_MARK.get(status, status)}** — {_escape(v.summary)}", *_class_line(v)]
+    lines = [f"**{_STATUS_MARK[v.status]}** — {_escape(v.summary)}", *_class_line(v)]
     lines += _match_lines(v, verbose)
     for d in v.discrepancies:
-        if not verbose and status == "DOI_MISMATCH" and d.field in ("doi", "arxiv", "pmid"):
+        if not verbose and v.status is Status.DOI_MISMATCH and d.field in ("doi", "arxiv", "pmid"):
             continue  # the line above says it, with the link
         lines.append(f"- {_escape(d.message)}")
-    if v.candidates and status == "NOT_FOUND":
+    if v.candidates and v.status is Status.NOT_FOUND:
         lines.append("Closest candidate (not this paper): " + _record_brief(v.candidates[0]))
     if not verbose:
         return "  \n".join(lines)
@@ -150,12 +149,12 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         details.append(f"checked {v.checked_at[:16].replace('T', ' ')} UTC")
     if details:
         lines.append(" · ".join(details))
-    if v.candidates and status == "NOT_FOUND" and len(v.candidates) > 1:
+    if v.candidates and v.status is Status.NOT_FOUND and len(v.candidates) > 1:
         lines.append("Other close papers:")
         lines.extend(f"- {_escape(c.title)} ({c.year or 'n.d.'})" for c in v.candidates[1:3])
     if v.audit:
         # a search that answered with other papers did not find this one
-        other = "other papers" if status == "NOT_FOUND" else "found"
+        other = "other papers" if v.status is Status.NOT_FOUND else "found"
         tiers = ", ".join(
             f"`{a.method}: {other if a.outcome == 'found' else a.outcome}`"
             + (" (cached)" if a.cached else "")
@@ -163,14 +162,6 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         )
         lines.append(f"Tiers tried: {tiers}")
     return "  \n".join(lines)
-
-
-_NOTICE_MARK: dict[str, str] = {Code.RETRACTED: "⛔", Code.EXPRESSION_OF_CONCERN: "⚠️", Code.CORRECTION: "ℹ️"}
-_NOTICE_HEAD: dict[str, str] = {
-    Code.RETRACTED: "Retracted",
-    Code.EXPRESSION_OF_CONCERN: "Expression of concern",
-    Code.CORRECTION: "Corrected",
-}
 
 
 def notice_section(v: Verification | None) -> str:
@@ -186,11 +177,7 @@ def notice_section(v: Verification | None) -> str:
         code = retraction.code_of(n)
         if code is None:
             continue
-        head = _NOTICE_HEAD[code]
-        if n.get("kind") == "withdrawal":
-            head = "Withdrawn"
-        elif n.get("kind") == "partial_retraction":
-            head = "Partially retracted"
+        head = retraction.headline(n, code)
         url = retraction.notice_url(n)
         ident = n.get("doi") or (f"PMID {n['pmid']}" if n.get("pmid") else "")
         what = retraction.kind_name(n)
@@ -200,7 +187,7 @@ def notice_section(v: Verification | None) -> str:
             else f"{what} (the notice is not named)"
         )
         when = f", {n['date']}" if n.get("date") else ""
-        lines.append(f"{_NOTICE_MARK[code]} **{head}**: {link}{when}, per {retraction.notice_source(n)}")
+        lines.append(f"{notice_of(code).mark} **{head}**: {link}{when}, per {retraction.notice_source(n)}")
     return "  \n".join(lines)
 
 
@@ -225,7 +212,7 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
         who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
         parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
         status = (
-            _STATUS_MARK.get(v.status.name, v.status.name)
+            _STATUS_MARK[v.status]
             if v is not None
             else "⏳ verifying"
             if pending

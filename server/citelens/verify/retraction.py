@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
+from citelens.core.codes import NOTICE_CODES, Code, notice_of
 from citelens.core.source_names import Source, source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
@@ -26,8 +27,8 @@ from citelens.verify.status import Status, Verification
 RETRACTION_KINDS = frozenset({"retraction", "withdrawal", "removal", "partial_retraction"})
 CONCERN_KINDS = frozenset({"expression_of_concern"})
 CORRECTION_KINDS = frozenset({"correction", "corrigendum", "erratum", "addendum", "clarification"})
-#: Diagnostic code per class, most serious first.
-CODES = ("RETRACTED", "EXPRESSION_OF_CONCERN", "CORRECTION")
+#: Diagnostic code per class, most serious first (the code registry's notice codes).
+CODES = NOTICE_CODES
 #: Sources whose records say whether a paper was retracted (an absent notice means none).
 SIGNAL_SOURCES = frozenset({Source.CROSSREF, Source.OPENALEX, Source.PUBMED})
 _FOUND = (Status.VERIFIED, Status.PARTIAL)
@@ -45,15 +46,15 @@ _KIND_NAMES = {
 }
 
 
-def code_of(notice: dict[str, str]) -> str | None:
+def code_of(notice: dict[str, str]) -> Code | None:
     """The diagnostic code of one notice (None for updates that change nothing)."""
     kind = notice.get("kind", "")
     if kind in RETRACTION_KINDS:
-        return "RETRACTED"
+        return Code.RETRACTED
     if kind in CONCERN_KINDS:
-        return "EXPRESSION_OF_CONCERN"
+        return Code.EXPRESSION_OF_CONCERN
     if kind in CORRECTION_KINDS:
-        return "CORRECTION"
+        return Code.CORRECTION
     return None
 
 
@@ -77,7 +78,7 @@ def combine(groups: Iterable[Iterable[dict[str, str]]]) -> list[dict[str, str]]:
     found = [n for n in everything if code_of(n) is not None]
     reinstated = max((n.get("date", "") for n in everything if n.get("kind") == "reinstatement"), default="")
     if reinstated:  # a retraction undone later no longer stands
-        found = [n for n in found if not (code_of(n) == "RETRACTED" and n.get("date", "") <= reinstated)]
+        found = [n for n in found if not (code_of(n) is Code.RETRACTED and n.get("date", "") <= reinstated)]
     found.sort(key=lambda n: (_rank(n)[0], n.get("source") != Source.RETRACTION_WATCH, _rank(n)[1]))
     out: list[dict[str, str]] = []
     seen: set[tuple[str | None, str]] = set()
@@ -162,29 +163,24 @@ def describe(notice: dict[str, str]) -> str:
     return f"{what} ({when}; the notice is not named)"
 
 
-_HEADLINE = {
-    "RETRACTED": "Retracted",
-    "EXPRESSION_OF_CONCERN": "Expression of concern",
-    "CORRECTION": "Corrected",
-}
+def headline(notice: dict[str, str], code: Code) -> str:
+    """What a notice of ``code`` says of the paper: "Retracted", "Withdrawn", "Corrected"…
+    (the message's and the hover's first word)."""
+    if notice.get("kind") == "withdrawal":
+        return "Withdrawn"
+    if notice.get("kind") == "partial_retraction":
+        return "Partially retracted"
+    return notice_of(code).headline
 
 
 def message(notices: Sequence[dict[str, str]]) -> str:
     """The diagnostic message for a paper's notices (the most serious one decides)."""
     top = worst(notices)
-    if top is None:
+    code = code_of(top) if top is not None else None
+    if top is None or code is None:
         return ""
-    code = code_of(top) or ""
-    head = _HEADLINE[code]
-    if top.get("kind") == "withdrawal":
-        head = "Withdrawn"
-    elif top.get("kind") == "partial_retraction":
-        head = "Partially retracted"
-    tail = {
-        "RETRACTED": "; do not cite it as valid work",
-        "EXPRESSION_OF_CONCERN": "; the publisher doubts its reliability",
-        "CORRECTION": "; the paper stands",
-    }[code]
+    head = headline(top, code)
+    tail = notice_of(code).consequence
     more = [n for n in notices[1:] if code_of(n) == code]
     extra = f" (+{len(more)} more)" if more else ""
     return f"{head}: {describe(top)}{extra}{tail}"

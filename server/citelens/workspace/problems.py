@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from citelens.core.codes import Code
+from citelens.core.codes import REGISTRY
 from citelens.core.findings import Finding, Related
 
-#: Codes whose findings at citations repeat a finding on the entry.
-_ALSO_AT_CITATIONS = frozenset(
-    {Code.DOI_MISMATCH, Code.NOT_FOUND, Code.METADATA_MISMATCH, Code.RETRACTED, Code.EXPRESSION_OF_CONCERN}
-)
-_SETS = frozenset({Code.DUPLICATE_ENTRY, Code.DUPLICATE_KEY})
+#: Codes whose findings at citations repeat a finding on the entry (the registry says).
+_ALSO_AT_CITATIONS = frozenset(c for c, row in REGISTRY.items() if row.joins_entry)
+_SETS = frozenset(c for c, row in REGISTRY.items() if row.one_per_set)
 
 
 def _at_citation(f: Finding) -> bool:
