@@ -29,8 +29,6 @@ _WHY_NOT = {
     "so there is no abstract of the cited paper to read.",
     Status.UNVERIFIED: "No claim check: the cited paper could not be identified (UNVERIFIED: "
     "a source failed, or offline); it is checked once verification succeeds.",
-    Status.SKIPPED: "No claim check: this entry is not verified (SKIPPED), so the cited paper "
-    "is not identified.",
 }
 #: How a DOI_MISMATCH names the identifier that resolved to another paper.
 _IDENTIFIER = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}

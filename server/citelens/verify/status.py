@@ -36,7 +36,6 @@ class Status(StrEnum):
     DOI_MISMATCH = "DOI_MISMATCH"  # the entry's identifier names a different paper
     NOT_FOUND = "NOT_FOUND"  # every source consulted answered, none has it
     UNVERIFIED = "UNVERIFIED"  # no decision possible (a source failed, offline, no title)
-    SKIPPED = "SKIPPED"  # not checked at all (verification disabled for it)
 
 
 class Unverified(StrEnum):
