@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citelens.documents.bibtex.render import bibtex_author
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 SOURCES = (ROOT / "tests" / "fakes" / "papers.json", ROOT / "benchmarks" / "data" / "bib300_papers.json")
@@ -40,7 +42,7 @@ KINDS = (
 )
 STYLES = ("lf_braces", "crlf_quotes", "aligned_first_last")
 _SKIP_VENUES = re.compile(
-    r"arxiv|zenodo|biorxiv|medrxiv|ssrn|figshare|github|institute of technology|thesis", re.IGNORECASE
+    r"arxiv|\bcorr\b|zenodo|biorxiv|medrxiv|ssrn|figshare|github|institute of technology|thesis", re.IGNORECASE
 )
 _PROCEEDINGS = re.compile(r"proceedings|conference|workshop|symposium|findings of|meeting", re.IGNORECASE)
 
@@ -193,7 +195,7 @@ def _inject(
 
 
 def _bibtex_name(name: str) -> str:
-    return f"{_family(name)}, {_given(name)}" if _given(name) else name
+    return bibtex_author(name)
 
 
 def _escape(s: str) -> str:

@@ -92,18 +92,41 @@ def settled_record(
     and whether the match is confident; None when the verdict names no paper of the entry."""
     if v.status in (Status.VERIFIED, Status.PARTIAL) and v.match is not None:
         versions = [v.match, *v.versions]
-        confident = v.klass != FABRICATED and is_same_paper(
-            view, v.match, settings.title_verified_threshold, settings.title_candidate_threshold
+        cut = cut_title(view.title, v.match) and not contradicted_fields(view, v.match)
+        # an author list "not this paper's" is judged name by name by the author fix (a
+        # misspelled single author is a typo, not another paper)
+        doubtful = [d for d in v.discrepancies if d.klass == FABRICATED and d.field != "authors"]
+        confident = cut or (
+            not doubtful
+            and is_same_paper(
+                view, v.match, settings.title_verified_threshold, settings.title_candidate_threshold
+            )
         )
         return v.match, versions, confident
     if v.status is Status.DOI_MISMATCH:
         right = right_papers(v, view, settings)
-        if not right:
-            return None
-        paper = right[0]
-        confident = not contradicted_fields(view, paper)
-        return paper, right, confident
+        if right:
+            paper = right[0]
+            return paper, right, not contradicted_fields(view, paper)
+        # the entry's title cut short of the title of the paper its DOI names, the authors
+        # and year agreeing: the DOI is the paper's own (the title is what is wrong)
+        if v.match is not None and cut_title(view.title, v.match) and view.authors and view.year:
+            if not contradicted_fields(view, v.match):
+                return v.match, [v.match, *v.versions], True
+        return None
     return None
+
+
+def cut_title(title: str, record: PaperRecord) -> bool:
+    """``title`` is the first words of the record's (at least three, and at least 40% of
+    it): a title cut short, not another paper's."""
+    mine, theirs = words(title), words(record.title or "")
+    return (
+        not record.title_truncated
+        and 3 <= len(mine) < len(theirs)
+        and len(mine) * 5 >= len(theirs) * 2
+        and theirs[: len(mine)] == mine
+    )
 
 
 def right_papers(v: Verification, view: EntryView, settings: Settings) -> list[PaperRecord]:
@@ -132,7 +155,7 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
         _doi(entry, view, v, record, versions),
         _year(entry, v),
         _venue(entry, v),
-        _title(entry, v, record),
+        _title(entry, view, v, record),
         _pages(entry, record, versions),
     ):
         if change is not None:
@@ -175,7 +198,9 @@ def _doi(
         wrong = v.status is Status.DOI_MISMATCH and any(
             d.field == "doi" and d.kind == "identifier" for d in v.discrepancies
         )
-        if not wrong and (mine is None or mine in known or not known or not record.doi):
+        if (not wrong and (mine is None or mine in known or not known or not record.doi)) or (
+            mine is not None and mine == record.doi
+        ):
             return None
         if (
             mine is not None
@@ -212,13 +237,20 @@ def _venue(entry: BibEntry, v: Verification) -> FieldChange | None:
     return FieldChange(name, _value(entry, name), new, f"{name} {_value(entry, name)} -> {d.source_value}")
 
 
-def _title(entry: BibEntry, v: Verification, record: PaperRecord) -> FieldChange | None:
-    d = next((d for d in v.discrepancies if d.field == "title" and d.kind in ("title", "title_words")), None)
+def _title(entry: BibEntry, view: EntryView, v: Verification, record: PaperRecord) -> FieldChange | None:
     old = _value(entry, "title")
-    if d is None or old is None or d.klass == FABRICATED:
+    if old is None or record.title_truncated:
         return None
-    title = d.source_value or record.title
-    if not title or record.title_truncated:
+    if cut_title(view.title, record):
+        title = record.title
+    else:
+        d = next(
+            (d for d in v.discrepancies if d.field == "title" and d.kind in ("title", "title_words")), None
+        )
+        if d is None or d.klass == FABRICATED:
+            return None
+        title = d.source_value or record.title
+    if not title:
         return None
     return FieldChange("title", old, latex_escape(title), f"title -> “{title}”")
 
@@ -305,6 +337,13 @@ def _same_person(mine: str, theirs: tuple[str, frozenset[str]]) -> str | None:
     if mine == rf or mine in words:
         return "same"
     if len(mine) >= 6 and len(rf) >= 6 and Levenshtein.distance(mine, rf, score_cutoff=1) <= 1:
+        return "typo"
+    # two letters swapped or one dropped and one doubled ("Steedamn", "Shanonn")
+    if (
+        mine[:1] == rf[:1]
+        and min(len(mine), len(rf)) >= 5
+        and Levenshtein.distance(mine, rf, score_cutoff=2) <= 2
+    ):
         return "typo"
     return None
 
