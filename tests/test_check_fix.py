@@ -260,3 +260,33 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
                     session.keep_verdict(view, v)
     assert text == cli_text == CRLF_FIXED
     shutil.rmtree(editor)
+
+
+def test_a_merge_that_cannot_see_every_citation_is_refused_and_names_the_document(
+    tmp_path: Path, caplog: Any
+) -> None:
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    bib = folder / "refs.bib"
+    text = (
+        "@article{ghosh2022dips,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n}\n\n"
+        "@article{ghosh2022,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n"
+        "  year = {2022},\n}\n"
+    )
+    bib.write_text(text, encoding="utf-8")
+    # pandoc may be given refs.bib on its command line: this document cannot be checked
+    (folder / "notes.md").write_text("As shown [@ghosh2022dips].\n", encoding="utf-8")
+    ls = CiteLensServer()
+    session = ls.session
+    session.store.open(str(bib), text, 1)
+    analysis = session.analyse(str(bib))
+    paper = PaperRecord("crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1")
+    for key in ("ghosh2022dips", "ghosh2022"):
+        view = session.entry_view(analysis.definitions[key][0], analysis)
+        assert view is not None
+        session.keep_verdict(view, Verification(key, Status.VERIFIED, "verified", match=paper))
+    dup = next(f for f in session.findings() if f.code is Code.DUPLICATE_ENTRY and f.key == "ghosh2022dips")
+    with caplog.at_level("INFO", logger="citelens"):
+        fixes = fixes_for(SessionContext(session), dup.path, dup.code, {**dup.data, "version": 1})
+    assert "Merge duplicate into ghosh2022" not in [f.title for f in fixes]
+    assert "notes.md" in caplog.text and "could not check" in caplog.text
