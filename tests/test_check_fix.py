@@ -40,6 +40,7 @@ LATTICE = {
     "pages": "4145-4155",
     "volume": "49",
     "type": "journal-article",
+    "arxiv": "comp-gas/9402001",
 }
 CRLF_BIB = (
     "% my library\r\n"
@@ -59,6 +60,7 @@ CRLF_BIB = (
     '\tJournal = "Physical Review E",\r\n'
     "\tYear = 1994,\r\n"
     '\tPages = "4145--4155",\r\n'
+    '\tEprint = "comp-gas/9402001",\r\n'
     '\tNote = "see fig. 2"\r\n'
     "}\r\n"
 )
@@ -280,7 +282,9 @@ def test_a_merge_that_cannot_see_every_citation_is_refused_and_names_the_documen
     session = ls.session
     session.store.open(str(bib), text, 1)
     analysis = session.analyse(str(bib))
-    paper = PaperRecord("crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1")
+    paper = PaperRecord(
+        "crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1"
+    )
     for key in ("ghosh2022dips", "ghosh2022"):
         view = session.entry_view(analysis.definitions[key][0], analysis)
         assert view is not None

@@ -42,7 +42,8 @@ KINDS = (
 )
 STYLES = ("lf_braces", "crlf_quotes", "aligned_first_last")
 _SKIP_VENUES = re.compile(
-    r"arxiv|\bcorr\b|zenodo|biorxiv|medrxiv|ssrn|figshare|github|institute of technology|thesis", re.IGNORECASE
+    r"arxiv|\bcorr\b|zenodo|biorxiv|medrxiv|ssrn|figshare|github|institute of technology|thesis",
+    re.IGNORECASE,
 )
 _PROCEEDINGS = re.compile(r"proceedings|conference|workshop|symposium|findings of|meeting", re.IGNORECASE)
 
