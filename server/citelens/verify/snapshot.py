@@ -6,6 +6,13 @@ lookup finds a confident match. Anything less (an identifier the snapshot lacks 
 to another paper, a Semantic Scholar id, a title it does not hold) leaves the entry to the
 APIs exactly as without a snapshot: a snapshot is a copy of the past, so what it does not
 hold is never NOT_FOUND on its word (papers newer than it, fields it left out).
+
+A title alone decides only when the snapshot is sure (:func:`title_settles`): the title is
+not one many works share ("Preface", "Introduction", "Editorial", ...: another volume's
+"Preface" is not the entry's), the entry is not from the snapshot's year or later (the
+paper may be newer than the snapshot, and an older paper of the same authors with a
+similar title is not it), a matching record's year and authors agree with the entry's, and
+no second paper matches as well. Otherwise the APIs are asked, as without a snapshot.
 """
 
 from __future__ import annotations
@@ -15,17 +22,88 @@ from collections.abc import Callable
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source, source_name
+from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.identity import Identifiers
-from citelens.verify.match.compare import identifier_conflict, is_confident_match
+from citelens.verify.match.compare import contradicted_fields, identifier_conflict, is_confident_match
 from citelens.verify.match.titles import title_similarity
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.
 _FIELDS = {"doi": Method.SNAPSHOT_DOI, "arxiv": Method.SNAPSHOT_ARXIV, "pmid": Method.SNAPSHOT_PMID}
 _CANDIDATE_FLOOR = 0.5
+#: Titles many works share: never decided from the title alone (normalised, as compared).
+GENERIC_TITLES = frozenset(
+    {
+        "preface",
+        "foreword",
+        "introduction",
+        "editorial",
+        "editorial board",
+        "guest editorial",
+        "editors note",
+        "editor s note",
+        "from the editor",
+        "letter from the editor",
+        "index",
+        "author index",
+        "subject index",
+        "contents",
+        "table of contents",
+        "front matter",
+        "back matter",
+        "frontmatter",
+        "backmatter",
+        "erratum",
+        "errata",
+        "corrigendum",
+        "correction",
+        "retraction",
+        "retraction notice",
+        "expression of concern",
+        "reply",
+        "response",
+        "authors reply",
+        "author reply",
+        "discussion",
+        "comment",
+        "comments",
+        "commentary",
+        "letter to the editor",
+        "letters",
+        "book review",
+        "book reviews",
+        "abstracts",
+        "conclusion",
+        "conclusions",
+        "summary",
+        "overview",
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgment",
+        "in memoriam",
+        "obituary",
+        "announcement",
+        "announcements",
+        "news",
+        "untitled",
+        "keynote",
+        "invited talk",
+        "panel",
+        "tutorial",
+        "workshop summary",
+        "proceedings",
+        "reviewers",
+        "list of reviewers",
+        "program committee",
+        "welcome message",
+        "message from the chairs",
+        "call for papers",
+        "errata and addenda",
+    }
+)
 
 #: (field or None for the title, the value asked about, the snapshot's answer)
 Answer = tuple[str | None, str, Lookup]
@@ -68,14 +146,47 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
         out.append((f, value, _lookup(snap, method, recs)))
     if out:
         return out
+    if not title_settles_before(snap, view):
+        return None
     hits = snap.by_title(view.title, title_similarity, _CANDIDATE_FLOOR)
     recs = [r for _s, r in hits]
-    if not any(
-        is_confident_match(view, r, settings.title_verified_threshold, settings.title_candidate_threshold)
-        for r in recs
-    ):
+    if not title_settles(view, recs, settings):
         return None
     return [(None, view.title, _lookup(snap, Method.SNAPSHOT_TITLE, recs))]
+
+
+def snapshot_year(snap: Snapshot) -> int | None:
+    date = snap.info.date
+    return int(date[:4]) if date[:4].isdigit() else None
+
+
+def title_settles_before(snap: Snapshot, view: EntryView) -> bool:
+    """Whether a title lookup may settle the entry at all: not a title many works share,
+    not a paper from the snapshot's year or later (it may be newer than the snapshot)."""
+    if normalize_title(view.title) in GENERIC_TITLES:
+        return False
+    year = snapshot_year(snap)
+    return not (view.year is not None and year is not None and view.year >= year)
+
+
+def title_settles(view: EntryView, recs: list[PaperRecord], settings: Settings) -> bool:
+    """The snapshot's title matches settle the entry: one paper matches with confidence,
+    and one of its records agrees with the entry's year and authors (a record without them
+    does not contradict); a second paper matching as well (another DOI) leaves it open."""
+    confident = [
+        r
+        for r in recs
+        if is_confident_match(view, r, settings.title_verified_threshold, settings.title_candidate_threshold)
+    ]
+    if not confident:
+        return False
+    dois = {r.doi.lower() for r in confident if r.doi}
+    if len(dois) > 1:
+        return False  # two papers answer to this title: the APIs say which
+    return any(
+        not contradicted_fields(view, r) and (view.year is None or r.year is None or r.year == view.year)
+        for r in confident
+    )
 
 
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
