@@ -8,15 +8,16 @@ they cite (``bib300_papers.json``, what ``bench_verify`` serves). The generator 
 (seeded, no network) makes, for every paper it applies to, one way the sources disagree at
 a time; the entry itself stays as written (a correct entry):
 
-``venue_names``   the sources name the venue differently: one source (chosen per paper:
-                  Crossref, OpenAlex, or S2's alternate names) has the entry's name, the
-                  others an abbreviation of it
-``published_title``  S2 and arXiv hold the preprint's title ("Towards ..."), Crossref and
-                  OpenAlex the published one the entry cites
+``venue_names``   the sources name the venue differently: one source that knows the paper
+                  (chosen per paper: Crossref, OpenAlex, or S2's alternate names) has the
+                  entry's name, the others an abbreviation of it
+``published_title``  papers with an arXiv id: S2 and arXiv hold the preprint's title (its
+                  last word another), OpenAlex (and Crossref) the published one the entry cites
 ``two_venues``    the same title at two venues: S2 knows only the conference version (a year
-                  earlier, another venue and DOI), the others the journal paper cited
+                  earlier, another venue and DOI), the others the journal paper cited (arXiv
+                  its preprint when it has one)
 ``preprint_year`` S2 and OpenAlex hold the preprint (arXiv, a year earlier), Crossref the
-                  published paper
+                  published paper (papers with a DOI)
 
 Each variant runs twice against the fake APIs (fast rates, a fresh cache): S2 answering
 first (every other source ``--latency`` seconds late), then S2 answering last. Printed per
@@ -34,6 +35,7 @@ import json
 import random
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -67,12 +69,19 @@ def _abbreviation(venue: str) -> str:
     return "".join(w[0] for w in words).upper() or venue.split()[0]
 
 
+def _crossref_knows(p: Paper) -> bool:
+    """Crossref registers the paper's DOI (DataCite's, such as Zenodo's and arXiv's, it does not)."""
+    doi = str(p.get("doi") or "").lower()
+    return bool(doi) and not doi.startswith(("10.5281/", "10.48550/", "10.5061/", "10.6084/", "10.17632/"))
+
+
 def venue_names(p: Paper, rng: random.Random) -> list[Paper] | None:
     venue = str(p.get("venue") or "")
     if not venue or "arxiv" in venue.lower():
         return None
     short = _abbreviation(venue)
-    holder = rng.choice(("crossref", "openalex", "s2"))
+    # a source that knows the paper (Crossref knows only papers with a DOI)
+    holder = rng.choice(("crossref", "openalex", "s2") if _crossref_knows(p) else ("openalex", "s2"))
     q = copy.deepcopy(p)
     q["venue_alternates"] = []
     q["as"] = {src: {"venue": short} for src in ("s2", "crossref", "openalex", "doi") if src != holder}
@@ -82,11 +91,14 @@ def venue_names(p: Paper, rng: random.Random) -> list[Paper] | None:
 
 
 def published_title(p: Paper, _rng: random.Random) -> list[Paper] | None:
-    title = str(p["title"])
-    if len(title.split()) < 3 or title.lower().startswith("towards"):
+    """An arXiv paper cited with its published title: its last word differs in the preprint,
+    which S2 and arXiv hold; OpenAlex (and Crossref, for a paper with a DOI) the published."""
+    words = str(p["title"]).split()
+    if not p.get("arxiv") or len(words) < 4 or not words[-1].isalpha():
         return None
     q = copy.deepcopy(p)
-    preprint = {"title": "Towards " + title[0].lower() + title[1:]}
+    last = "Methods" if words[-1].lower() != "methods" else "Models"
+    preprint = {"title": " ".join([*words[:-1], last])}
     q["as"] = {"s2": preprint, "arxiv": preprint}
     return [q]
 
@@ -96,18 +108,29 @@ def two_venues(p: Paper, _rng: random.Random) -> list[Paper] | None:
         return None
     journal = copy.deepcopy(p)
     journal.pop("s2_paper_id", None)
-    journal["sources"] = ["crossref", "openalex", "doi"] if journal.get("doi") else ["openalex"]
+    journal["sources"] = (["crossref", "openalex", "doi"] if journal.get("doi") else ["openalex"]) + (
+        ["arxiv"] if journal.get("arxiv") else []
+    )
     conference = {
-        "title": p["title"], "authors": list(p["authors"]), "year": int(p["year"]) - 1,
+        "title": p["title"],
+        "authors": list(p["authors"]),
+        "year": int(p["year"]) - 1,
         "venue": "Annual Symposium on Applied Computing",
-        "doi": f"10.5555/conf.{abs(hash(p['title'])) % 10**8}", "sources": ["s2"],
+        "doi": f"10.5555/conf.{zlib.crc32(str(p['title']).encode())}",
+        "sources": ["s2"],
         "type": "proceedings-article",
     }
     return [journal, conference]
 
 
 def preprint_year(p: Paper, _rng: random.Random) -> list[Paper] | None:
-    if not p.get("venue") or not p.get("year") or "arxiv" in str(p["venue"]).lower():
+    # Crossref (which knows papers with a DOI) holds the published version
+    if (
+        not p.get("venue")
+        or not p.get("year")
+        or not _crossref_knows(p)
+        or "arxiv" in str(p["venue"]).lower()
+    ):
         return None
     q = copy.deepcopy(p)
     preprint = {"venue": "arXiv", "year": int(p["year"]) - 1, "venue_alternates": []}
@@ -209,8 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         fa2 = [k for k in eligible if last[k][0]]
         differ = [k for k in first if first[k][1] != last[k][1]]
         n = max(1, len(eligible))
-        print(f"{name:16} {len(eligible):7} {len(fa1):10} ({100 * len(fa1) / n:5.1f}%)"
-              f" {len(fa2):5} ({100 * len(fa2) / n:5.1f}%) {len(differ):15}")
+        print(
+            f"{name:16} {len(eligible):7} {len(fa1):10} ({100 * len(fa1) / n:5.1f}%)"
+            f" {len(fa2):5} ({100 * len(fa2) / n:5.1f}%) {len(differ):15}"
+        )
         total = [total[0] + len(eligible), total[1] + len(fa1), total[2] + len(fa2), total[3] + len(differ)]
         if args.v:
             for k in sorted(set(fa1) | set(fa2)):
@@ -220,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
             for k in differ:
                 print(f"    differs {k}: {first[k][1]} / {last[k][1]}")
     n = max(1, total[0])
-    print(f"{'ALL':16} {total[0]:7} {total[1]:10} ({100 * total[1] / n:5.1f}%)"
-          f" {total[2]:5} ({100 * total[2] / n:5.1f}%) {total[3]:15}")
+    print(
+        f"{'ALL':16} {total[0]:7} {total[1]:10} ({100 * total[1] / n:5.1f}%)"
+        f" {total[2]:5} ({100 * total[2] / n:5.1f}%) {total[3]:15}"
+    )
     print(f"wall {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -820,8 +820,8 @@ class _Run:
                 v = decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             except Exception:  # a damaged snapshot row: the APIs decide
                 continue
-            if v.status not in (Status.VERIFIED, Status.PARTIAL):
-                continue
+            if v.status not in (Status.VERIFIED, Status.PARTIAL) or wants_versions(v):
+                continue  # the APIs decide (a difference another version may explain, too)
             v.summary = snapshot_tier.name_tier(v.summary, snap, v.match)
             v.notices = retraction.merge(retraction.paper_records(v))
             out.append((e, asked, v))
