@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +160,12 @@ class VerificationCache:
             return False
         return self._known is None or f"{SCHEMA}:{key}" in self._known
 
+    @property
+    def remote(self) -> bool:
+        """Answers live in a database across the network (PostgreSQL): every read is a round
+        trip, to be batched (:meth:`get_many`) and made off the event loop."""
+        return self._cache is not None and hasattr(self._cache, "get_many")
+
     def get(self, key: str) -> Lookup | None:
         if self._cache is None:
             return None
@@ -171,6 +177,43 @@ class VerificationCache:
         except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
             self._disable(exc)
             return None
+        return self._checked(full, raw)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Lookup]:
+        """The cached answers of ``keys`` (misses left out): one statement for a database
+        (:attr:`remote`), one read per key on disk. Blocking: run it in a thread."""
+        store = self._cache
+        if store is None:
+            return {}
+        if not hasattr(store, "get_many"):
+            return {k: hit for k in keys if (hit := self.get(k)) is not None}
+        full = {f"{SCHEMA}:{k}": k for k in dict.fromkeys(keys)}
+        if self._known is not None:
+            full = {f: k for f, k in full.items() if f in self._known}
+        try:
+            rows = store.get_many(list(full))
+        except (OSError, sqlite3.Error, diskcache.Timeout) as exc:
+            self._disable(exc)
+            return {}
+        out = {}
+        for f, text in rows.items():
+            try:
+                raw = json.loads(text)
+            except ValueError:
+                continue
+            hit = self._checked(f, raw)
+            if hit is not None and f in full:
+                out[full[f]] = hit
+        return out
+
+    def put_many(self, answers: Mapping[str, Lookup]) -> None:
+        """:meth:`put` for each answer (blocking: a database's writes are run in a thread)."""
+        for key, lookup in answers.items():
+            self.put(key, lookup)
+
+    def _checked(self, full: str, raw: Any) -> Lookup | None:
+        """The answer of row ``raw`` read under ``full``, if it is one CiteLens stored there
+        and it has not expired."""
         if raw is None:  # a miss (or a row that is not JSON): nothing to check
             return None
         if not isinstance(raw, dict) or not cachesecret.same(raw.get("bind"), self._binding(full, raw)):

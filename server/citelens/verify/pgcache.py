@@ -3,7 +3,8 @@
 
 :class:`PgStore` offers the few calls :class:`citelens.verify.cache.VerificationCache` makes
 of its disk cache (``get``, ``set`` with an expiry, ``iterkeys``, ``clear``, ``len``,
-``close``), on one table of JSON text rows: nothing read back is ever unpickled, and the
+``close``) and ``get_many`` (many keys in one statement), on one table of JSON text rows:
+nothing read back is ever unpickled, and the
 same validation applies as to the disk cache. Database errors are raised as
 :class:`PgCacheError` (an ``OSError``), which the verification cache turns into "no
 cache", with one log line, as for a broken disk. Every statement has a time limit
@@ -110,6 +111,16 @@ class PgStore:
             (key, time.time()),
         )
         return str(rows[0][0]) if rows else None
+
+    def get_many(self, keys: list[str]) -> dict[str, str]:
+        """The values stored under ``keys`` (misses left out), in one statement."""
+        if not keys:
+            return {}
+        rows = self._run(
+            f"SELECT key, value FROM {TABLE} WHERE key = ANY(%s) AND (expires IS NULL OR expires > %s)",
+            (list(keys), time.time()),
+        )
+        return {str(k): str(v) for k, v in rows}
 
     def set(self, key: str, value: str, expire: float | None = None) -> bool:
         expires = time.time() + expire if expire is not None else None

@@ -193,6 +193,11 @@ class _Run:
         doi = retraction.signal_doi(v)
         if doi is None:
             return False
+        if self.cache.remote and not self.settings.offline:
+            # a database: read with the others, 50 at a time, by the signal worker
+            self.awaiting.append((e, v, doi))
+            self.deferred.add(e.view.key)
+            return True
         tier = _signal_tier(doi)
         hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
         if hit is not None and hit.outcome is not Outcome.FOUND:
@@ -251,14 +256,32 @@ class _Run:
         self, key: str, source: str, method: str, call: Callable[[], Awaitable[Lookup]]
     ) -> tuple[Lookup, bool]:
         """One cached lookup: (answer, came from the cache)."""
-        hit = self.cache.get(key)
+        hit = await self._cache_get(key)
         if hit is not None:
             return hit, True
         if self.settings.offline:
             return self._offline(source, method), False
         answer = await self._guard(source, method, call())
-        self.cache.put(key, answer)
+        await self._cache_put({key: answer})
         return answer, False
+
+    async def _cache_get(self, key: str) -> Lookup | None:
+        """A cached answer; a database's read is made in a thread, off the event loop."""
+        if self.cache.remote:
+            return await asyncio.to_thread(self.cache.get, key)
+        return self.cache.get(key)
+
+    async def _cache_many(self, keys: Sequence[str]) -> dict[str, Lookup]:
+        """Cached answers of ``keys``: a database's in one statement, in a thread."""
+        if self.cache.remote:
+            return await asyncio.to_thread(self.cache.get_many, keys)
+        return {k: hit for k in keys if (hit := self.cache.get(k)) is not None}
+
+    async def _cache_put(self, answers: Mapping[str, Lookup]) -> None:
+        if self.cache.remote:
+            await asyncio.to_thread(self.cache.put_many, answers)
+        else:
+            self.cache.put_many(answers)
 
     async def many(
         self,
@@ -272,8 +295,10 @@ class _Run:
         """Cached batch lookups: only values missing from the cache are requested."""
         out: dict[str, tuple[Lookup, bool]] = {}
         missing: list[str] = []
-        for v in dict.fromkeys(values):
-            hit = self.cache.get(lookup_key(source, kind, v))
+        keys = {v: lookup_key(source, kind, v) for v in dict.fromkeys(values)}
+        hits = await self._cache_many(list(keys.values()))
+        for v, key in keys.items():
+            hit = hits.get(key)
             if hit is not None:
                 out[v] = (hit, True)
             else:
@@ -285,9 +310,9 @@ class _Run:
             return out
         for start in range(0, len(missing), chunk):
             part = missing[start : start + chunk]
-            for v, a in (await self._batch(source, method, call, part, _BATCH_SPLITS)).items():
-                self.cache.put(lookup_key(source, kind, v), a)
-                out[v] = (a, False)
+            got = await self._batch(source, method, call, part, _BATCH_SPLITS)
+            await self._cache_put({lookup_key(source, kind, v): a for v, a in got.items()})
+            out.update((v, (a, False)) for v, a in got.items())
         return out
 
     async def _batch(
@@ -615,7 +640,7 @@ class _Run:
                         continue
                 self.finish(e)
                 break
-            hit = self.cache.get(plan.title_cache_key(tier, e.view))
+            hit = await self._cache_get(plan.title_cache_key(tier, e.view))
             if hit is not None:
                 await self._answered(e, tier, hit, True)
             elif self.settings.offline and e.found_by_id:  # versions: what the cache holds
