@@ -66,13 +66,17 @@ MARKABLE = frozenset(
 )
 
 PROJECT_FILE = ".citelens.toml"
+#: Every mark holds these words (a file without them has no mark).
+MARK_WORD = "citelens:"
 
 _MARK = re.compile(
     r"^[ \t]*%[ \t]*citelens:[ \t]*checked[ \t]+(?P<codes>[A-Za-z_]+(?:[ \t]*,[ \t]*[A-Za-z_]+)*)"
     r"(?:[ \t]+(?P<date>\d{4}-\d{2}-\d{2}))?(?:[ \t]+#(?P<fp>[0-9a-f]{6,40}))?[ \t]*$"
 )
-#: How far before an entry its marks are looked for (a few comment lines).
+#: How far before an entry its marks are looked for (a few comment lines), and the short
+#: look that decides whether to look that far (no '%' just before it: no mark).
 _LOOK_BACK = 1024
+_GLANCE = 160
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,37 +216,58 @@ def hide_marked(
     text_slice: Callable[[str, int, int], str],
     view_of: Callable[[BibEntry, Analysis], EntryView | None],
     project_marks: Callable[[Analysis], Mapping[str, list[Mark]]],
+    has_marks: Callable[[str], bool] = lambda _path: True,
 ) -> list[Finding]:
     """``findings`` without those a mark hides (the editor's and ``citelens check``'s one
     filter): each markable finding's entry is its key's definition in the first project
     that has it; its marks are the comment lines before it (read through ``text_slice``,
     the store's ``slice``) and its project file's (``project_marks``); a mark with a
-    fingerprint holds only while the entry's (``view_of``) is the same."""
-    if not any(f.code in MARKABLE and f.key for f in findings):
-        return findings
-    memo: dict[int, tuple[list[Mark], str]] = {}
+    fingerprint holds only while the entry's (``view_of``) is the same. ``has_marks``: whether
+    a .bib may hold a mark at all (``citelens check`` looks once per file, so 68,000 findings
+    of a library without one cost a dictionary lookup each)."""
+    projects = [(a, a.first) for a in analyses]
     by_project: dict[int, Mapping[str, list[Mark]]] = {}
+    #: key -> (its marks, the entry's fingerprint now): each key once, however many findings
+    memo: dict[str, tuple[list[Mark], str]] = {}
     out = []
     for f in findings:
-        if f.code in MARKABLE and f.key:
-            found = next(((e, a) for a in analyses if (e := a.first.get(f.key)) is not None), None)
-            if found is not None:
-                entry, analysis = found
-                got = memo.get(id(entry))
-                if got is None:
-                    start = entry.span.start
-                    marks = marks_before(text_slice(entry.path, max(0, start - _LOOK_BACK), start))
-                    project = by_project.get(id(analysis))
-                    if project is None:
-                        project = by_project[id(analysis)] = project_marks(analysis)
-                    marks += project.get(entry.key, ())
-                    view = view_of(entry, analysis) if any(m.fingerprint for m in marks) else None
-                    got = memo[id(entry)] = (marks, fingerprint(view) if view is not None else "")
-                marks, current = got
-                if any(m.covers(f.code, current) for m in marks):
+        key = f.key
+        if not key or f.code not in MARKABLE:
+            out.append(f)
+            continue
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = _NO_MARKS
+            for analysis, first in projects:
+                entry = first.get(key)
+                if entry is None:
                     continue
+                marks = _marks_at(text_slice, entry.path, entry.span.start) if has_marks(entry.path) else []
+                project = by_project.get(id(analysis))
+                if project is None:
+                    project = by_project[id(analysis)] = project_marks(analysis)
+                marks += project.get(key, ())
+                if marks:
+                    view = view_of(entry, analysis) if any(m.fingerprint for m in marks) else None
+                    got = memo[key] = (marks, fingerprint(view) if view is not None else "")
+                break
+        marks, current = got
+        if marks and any(m.covers(f.code, current) for m in marks):
+            continue
         out.append(f)
     return out
+
+
+_NO_MARKS: tuple[list[Mark], str] = ([], "")
+
+
+def _marks_at(text_slice: Callable[[str, int, int], str], path: str, start: int) -> list[Mark]:
+    """The marks before the entry at ``start``: a glance at the text just before it first
+    (68,000 entries with a finding each cost a short slice, not a kilobyte each)."""
+    glance = text_slice(path, max(0, start - _GLANCE), start)
+    if "%" not in glance:
+        return []
+    return marks_before(text_slice(path, max(0, start - _LOOK_BACK), start))
 
 
 def project_marks_of(analysis: Analysis) -> dict[str, list[Mark]]:
