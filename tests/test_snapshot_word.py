@@ -7,11 +7,15 @@ holds with confidence still costs no request."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
 
-from tests.fakes.scholarly import ScholarlyFake, _complete
+import pytest
+
+from tests.fakes.scholarly import ScholarlyFake, _complete, crossref_work, openalex_work
+from tests.test_retractions import bib_entry, pnas_paper
 from tests.test_snapshot import _fake_snapshot, citelens
 
 OLD = {
@@ -74,3 +78,50 @@ def test_the_snapshot_decides_a_title_alone_only_when_it_is_sure(
     asked = json.dumps(fake.requests()).lower()
     assert "preface" in asked and "graph widgets" in asked.replace("+", " ").replace("%20", " ")
     assert "widget classification" not in asked.replace("+", " ").replace("%20", " ")
+
+
+def _notices_snapshot(tmp: Path, paper: dict[str, object], with_crossref: bool) -> Path:
+    part = tmp / "oa" / "data" / "works" / "updated_date=2025-10-01" / "part_000.gz"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(gzip.compress((json.dumps(openalex_work(_complete(paper))) + "\n").encode()))
+    args = ["snapshot", "build", str(tmp / "s.db"), "--openalex", str(tmp / "oa")]
+    if with_crossref:  # Crossref's public data file: {"items": [...]} per chunk
+        (tmp / "cr").mkdir()
+        items = {"items": [crossref_work(_complete(paper))]}
+        (tmp / "cr" / "0.json.gz").write_bytes(gzip.compress(json.dumps(items).encode()))
+        args += ["--crossref", str(tmp / "cr")]
+    proc = citelens(*args)
+    assert proc.returncode == 0, proc.stderr
+    return tmp / "s.db"
+
+
+@pytest.mark.parametrize("with_crossref", [False, True], ids=["openalex-only", "with-crossref"])
+def test_notices_of_a_paper_the_snapshot_decides_are_reported(
+    tmp_path: Path, scholarly_server: ScholarlyFake, with_crossref: bool
+) -> None:
+    """A correction and an expression of concern (Crossref's updated-by) of a paper the
+    snapshot holds: reported as the API path reports them. From OpenAlex alone (which flags
+    retractions only) Crossref is asked, 50 DOIs a request; a snapshot built with Crossref
+    data carries them and nothing is asked."""
+    fake = scholarly_server
+    paper = pnas_paper()
+    concern = {**paper["updated_by"][0], "type": "expression_of_concern", "label": "Expression of concern"}
+    paper["updated_by"] = [*paper["updated_by"], {**concern, "DOI": "10.1073/pnas.concern1"}]
+    fake.add_paper(paper)
+    snap = _notices_snapshot(tmp_path, paper, with_crossref)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(bib_entry("pnas", paper))
+    env = {
+        **os.environ,
+        **fake.env(),
+        "CITELENS_SNAPSHOT": str(snap),
+        "CITELENS_CACHE_DIR": str(tmp_path / "c"),
+    }
+    fake.clear_log()
+    proc = citelens("check", str(bib), "--format", "json", env=env)
+    report = json.loads(proc.stdout)
+    (entry,) = report["entries"]
+    assert entry["method"].startswith("snapshot_"), entry  # decided by the snapshot
+    codes = {d["code"] for d in report["diagnostics"] if d.get("key") == "pnas"}
+    assert "EXPRESSION_OF_CONCERN" in codes, report["diagnostics"]
+    assert fake.count() == (0 if with_crossref else 1), fake.counts()

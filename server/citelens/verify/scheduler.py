@@ -188,9 +188,10 @@ class _Run:
         if not self._defer_for_signal(e, v):
             self.record(e, v)
 
-    def _defer_for_signal(self, e: _Entry, v: Verification) -> bool:
-        """Complete a verdict from a cached retraction signal, or queue it for asking."""
-        doi = retraction.signal_doi(v)
+    def _defer_for_signal(self, e: _Entry, v: Verification, doi: str | None = None) -> bool:
+        """Complete a verdict from a cached retraction signal, or queue it for asking
+        (``doi``: the one to ask about, when the caller knows better than its records)."""
+        doi = doi or retraction.signal_doi(v)
         if doi is None:
             return False
         if self.cache.remote and not self.settings.offline:
@@ -828,8 +829,13 @@ class _Run:
                 e.asked = asked
                 self._mark_done(e)
                 self.snapshot_answered += 1
-                if not self._snapshot_signal(snap, v) and self._defer_for_signal(e, v):
-                    continue
+                doi = snapshot_tier.notice_doi(v)  # None: its records name every notice
+                if doi is not None:
+                    lk = snapshot_tier.signal(snap, doi)  # the snapshot's Crossref record
+                    if lk is not None:
+                        self._with_signal(v, lk, False)
+                    elif self._defer_for_signal(e, v, doi):
+                        continue
                 self.record(e, v)
 
     def _snapshot_verdicts(
@@ -851,18 +857,6 @@ class _Run:
             v.notices = retraction.merge(retraction.paper_records(v))
             out.append((e, asked, v))
         return out
-
-    def _snapshot_signal(self, snap: Snapshot, v: Verification) -> bool:
-        """Retraction flags from the snapshot's OpenAlex or Crossref record of the paper
-        when the matched records carry none (DBLP, arXiv); False: the APIs are asked."""
-        doi = retraction.signal_doi(v)
-        if doi is None:
-            return True
-        lk = snapshot_tier.signal(snap, doi)
-        if lk is None:
-            return False
-        self._with_signal(v, lk, False)
-        return True
 
     async def _ask(self) -> None:
         await self.snapshot_first()

@@ -26,9 +26,11 @@ from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.verify import retraction
 from citelens.verify.identity import Identifiers
 from citelens.verify.match.compare import contradicted_fields, identifier_conflict, is_confident_match
 from citelens.verify.match.titles import title_similarity
+from citelens.verify.status import Verification
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.
@@ -189,10 +191,26 @@ def title_settles(view: EntryView, recs: list[PaperRecord], settings: Settings) 
     )
 
 
+def notice_doi(v: Verification) -> str | None:
+    """The DOI whose editorial notices still have to be read for a verdict the snapshot
+    decided; None when a Crossref record of the paper is among its records (Crossref's
+    ``updated-by`` names every notice: retractions, corrections, expressions of concern).
+    OpenAlex's ``is_retracted`` flags retractions only, so a paper the snapshot holds from
+    OpenAlex, DBLP or arXiv alone is asked about as the API path asks (50 DOIs a request)."""
+    records = retraction.paper_records(v)
+    if not records or any(r.source == Source.CROSSREF for r in records):
+        return None
+    doi = next((r.doi for r in records if r.doi), None)
+    if doi is None:
+        arxiv = next((r.arxiv_id for r in records if r.arxiv_id), None)
+        doi = f"10.48550/arxiv.{arxiv}" if arxiv else None
+    return doi.lower() if doi else None
+
+
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
-    """The snapshot's OpenAlex or Crossref record of the paper with ``doi``, whose notices
-    are its retraction flags (``is_retracted``, ``updated-by``); None when it holds neither."""
-    recs = [r for r in snap.by_id("doi", doi) if r.source in (Source.OPENALEX, Source.CROSSREF)]
+    """The snapshot's Crossref record of the paper with ``doi`` (a snapshot built with
+    Crossref data carries its notices); None when it holds none: the APIs are asked."""
+    recs = [r for r in snap.by_id("doi", doi) if r.source == Source.CROSSREF]
     return _lookup(snap, Method.SNAPSHOT_DOI, recs[:1]) if recs else None
 
 
