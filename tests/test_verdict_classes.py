@@ -180,3 +180,16 @@ def test_a_verified_entry_names_every_source_that_holds_it_in_one_order() -> Non
     summaries = {decide(view, order, Settings()).summary for order in (answers, answers[::-1])}
     assert summaries == {"Verified in Semantic Scholar, OpenAlex, Crossref: “Attention is All you Need” "
                          "(Vaswani et al., 2017)"}
+
+
+def test_the_words_of_each_class_say_its_evidence() -> None:
+    from citelens.verify.classes import class_text
+
+    assert class_text("fabricated", "NOT_FOUND", ["Crossref"], ()) == (
+        "fabricated (this reference looks invented: no source holds it, and it is a kind they cover)")
+    mismatch = class_text("fabricated", "DOI_MISMATCH", [], ())
+    assert "another paper's, and no source holds its title" in mismatch
+    assert "no source holds it" not in class_text("fabricated", "PARTIAL", [], ())  # the paper was found
+    assert class_text("not-found", "NOT_FOUND", [], ("url", "recent")) == (
+        f"not found in the sources asked, {GAPS}; its URL may lead to it; it is from this year, "
+        "and indexes take months to list new papers")

@@ -45,7 +45,6 @@ _POINTER_WORDS = {
     "doi": "its DOI",
     "arxiv": "its arXiv id",
     "pmid": "its PubMed id",
-    "recent": "its year (indexes take months to list new papers)",
 }
 
 
@@ -101,14 +100,21 @@ def class_text(klass: str, status: str, sources: list[str], pointers: Iterable[s
     """The class in words, for the hover and the reports: ``sources`` are the names of the
     sources asked, in their defined order."""
     if klass == FABRICATED:
-        return "fabricated (this reference looks invented: no source holds it, and it is a kind they cover)"
+        why = {
+            "NOT_FOUND": "no source holds it, and it is a kind they cover",
+            "DOI_MISMATCH": "its identifier is another paper's, and no source holds its title",
+        }.get(status, "the paper's record disagrees with its authors beyond a slip")
+        return f"fabricated (this reference looks invented: {why})"
     if klass == WRONG_METADATA:
         if status == "DOI_MISMATCH":
             return "wrong-metadata (the identifier is another paper's; the entry's details need a fix)"
         return "wrong-metadata (a real paper, cited with wrong details)"
     if klass == NOT_HELD:
         where = ", ".join(sources) or "the sources asked"
-        leads = [_POINTER_WORDS[p] for p in pointers if p in _POINTER_WORDS]
+        given = tuple(pointers)
+        leads = [_POINTER_WORDS[p] for p in given if p in _POINTER_WORDS]
         lead = f"; {' and '.join(leads)} may lead to it" if leads else ""
+        if "recent" in given:
+            lead += "; it is from this year, and indexes take months to list new papers"
         return f"not found in {where}, which miss many {INDEX_GAPS}{lead}"
     return klass
