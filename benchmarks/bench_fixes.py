@@ -2,7 +2,7 @@
 correct entries (``benchmarks/fixes/generate.py``), the fix applied against the fake APIs
 serving those papers, every field compared with the truth.
 
-    .venv/bin/python -m benchmarks.bench_fixes [-v] [--seed N] [--unsafe] [--code OTHER_CHECKOUT]
+    .venv/bin/python -m benchmarks.bench_fixes [-v] [--seed N] [--unsafe] [--disagreements] [--code DIR]
 
 Prints: the wrong entries fully right after the fix (target >= 90%), the correct entries
 kept right, the entries made worse (a field right before and wrong after; target at most 1
@@ -53,9 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--seed", type=int, default=33)
     ap.add_argument("--unsafe", action="store_true", help="--unsafe-fixes too")
+    ap.add_argument(
+        "--disagreements", action="store_true", help="sources describe papers differently"
+    )
     ap.add_argument("--code", help="another checkout's code (DIR/server)")
     args = ap.parse_args(argv)
-    gen = generate(args.seed)
+    gen = generate(args.seed, disagreements=args.disagreements)
     items = [json.loads(json.dumps(it.__dict__)) for it in gen.items]
     with tempfile.TemporaryDirectory() as tmp, running(gen.papers) as fake:
         folder = Path(tmp) / "refs"

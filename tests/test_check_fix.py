@@ -294,3 +294,22 @@ def test_a_merge_that_cannot_see_every_citation_is_refused_and_names_the_documen
         fixes = fixes_for(SessionContext(session), dup.path, dup.code, {**dup.data, "version": 1})
     assert "Merge duplicate into ghosh2022" not in [f.title for f in fixes]
     assert "notes.md" in caplog.text and "could not check" in caplog.text
+
+
+def test_the_command_line_names_the_document_a_refused_merge_could_not_check(tmp_path: Path) -> None:
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    text = (
+        "@article{ghosh2022dips,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n}\n\n"
+        "@article{ghosh2022,\n  title = {Dips in the light curve},\n  doi = {10.1000/dips.1},\n"
+        "  year = {2022},\n}\n"
+    )
+    (folder / "refs.bib").write_text(text, encoding="utf-8")
+    (folder / "paper.tex").write_text(
+        TEX.replace("\\cite{makris2014} \\cite{rothman1994}", "\\cite{ghosh2022}")
+    )
+    # notes.md cites both keys and names no bibliography: neither direction can be sure
+    (folder / "notes.md").write_text("As shown [@ghosh2022dips; @ghosh2022].\n", encoding="utf-8")
+    proc = run_citelens("check", str(folder), "--no-verify", "--fix", "--unsafe-fixes", timeout=120)
+    assert (folder / "refs.bib").read_text(encoding="utf-8") == text  # nothing merged
+    assert "duplicate not merged: could not check" in proc.stderr and "notes.md" in proc.stderr, proc.stderr

@@ -8,7 +8,8 @@ title of fewer than four words, or with more than 30 authors are left out. A pap
 page range gets a made-up one (``synthetic_pages``: bib300's records carry none), which the
 fake then serves as the paper's pages, so that wrong and missing pages can be scored.
 
-Each selected paper becomes one entry written in one of three file styles (``STYLES``: LF
+With ``disagreements``, the sources describe some papers differently, as real ones do
+(``_disagree``). Each selected paper becomes one entry written in one of three file styles (``STYLES``: LF
 with braces and two spaces; CRLF with quotes, tabs, ``Title``-case names and bare years;
 aligned ``=`` with ``First Last`` authors), with the user's own fields a fix must keep (a
 note, a URL, keywords, an abstract). Wrong entries carry one error of ``KINDS``; the others
@@ -23,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citelens.core.accents import strip_accents
 from citelens.documents.bibtex.render import bibtex_author
 
 HERE = Path(__file__).resolve().parent
@@ -105,7 +107,23 @@ def _given(name: str) -> str:
     return " ".join(name.split()[:-1])
 
 
-def generate(seed: int = 33, wrong_share: float = 0.75) -> Generated:
+def _disagree(p: dict[str, Any], rng: random.Random) -> None:
+    """How sources describe a paper differently, as real ones do (the keys of
+    ``tests/fakes/scholarly.title_as``): S2's and OpenAlex's names without accents,
+    Crossref's with initials, Crossref's online year one before the print year, an index's
+    title in capitals."""
+    roll = rng.random()
+    if roll < 0.25:
+        p["s2_authors"] = [strip_accents(a) for a in p["authors"]]
+    elif roll < 0.45:
+        p["authors_crossref"] = [f"{a.split()[0][0]}. {a.split()[-1]}" for a in p["authors"]]
+    elif roll < 0.6:
+        p["crossref_online_year"] = int(p["year"]) - 1
+    elif roll < 0.7:
+        p["crossref_title"] = str(p["title"]).upper()
+
+
+def generate(seed: int = 33, wrong_share: float = 0.75, disagreements: bool = False) -> Generated:
     rng = random.Random(seed)
     papers = _papers()
     gen = Generated(papers=papers)
@@ -118,6 +136,8 @@ def generate(seed: int = 33, wrong_share: float = 0.75) -> Generated:
         a, b = p["pages"].split("-")
         if len(b) < len(a):  # 2310-5 -> 2310-2315
             p["pages"] = f"{a}-{a[: len(a) - len(b)]}{b}"
+        if disagreements:
+            _disagree(p, rng)
         style = STYLES[i % len(STYLES)]
         kind = "correct" if rng.random() >= wrong_share else KINDS[(i // len(STYLES)) % len(KINDS)]
         truth = {

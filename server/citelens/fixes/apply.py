@@ -112,10 +112,13 @@ def plan(result: CheckResult, settings: Settings, level: Applicability) -> FixRu
             continue
         merges = [m for m in fixes_for(ctx, f.path, f.code, f.data) if m.edits]
         if not merges:
-            run.notes.append(
-                f"{f.path}: {f.key}: duplicate not merged (a document that may cite it could not "
-                "be checked, or it is out of scope)"
+            unchecked = ctx.citing(f.path, (f.key,)).unchecked
+            why = (
+                "could not check " + "; ".join(unchecked)
+                if unchecked
+                else "a paper using only one of the two .bib files would lose its entry"
             )
+            run.notes.append(f"{shown_path(f.path)}: {f.key}: duplicate not merged: {why}")
             continue
         if Applicability.UNSAFE not in allowed:
             run.unsafe_left.append((f.key, merges[0].title))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -114,7 +115,20 @@ def settled_record(
             if not contradicted_fields(view, v.match):
                 return v.match, [v.match, *v.versions], True
         return None
+    if v.status is Status.NOT_FOUND and not v.informational:
+        # a title cut short finds no paper, but a candidate whose title it begins, by the
+        # same authors in the same year, is the entry's own
+        for c in v.candidates:
+            if cut_title(view.title, c) and view.year == c.year and _same_authors(view, c):
+                return c, [c], True
     return None
+
+
+def _same_authors(view: EntryView, record: PaperRecord) -> bool:
+    """Every author the entry names is one of the record's (by family name)."""
+    names = [n for n in view.authors if not n.is_others]
+    theirs = {w for a in record.authors for w in family_key(a).split()}
+    return bool(names) and all(_family(n) in theirs for n in names)
 
 
 def cut_title(title: str, record: PaperRecord) -> bool:
@@ -153,7 +167,7 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
     safe = confident
     for change in (
         _doi(entry, view, v, record, versions),
-        _year(entry, v),
+        _year(entry, v, record, versions),
         _venue(entry, v),
         _title(entry, view, v, record),
         _pages(entry, record, versions),
@@ -220,12 +234,22 @@ def _doi(
     return FieldChange("doi", None, new, f"doi {new} added")
 
 
-def _year(entry: BibEntry, v: Verification) -> FieldChange | None:
+def _year(
+    entry: BibEntry, v: Verification, record: PaperRecord, versions: Sequence[PaperRecord]
+) -> FieldChange | None:
+    """The year most versions of the paper give (a Crossref online year one before the
+    print year is outvoted), the settled record's on a tie."""
     d = next((d for d in v.discrepancies if d.kind == "year" and d.field == "year"), None)
     old = _value(entry, "year")
-    if d is None or old is None or not d.source_value.isdigit():
+    if d is None or old is None:
         return None
-    return FieldChange("year", old, d.source_value, f"year {old} -> {d.source_value}")
+    years = Counter(r.year for r in versions if r.year)
+    if not years:
+        return None
+    top = max(years.values())
+    tied = [y for y, n in years.items() if n == top]
+    year = record.year if record.year in tied else tied[0]
+    return FieldChange("year", old, str(year), f"year {old} -> {year}")
 
 
 def _venue(entry: BibEntry, v: Verification) -> FieldChange | None:

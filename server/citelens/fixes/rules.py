@@ -162,8 +162,8 @@ _VERDICT_CODES = (Code.METADATA_MISMATCH, Code.DOI_MISMATCH, Code.NOT_FOUND)
 
 
 def _verdict_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix]:
-    if v.status is Status.NOT_FOUND:
-        out = _not_found_fixes(at, v, fix)
+    if v.status is Status.NOT_FOUND:  # a title cut short may still name its paper
+        out = [_field_fix(at, v), *_not_found_fixes(at, v, fix)]
     elif v.status in (Status.PARTIAL, Status.VERIFIED, Status.DOI_MISMATCH):
         out = [_field_fix(at, v), *_whole_entry_fixes(at, v)]
     else:
@@ -263,6 +263,7 @@ def _duplicate_fixes(ctx: FixContext, at: _Entry, fix: FixData) -> list[Fix]:
 
 
 # --------------------------------------------------------------------------- notices
+
 
 def _notice_fixes(at: _Entry, code: Code) -> list[Fix]:
     """ "Open the retraction notice": the notice of the entry's current verdict."""
