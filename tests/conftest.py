@@ -43,6 +43,16 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object
     return (yield from _inside("teardown"))
 
 
+@pytest.fixture(scope="session")
+def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The VS Code extension built once per run, as a contributor builds it (``npm ci``,
+    ``npm run compile``, ``vsce package``: a minute), for the packaging test and the real
+    VS Code test alike."""
+    from tests.vscode.build import build_vsix
+
+    return build_vsix(tmp_path_factory.mktemp("vsix") / "citelens.vsix")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test may reach a real host or a real cache: point everything at nowhere."""

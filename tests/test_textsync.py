@@ -16,6 +16,20 @@ from citelens.lsp.textsync import Document, apply_incremental_change
 ORIGINAL = TextDocument._apply_incremental_change
 
 
+@pytest.fixture
+def smaller_big(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sizes at which a document is "big" (kept line index, incremental .bib parse,
+    EditedText) divided by 10, in the same proportions: the same code paths on 100 kB
+    documents instead of 1-2 MB (these tests took minutes on a loaded 2-core machine)."""
+    from citelens.core import text
+    from citelens.documents.bibtex import parse
+    from citelens.lsp import textsync
+
+    monkeypatch.setattr(textsync, "BIG", textsync.BIG // 10)
+    monkeypatch.setattr(text, "KEPT_INDEX_FROM", text.KEPT_INDEX_FROM // 10)
+    monkeypatch.setattr(parse, "EAGER_LIMIT", parse.EAGER_LIMIT // 10)
+
+
 def test_same_text_as_pygls_for_random_edits() -> None:
     rng = random.Random(3)
     pieces = ["abc", "é", "😀x", "\n", "\r\n", "\r", "@article{k,\n  title = {T},\n}\n", ""]
@@ -33,6 +47,7 @@ def test_same_text_as_pygls_for_random_edits() -> None:
         assert got.source == want.source, (text, change)
 
 
+@pytest.mark.usefixtures("smaller_big")
 def test_big_documents_are_edited_through_a_kept_line_index() -> None:
     """Over 1 MB the edit's offsets come from a line index moved by each edit (no split of
     the text per keystroke); positions within lines give exactly pygls's text."""
@@ -57,6 +72,7 @@ def test_big_documents_are_edited_through_a_kept_line_index() -> None:
         assert got.source == want.source
 
 
+@pytest.mark.usefixtures("smaller_big")
 def test_the_store_follows_a_described_edit_of_a_big_bib() -> None:
     """An edit the client described (textsync) reaches the store with its range: the big
     .bib's entries and line index after it are those of a fresh parse of the new text."""
@@ -71,8 +87,9 @@ def test_the_store_follows_a_described_edit_of_a_big_bib() -> None:
     store = DocumentStore()
     store.open("/big.bib", doc.source, 1)
     assert store.bib("/big.bib") is not None and store.line_index("/big.bib") is not None
-    for n, (line, col, new) in enumerate([(5, 12, "X"), (1000, 0, "@misc{new,}\n"),
-                                          (20000, 3, ""), (7, 2, "\n\n")]):
+    quarter = text.count("\n") // 4
+    for n, (line, col, new) in enumerate([(5, 12, "X"), (quarter // 20, 0, "@misc{new,}\n"),
+                                          (quarter, 3, ""), (7, 2, "\n\n")]):
         change = lsp.TextDocumentContentChangePartial(
             range=lsp.Range(lsp.Position(line, col), lsp.Position(line, col + len(new) % 2)),
             text=new)
@@ -170,6 +187,7 @@ def _entries(bib: object) -> list[tuple[object, ...]]:
             for e in bib.entries]
 
 
+@pytest.mark.usefixtures("smaller_big")
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-8"])
 def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
     """Any sequence of edits of a big .bib (parsed incrementally, its text never joined)
@@ -226,6 +244,7 @@ def test_random_edits_of_a_big_bib_equal_a_fresh_parse(encoding: str) -> None:
             assert index.position(off, encoding) == fresh_index.position(off, encoding)
 
 
+@pytest.mark.usefixtures("smaller_big")
 def test_an_unbalanced_brace_in_a_big_bib_is_read_incrementally_where_a_full_parse_agrees() -> None:
     """Typing '{' in a title leaves the entry unclosed: it ends at the next line that starts
     an entry, so only the touched entry is read again. When the next entry does not start a
@@ -281,14 +300,15 @@ def _edits(draw: st.DrawFn, base_len: int) -> tuple[str, list[tuple[int, int, in
     return tail, steps
 
 
-@pytest.mark.parametrize("size", [0, 200, 1 << 20])
+@pytest.mark.usefixtures("smaller_big")
+@pytest.mark.parametrize("size", [0, 200, 120_000])  # 120 kB: over BIG (100 kB here)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_random_edits_with_every_line_breaking_character_keep_the_clients_text(
     size: int, data: st.DataObject
 ) -> None:
     """Random edits whose text holds every character ``str.splitlines`` breaks at: the
-    server's copy stays the client's, character for character, below and above 1 MB
+    server's copy stays the client's, character for character, below and above BIG
     (the EditedText path). Before, a form feed above an edit put it one line too high."""
     filler = ("@misc{k, note = {x\x0cy\u2028z}}\n" * (size // 30 + 1))[:size]
     tail, steps = data.draw(_edits(size))

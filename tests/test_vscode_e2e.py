@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 
 from tests.fakes.scholarly import ScholarlyFake, running
-from tests.vscode.build import build_vsix
 from tests.vscode.driver import CHROMIUM_ARGS, chromium, code_server, running_code_server
 from tests.vscode.paper import FABRICATED_KEY, MISMATCH_KEY, RIGHT_DOI, WRONG_DOI, VsPaper, fake_papers, seed
 
@@ -243,13 +242,12 @@ def _mark_as_checked(page: Page, run: Run) -> None:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+def run(tmp_path_factory: pytest.TempPathFactory, vsix: Path) -> Iterator[Run]:
     if sync_playwright is None:
         pytest.fail("playwright is not installed: it is in the test extra (pip install -e '.[test]')")
     browser_path = chromium()
     exe = code_server()
     tmp = tmp_path_factory.mktemp("vscode-e2e")
-    vsix = build_vsix(tmp / "citelens.vsix")
     paper = seed(tmp / "paper")
     with running() as fake:
         for p in fake_papers():

@@ -11,17 +11,9 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from tests.harness import ROOT
-from tests.vscode.build import build_vsix
 
 EXT = ROOT / "clients" / "vscode"
-
-
-@pytest.fixture(scope="module")
-def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_vsix(tmp_path_factory.mktemp("vsix") / "citelens.vsix")
 
 
 def test_vsix_contains_manifest_and_compiled_extension(vsix: Path) -> None:

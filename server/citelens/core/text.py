@@ -340,6 +340,10 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
+#: A text at least this long keeps its line index across an edit (moved, not rebuilt).
+KEPT_INDEX_FROM = 1 << 20
+
+
 def index_after_edit(
     old: LineIndex, text: str | EditedText, span: tuple[int, int] | None = None
 ) -> LineIndex:
@@ -347,7 +351,7 @@ def index_after_edit(
     edit are kept, those after it move by its length (a keystroke in a 35 MB .bib).
     ``span``: the lengths of a prefix and a suffix the texts share, if the edit is known."""
     before = old.text
-    if old._cr or len(text) < 1 << 20:
+    if old._cr or len(text) < KEPT_INDEX_FROM:
         return LineIndex(text)
     if span is not None:
         p, s = span
