@@ -53,8 +53,10 @@ python3 -m venv .venv
 .venv/bin/pip install -q -e '.[test]'
 
 # ---------------------------------------------------------------- static checks, once
-.venv/bin/python -m ruff check server tests benchmarks
-.venv/bin/python -m ruff format --check server
+# (a failure is reported and fails the command, after the tests have run all the same)
+lint=0
+.venv/bin/python -m ruff check -q server tests benchmarks || { lint=1; say "ruff check failed (above)"; }
+.venv/bin/python -m ruff format -q --check server || { lint=1; say "ruff format: run .venv/bin/python -m ruff format server"; }
 # mypy (strict, files from pyproject.toml) runs beside the tests, which mostly wait on
 # servers and editors: its result is printed after them only when it fails
 types_log="$(mktemp)"
@@ -72,4 +74,5 @@ if ((types)); then
 fi
 rm -f "$types_log"
 ((tests)) && exit "$tests"
-exit "$types"
+((types)) && exit "$types"
+exit "$lint"

@@ -75,45 +75,80 @@ class CodeInfo:
 _CITED = ", and at every citation"
 
 #: The one table keyed by :class:`Code`: one row per code, in the order of ``Code``.
-REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType({
-    Code.UNDEFINED_CITATION: CodeInfo(
-        "Undefined citation", "error", "at the key in the `.tex`/`.md` file"),
-    Code.DUPLICATE_KEY: CodeInfo(
-        "Duplicate key", "error", "on every definition of the key", one_per_set=True),
-    Code.BIB_SYNTAX: CodeInfo("BibTeX syntax error", "error", "where the `.bib` cannot be read"),
-    Code.MISSING_BIBLIOGRAPHY: CodeInfo(
-        "Missing bibliography", "warning", "at `\\bibliography{…}` / `bibliography:`"),
-    Code.UNUSED_ENTRY: CodeInfo(
-        "Unused entry", "hint", "on the entry key", severity_note=", off unless `reportUnusedEntries`"),
-    Code.PDF_NOT_READ: CodeInfo(
-        "PDF not read", "error",
-        "on the PDF (`citelens check paper.pdf`, a venue paper that is only a PDF)"),
-    Code.DOI_MISMATCH: CodeInfo(
-        "DOI mismatch", "error", "on the `doi` (or `eprint`, `pmid`) field" + _CITED, joins_entry=True),
-    Code.NOT_FOUND: CodeInfo(
-        "Not found", "warning", "on the entry key" + _CITED,
-        severity_note=" (information for books, theses, software…)", joins_entry=True),
-    Code.DUPLICATE_ENTRY: CodeInfo(
-        "Duplicate entry", "warning", "on both entries", one_per_set=True),
-    Code.METADATA_MISMATCH: CodeInfo(
-        "Metadata mismatch", "information", "on the wrong field" + _CITED,
-        severity_note=", or warning for wrong authors/venue/year", joins_entry=True),
-    Code.UNVERIFIED: CodeInfo("Unverified", "hint", "on the entry key"),
-    Code.RETRACTED: CodeInfo(
-        "Retracted", "error", "on the entry key" + _CITED, joins_entry=True,
-        notice=Notice("Retracted", "⛔", "; do not cite it as valid work", "Open the retraction notice")),
-    Code.EXPRESSION_OF_CONCERN: CodeInfo(
-        "Expression of concern", "warning", "on the entry key" + _CITED, joins_entry=True,
-        notice=Notice("Expression of concern", "⚠️", "; the publisher doubts its reliability",
-                      "Open the expression of concern")),
-    Code.CORRECTION: CodeInfo(
-        "Correction", "information", "on the entry key", severity_note=" (never above it)",
-        notice=Notice("Corrected", "ℹ️", "; the paper stands", "Open the correction notice")),
-    Code.CLAIM_CONTRADICTED: CodeInfo(
-        "Claim contradicted", "warning", "at the citation",
-        severity_note=" (claim diagnostics are off by default)"),
-    Code.CLAIM_UNSUPPORTED: CodeInfo("Claim unsupported", "information", "at the citation"),
-})
+REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
+    {
+        Code.UNDEFINED_CITATION: CodeInfo(
+            "Undefined citation", "error", "at the key in the `.tex`/`.md` file"
+        ),
+        Code.DUPLICATE_KEY: CodeInfo(
+            "Duplicate key", "error", "on every definition of the key", one_per_set=True
+        ),
+        Code.BIB_SYNTAX: CodeInfo("BibTeX syntax error", "error", "where the `.bib` cannot be read"),
+        Code.MISSING_BIBLIOGRAPHY: CodeInfo(
+            "Missing bibliography", "warning", "at `\\bibliography{…}` / `bibliography:`"
+        ),
+        Code.UNUSED_ENTRY: CodeInfo(
+            "Unused entry", "hint", "on the entry key", severity_note=", off unless `reportUnusedEntries`"
+        ),
+        Code.PDF_NOT_READ: CodeInfo(
+            "PDF not read",
+            "error",
+            "on the PDF (`citelens check paper.pdf`, a venue paper that is only a PDF)",
+        ),
+        Code.DOI_MISMATCH: CodeInfo(
+            "DOI mismatch", "error", "on the `doi` (or `eprint`, `pmid`) field" + _CITED, joins_entry=True
+        ),
+        Code.NOT_FOUND: CodeInfo(
+            "Not found",
+            "warning",
+            "on the entry key" + _CITED,
+            severity_note=" (information for books, theses, software…)",
+            joins_entry=True,
+        ),
+        Code.DUPLICATE_ENTRY: CodeInfo("Duplicate entry", "warning", "on both entries", one_per_set=True),
+        Code.METADATA_MISMATCH: CodeInfo(
+            "Metadata mismatch",
+            "information",
+            "on the wrong field" + _CITED,
+            severity_note=", or warning for wrong authors/venue/year",
+            joins_entry=True,
+        ),
+        Code.UNVERIFIED: CodeInfo("Unverified", "hint", "on the entry key"),
+        Code.RETRACTED: CodeInfo(
+            "Retracted",
+            "error",
+            "on the entry key" + _CITED,
+            joins_entry=True,
+            notice=Notice("Retracted", "⛔", "; do not cite it as valid work", "Open the retraction notice"),
+        ),
+        Code.EXPRESSION_OF_CONCERN: CodeInfo(
+            "Expression of concern",
+            "warning",
+            "on the entry key" + _CITED,
+            joins_entry=True,
+            notice=Notice(
+                "Expression of concern",
+                "⚠️",
+                "; the publisher doubts its reliability",
+                "Open the expression of concern",
+            ),
+        ),
+        Code.CORRECTION: CodeInfo(
+            "Correction",
+            "information",
+            "on the entry key",
+            severity_note=" (never above it)",
+            notice=Notice("Corrected", "ℹ️", "; the paper stands", "Open the correction notice"),
+        ),
+        Code.CLAIM_CONTRADICTED: CodeInfo(
+            "Claim contradicted",
+            "warning",
+            "at the citation",
+            severity_note=" (claim diagnostics are off by default)",
+        ),
+        Code.CLAIM_UNSUPPORTED: CodeInfo("Claim unsupported", "information", "at the citation"),
+    }
+)
 
 #: The notice codes, most serious first (a paper's worst notice decides its diagnostic).
 NOTICE_CODES: tuple[Code, ...] = tuple(c for c, info in REGISTRY.items() if info.notice is not None)

@@ -211,13 +211,7 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
             continue
         who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
         parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
-        status = (
-            _STATUS_MARK[v.status]
-            if v is not None
-            else "⏳ verifying"
-            if pending
-            else ""
-        )
+        status = _STATUS_MARK[v.status] if v is not None else "⏳ verifying" if pending else ""
         if status:
             parts.append(status)
         lines.append(f"- {code(key)} — " + " · ".join(parts))
