@@ -30,6 +30,8 @@ def test_fail_on_applies_to_a_venue_as_to_one_paper(tmp_path: Path, scholarly_se
     strict = run_citelens("check", str(v), "--venue", str(tmp_path / "o1"), "--fail-on", "warning", env=env)
     assert strict.returncode == 1, strict.stderr[-2000:]
     assert "papers have problems at --fail-on warning" in strict.stderr
+    # progress: papers, references, answered locally, requests and the slowest host
+    assert "0 answered locally" in strict.stderr and "requests, slowest host" in strict.stderr
     default = run_citelens("check", str(v), "--venue", str(tmp_path / "o2"), env=env)
     assert default.returncode == 0, default.stderr[-2000:]  # NOT_FOUND is a warning, not an error
     # a resumed run that checks nothing new still answers for the papers it holds

@@ -51,7 +51,7 @@ from citelens.workspace.venue_evidence import (
     retractions,
     written_entries,
 )
-from citelens.workspace.venue_health import FAIL_LEVELS, BatchHealth, run_metadata, utc_now
+from citelens.workspace.venue_health import FAIL_LEVELS, BatchHealth, host_load, run_metadata, utc_now
 from citelens.workspace.venue_page import rank_key, write_index, write_paper_page
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
@@ -334,8 +334,10 @@ class VenueOutput:
         progress: Log | None = None,
         settings: Settings | None = None,
         cleared: str | None = None,
+        requests: Callable[[], str] | None = None,
     ) -> None:
         self.out = Path(out_dir)
+        self.requests = requests  # "N requests, slowest host ..." (this machine's clients)
         (self.out / "papers").mkdir(parents=True, exist_ok=True)
         self.papers = list_papers(folder)
         done = finished(self.out)
@@ -385,7 +387,8 @@ class VenueOutput:
                 f"{run.skipped + run.papers}/{len(self.papers)} papers, {run.references} references "
                 f"({run.distinct} distinct verified) in {el:.0f} s: "
                 f"{run.papers / el if el else 0:.1f} papers/s, {run.references / el if el else 0:.0f} "
-                "references/s"
+                f"references/s; {self.health.local} answered locally"
+                + (f"; {self.requests()}" if self.requests is not None else "")
             )
 
     def batch_failed(self) -> None:
@@ -433,7 +436,7 @@ async def run_venue(
 ) -> VenueRun:
     """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
     distinct views."""
-    output = VenueOutput(folder, out_dir, progress, pipeline.settings, cleared)
+    output = VenueOutput(folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline))
     memo: OrderedDict[str, Any] = OrderedDict()
     try:
         for start in range(0, len(output.todo), batch_size):

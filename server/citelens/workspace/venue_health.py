@@ -27,6 +27,7 @@ from citelens.core.source_names import source_name
 
 if TYPE_CHECKING:
     from citelens.core.settings import Settings
+    from citelens.workspace.pipeline import Pipeline
 
 FAILED_SHARE = 0.2
 MIN_ASKED = 20
@@ -52,6 +53,7 @@ class BatchHealth:
         self.references = 0
         self.not_found = 0
         self.unchecked = 0
+        self.local = 0  # references the snapshot answered, no request
         self.recent: deque[bool] = deque(maxlen=window)
         self.jump: str | None = None
         self.seen: set[str] = set()  # content hashes whose lookups are counted
@@ -65,6 +67,7 @@ class BatchHealth:
             miss = status == "NOT_FOUND" and not e.get("informational")
             self.not_found += miss
             self.unchecked += status == "UNVERIFIED"
+            self.local += str(e.get("method") or "").startswith("snapshot_")
             chash = str(e.get("content_hash") or "")
             if chash and chash in self.seen:
                 continue  # the same reference in another paper: the sources were asked once
@@ -118,6 +121,7 @@ class BatchHealth:
             "references": self.references,
             "not_found": self.not_found,
             "unchecked": self.unchecked,
+            "answered_locally": self.local,
             "sources": {
                 s: {
                     "label": source_label(s),
@@ -182,3 +186,22 @@ def venue_exit(out_dir: str, run: Any, fail_on: str, log: Callable[[str], None])
     if flagged:
         log(f"{flagged} papers have problems at --fail-on {fail_on} or above")
     return 1 if flagged else 0
+
+
+def host_load(pipeline: Pipeline) -> Callable[[], str]:
+    """For the progress line: the requests this process sent, and the slowest host (the one
+    whose rate the requests it was sent take longest to go through: the run's bound)."""
+
+    def load() -> str:
+        hosts = pipeline.sources().hosts()
+        sent = {name: h.requests for name, h in hosts.items() if h.requests}
+        if not sent:
+            return "0 requests"
+        slow = max(sent, key=lambda n: sent[n] * hosts[n].rate.min_interval_s)
+        busy = sent[slow] * hosts[slow].rate.min_interval_s
+        return (
+            f"{sum(sent.values())} requests, slowest host {source_name(slow, slow)} "
+            f"({sent[slow]} requests, {busy:.0f} s at its rate)"
+        )
+
+    return load
