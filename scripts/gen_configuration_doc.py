@@ -93,7 +93,9 @@ places say so:
 A mark hides the findings about its entry (`NOT_FOUND`, `DOI_MISMATCH`, `METADATA_MISMATCH`,
 `DUPLICATE_ENTRY`, `UNVERIFIED`, `RETRACTED`, `EXPRESSION_OF_CONCERN`, `CORRECTION`,
 `UNUSED_ENTRY`, `CLAIM_CONTRADICTED`, `CLAIM_UNSUPPORTED`), in the `.bib` and at its
-citations; a syntax error, an undefined key or a key defined twice is never hidden.
+citations; a syntax error, an undefined key or a key defined twice is never hidden. A venue
+check (`citelens check FOLDER --venue OUT`) does not honour marks: the authors' word is not
+the programme chair's.
 
 ## Other environment variables
 

@@ -6,6 +6,7 @@ authors or DOI change after it was checked is checked again."""
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 from pathlib import Path
@@ -179,3 +180,20 @@ async def test_mark_as_checked_in_the_editor_hides_the_finding_until_the_entry_c
             [lsp.TextDocumentContentChangeWholeDocument(text=retitled)]))
         await diagnostics(client, u, lambda ds: bool(_not_found(ds)), timeout=60)
     assert uri(bib) == u
+
+
+def test_a_venue_check_does_not_take_the_authors_word(
+        scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """An author's "% citelens: checked ALL" must not hide an invented reference from a
+    programme chair's venue check."""
+    paper = _paper(tmp_path / "venue" / "paper-a", REAL + "\n% citelens: checked ALL 2026-11-27\n" + INVENTED)
+    assert _check(scholarly_server, paper)[0] == 0  # the author's own check takes it
+    out = tmp_path / "out"
+    env = {**os.environ, **scholarly_server.env(cache=tmp_path / "cache")}
+    proc = run_citelens("check", str(paper.parent), "--venue", str(out), env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads((out / "papers" / "paper-a.json").read_text(encoding="utf-8"))
+    assert any(d["code"] == "NOT_FOUND" and d["key"] == "invented" for d in report["diagnostics"]), report
+    lines = [json.loads(x) for x in (out / "summary.jsonl").read_text(encoding="utf-8").splitlines()]
+    (line,) = [x for x in lines if x.get("paper") == "paper-a"]
+    assert line["likely_fabricated"] == 1, line

@@ -153,12 +153,15 @@ async def run_check(
     progress: Callable[[int, int], None] | None = None,
     on_verdict: Callable[[Any], None] | None = None,
     verifier: Verifier | None = None,
+    marks: bool = True,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
     Entries are verified through ``pipeline`` (the process's one set of clients, cache and
     snapshot; a running server's own), or ``verifier`` (the venue check's batches, which
-    verify through the venue's pipeline). ``settings``: this run's (the pipeline's by default)."""
+    verify through the venue's pipeline). ``settings``: this run's (the pipeline's by default).
+    ``marks``: honour entries marked as checked (``workspace/checked.py``); a venue check does
+    not (the authors' word is not the chair's)."""
     if settings is None:
         settings = pipeline.settings
     own = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
@@ -214,8 +217,8 @@ async def run_check(
     shown = distinct(findings)
     # entries marked as checked: one look per .bib and per project file, and nothing more
     # when there is no mark at all (a 68,000-entry library pays two string searches)
-    marked = {p for p in bibs if MARK_WORD in (store.text(p) or "")}
-    in_file = {id(a): project_marks_of(a) for a in result.analyses}
+    marked = {p for p in bibs if MARK_WORD in (store.text(p) or "")} if marks else set()
+    in_file = {id(a): project_marks_of(a) for a in result.analyses} if marks else {}
     if marked or any(in_file.values()):
         shown = hide_marked(
             shown,

@@ -506,7 +506,10 @@ async def _one(
         store = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
         store.walls = walls
         try:
-            result = await run_check([paper.path], pipeline, settings=mine, store=store, verifier=verifier)
+            # the authors' "checked" marks are their word, not the chair's: not honoured here
+            result = await run_check(
+                [paper.path], pipeline, settings=mine, store=store, verifier=verifier, marks=False
+            )
         except UsageError as exc:
             if log is not None:
                 log(f"{paper.name}: {exc}")
