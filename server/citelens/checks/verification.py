@@ -24,7 +24,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import key_table
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
-from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy, Kind
 from citelens.verify.status import Status, Verification
 
 #: BibTeX fields holding what a discrepancy is about, most likely first.
@@ -166,7 +166,7 @@ def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> lis
     if sev is None:
         return []
     if v.status is Status.DOI_MISMATCH:
-        ident = next((d for d in v.discrepancies if d.kind == "identifier"), None)
+        ident = next((d for d in v.discrepancies if d.kind == Kind.IDENTIFIER), None)
         span, where = _on_field(entry, ident.field if ident else "doi")
     else:
         span, where = entry.key_span, {"field": None}

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from citelens.core.fields import IDENTIFIER_LABELS, Field
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.sources.records import PaperRecord
-from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy, Kind
 from citelens.verify.status import Status, Verification
 
 ACCEPTED = frozenset({Status.VERIFIED, Status.PARTIAL})
@@ -31,10 +32,10 @@ _WHY_NOT = {
     "a source failed, or offline); it is checked once verification succeeds.",
 }
 #: How a DOI_MISMATCH names the identifier that resolved to another paper.
-_IDENTIFIER = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}
+_IDENTIFIER = IDENTIFIER_LABELS
 #: Discrepancy kinds that put the cited paper in doubt: its authors or its title disagree.
 #: ("authors_missing"/"authors_incomplete": the named authors are the paper's, some left out.)
-DOUBTFUL_KINDS = frozenset({"authors", "placeholder_author", "title", "title_words"})
+DOUBTFUL_KINDS = frozenset({Kind.AUTHORS, Kind.PLACEHOLDER_AUTHOR, Kind.TITLE, Kind.TITLE_WORDS})
 NOT_VERIFIED = (
     "No claim check: verification is off (verificationEnabled), so the cited paper is not identified."
 )
@@ -74,7 +75,7 @@ def cited_paper(verdict: Verification | None, *, verifying: bool = False) -> Cit
 def mismatch_reason(verdict: Verification) -> str:
     """The DOI_MISMATCH line, naming the identifier that resolved to another paper (the
     DOI, the arXiv id, the PMID...), read from the verdict's identifier discrepancies."""
-    fields = [d.field for d in verdict.discrepancies if d.kind == "identifier" and d.field in _IDENTIFIER]
+    fields = [d.field for d in verdict.discrepancies if d.kind == Kind.IDENTIFIER and d.field in _IDENTIFIER]
     names = list(dict.fromkeys(_IDENTIFIER[f] for f in fields)) or ["DOI"]
     which = " and ".join(names)
     verb = "name" if len(names) > 1 else "names"
@@ -93,7 +94,7 @@ def doubtful(verdict: Verification) -> list[Discrepancy]:
 
 def doubt_reason(found: list[Discrepancy]) -> str:
     """One line: no claim check, because the entry's authors or title disagree."""
-    fields = list(dict.fromkeys("authors" if d.field == "authors" else "title" for d in found))
+    fields = list(dict.fromkeys("authors" if d.field == Field.AUTHORS else "title" for d in found))
     what = " and ".join(fields)
     verb = "disagree" if len(fields) > 1 or fields == ["authors"] else "disagrees"
     return (

@@ -42,15 +42,6 @@ def _progress_bar() -> Callable[[int, int], None] | None:
     return show
 
 
-#: Verdicts named in a progress line, in this order.
-_PROGRESS_LABELS = (
-    ("NOT_FOUND", "not found"),
-    ("DOI_MISMATCH", "wrong identifier"),
-    ("PARTIAL", "with discrepancies"),
-    ("UNVERIFIED", "unverified"),
-)
-
-
 def _left(seconds: float) -> str:
     if seconds >= 90:
         return f"~{round(seconds / 60)} min left"
@@ -82,7 +73,9 @@ class ProgressLines:
             return
         self.last = now
         parts = [f"verified {done}/{total} entries"]
-        parts += [f"{self.by_status[s]} {label}" for s, label in _PROGRESS_LABELS if self.by_status.get(s)]
+        from citelens.verify.status import progress_counts
+
+        parts += progress_counts(self.by_status)
         since, first = self.start
         if done > first and now > since:
             parts.append(_left((now - since) / (done - first) * (total - done)))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
+from citelens.core.fields import Field
 from citelens.core.identifiers import normalize_doi
 from citelens.core.model import BibEntry, EntryView, Name
 from citelens.core.settings import Settings
@@ -33,7 +34,7 @@ from citelens.documents.bibtex.render import bibtex_author, latex_escape
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.authors import family_key, record_authors_cut
 from citelens.verify.match.compare import contradicted_fields, is_same_paper
-from citelens.verify.match.discrepancy import FABRICATED
+from citelens.verify.match.discrepancy import FABRICATED, Kind
 from citelens.verify.match.venues import is_preprint_record, is_preprint_venue
 from citelens.verify.status import Status, Verification
 
@@ -210,7 +211,7 @@ def _doi(
     if old is not None:
         mine = normalize_doi(old)
         wrong = v.status is Status.DOI_MISMATCH and any(
-            d.field == "doi" and d.kind == "identifier" for d in v.discrepancies
+            d.field == Field.DOI and d.kind == Kind.IDENTIFIER for d in v.discrepancies
         )
         if (not wrong and (mine is None or mine in known or not known or not record.doi)) or (
             mine is not None and mine == record.doi
@@ -239,7 +240,7 @@ def _year(
 ) -> FieldChange | None:
     """The year most versions of the paper give (a Crossref online year one before the
     print year is outvoted), the settled record's on a tie."""
-    d = next((d for d in v.discrepancies if d.kind == "year" and d.field == "year"), None)
+    d = next((d for d in v.discrepancies if d.kind == Kind.YEAR and d.field == Field.YEAR), None)
     old = _value(entry, "year")
     if d is None or old is None:
         return None
@@ -253,7 +254,7 @@ def _year(
 
 
 def _venue(entry: BibEntry, v: Verification) -> FieldChange | None:
-    d = next((d for d in v.discrepancies if d.kind == "venue" and d.field == "venue"), None)
+    d = next((d for d in v.discrepancies if d.kind == Kind.VENUE and d.field == Field.VENUE), None)
     name = next((n for n in _VENUE_FIELDS if n in entry.fields), None)
     if d is None or name is None or not d.source_value.strip():
         return None
@@ -269,7 +270,7 @@ def _title(entry: BibEntry, view: EntryView, v: Verification, record: PaperRecor
         title = record.title
     else:
         d = next(
-            (d for d in v.discrepancies if d.field == "title" and d.kind in ("title", "title_words")), None
+            (d for d in v.discrepancies if d.field == Field.TITLE and d.kind in (Kind.TITLE, Kind.TITLE_WORDS)), None
         )
         if d is None or d.klass == FABRICATED:
             return None

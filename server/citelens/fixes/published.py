@@ -7,6 +7,7 @@ this module only merges that version's record with the others of the paper."""
 from __future__ import annotations
 
 from citelens.sources.records import PaperRecord
+from citelens.verify.match.discrepancy import Kind
 from citelens.verify.status import Verification
 
 #: Fields a publisher's record may lack that another version of the paper has.
@@ -18,7 +19,7 @@ def published_version(v: Verification) -> PaperRecord | None:
     arXiv id, ...), or None when the verdict found no published version of a cited preprint."""
     if v.match is None:
         return None
-    said = next((d for d in v.discrepancies if d.kind == "preprint_status"), None)
+    said = next((d for d in v.discrepancies if d.kind == Kind.PREPRINT_STATUS), None)
     if said is None:
         return None
     records = [v.match, *v.versions]

@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from citelens.checks.verification import status_of
 from citelens.core.codes import NOTICE_CODES, Code, notice_of
+from citelens.core.fields import Field
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, BibFile
 from citelens.core.source_names import source_name
@@ -38,6 +39,7 @@ from citelens.fixes.metadata import field_fix, right_papers
 from citelens.fixes.published import published_version
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
+from citelens.verify.match.discrepancy import Kind
 from citelens.verify.status import Status, Verification
 
 log = logging.getLogger("citelens")
@@ -202,7 +204,7 @@ def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
         right = right_papers(v, view, at.ctx.settings) if view is not None else []
         if right:
             paper = right[0]
-            about_doi = any(x.field == "doi" for x in v.discrepancies if x.kind == "identifier")
+            about_doi = any(x.field == Field.DOI for x in v.discrepancies if x.kind == Kind.IDENTIFIER)
             drop = ["doi"] if about_doi and not paper.doi else []
             edit = bibedit.replace_entry(at.text, at.entry, paper, same_paper=True, drop=drop, style=style)
             out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit], SHOWN))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from citelens.core.codes import notice_of
+from citelens.core.fields import Field
 from citelens.core.identifiers import is_s2_paper_id, normalize_arxiv, normalize_doi
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
@@ -116,7 +117,7 @@ def _match_lines(v: Verification, verbose: bool) -> list[str]:
     if v.match is None:
         return []
     source = source_name(v.match.source)
-    if v.status.name != "DOI_MISMATCH":
+    if v.status is not Status.DOI_MISMATCH:
         return [f"Matched in {source}: " + _record_line(v.match)] if verbose else []
     out = [f"The identifier resolves, in {source}, to: " + _record_brief(v.match)]
     if v.right_papers:  # the fix: the entry's own paper, with its identifier
@@ -132,8 +133,9 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
         return "⏳ Verification of this entry is still running" if pending else ""
     lines = [f"**{_STATUS_MARK[v.status]}** — {_escape(v.summary)}", *_class_line(v)]
     lines += _match_lines(v, verbose)
+    said = (Field.DOI, Field.ARXIV, Field.PMID)  # by the line above, with the link
     for d in v.discrepancies:
-        if not verbose and v.status is Status.DOI_MISMATCH and d.field in ("doi", "arxiv", "pmid"):
+        if not verbose and v.status is Status.DOI_MISMATCH and d.field in said:
             continue  # the line above says it, with the link
         lines.append(f"- {_escape(d.message)}")
     if v.candidates and v.status is Status.NOT_FOUND:

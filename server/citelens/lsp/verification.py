@@ -21,7 +21,7 @@ from pygls.progress import Progress as ProgressTracker
 
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.verify.status import Verification
+from citelens.verify.status import Verification, progress_counts
 from citelens.workspace.pipeline import close_later
 from citelens.workspace.session import Session
 
@@ -204,15 +204,6 @@ class Verifier:
         self.schedule()
 
 
-#: Statuses counted in the progress message, in this order.
-_PROGRESS_LABELS = (
-    ("NOT_FOUND", "not found"),
-    ("DOI_MISMATCH", "wrong identifier"),
-    ("PARTIAL", "with discrepancies"),
-    ("UNVERIFIED", "unverified"),
-)
-
-
 class Progress:
     """``$/progress`` "Verifying citations n/N" when the client supports it."""
 
@@ -230,12 +221,7 @@ class Progress:
 
     def message(self, done: int, total: int) -> str:
         """ "42/150 entries · 3 not found · 1 unverified": problems found so far."""
-        parts = [f"{done}/{total} entries"]
-        for status, label in _PROGRESS_LABELS:
-            n = self.by_status.get(status, 0)
-            if n:
-                parts.append(f"{n} {label}")
-        return " · ".join(parts)
+        return " · ".join([f"{done}/{total} entries", *progress_counts(self.by_status)])
 
     async def begin(self) -> None:
         if not self.enabled:

@@ -7,6 +7,7 @@ into its JSON report, the server keeps it between checks, and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -15,7 +16,7 @@ from citelens.core.findings import Severity
 from citelens.core.source_names import source_list
 from citelens.sources.records import Outcome, PaperRecord
 from citelens.verify.classes import class_text, verdict_class
-from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
+from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy, Kind
 from citelens.verify.match.venues import is_preprint_record
 
 __all__ = [
@@ -36,6 +37,22 @@ class Status(StrEnum):
     DOI_MISMATCH = "DOI_MISMATCH"  # the entry's identifier names a different paper
     NOT_FOUND = "NOT_FOUND"  # every source consulted answered, none has it
     UNVERIFIED = "UNVERIFIED"  # no decision possible (a source failed, offline, no title)
+
+
+#: The verdicts a progress line counts, in this order, and how it names them (the
+#: editor's ``$/progress`` and ``citelens check``'s log lines).
+PROGRESS_LABELS: tuple[tuple[Status, str], ...] = (
+    (Status.NOT_FOUND, "not found"),
+    (Status.DOI_MISMATCH, "wrong identifier"),
+    (Status.PARTIAL, "with discrepancies"),
+    (Status.UNVERIFIED, "unverified"),
+)
+
+
+def progress_counts(by_status: Mapping[str, int]) -> list[str]:
+    """``["3 not found", "1 unverified"]``: the verdicts reached so far that a progress line
+    names (``by_status``: count by status value), in :data:`PROGRESS_LABELS` order."""
+    return [f"{by_status[s]} {label}" for s, label in PROGRESS_LABELS if by_status.get(s)]
 
 
 class Unverified(StrEnum):
@@ -119,7 +136,7 @@ class Verification:
     def published_version(self) -> PaperRecord | None:
         """When the verdict says the entry cites a preprint of a paper published since (a
         ``preprint_status`` discrepancy): the first of its records published in a venue."""
-        if not any(d.kind == "preprint_status" for d in self.discrepancies) or self.match is None:
+        if not any(d.kind == Kind.PREPRINT_STATUS for d in self.discrepancies) or self.match is None:
             return None
         return next((r for r in (self.match, *self.versions) if r.venue and not is_preprint_record(r)), None)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from citelens.core.fields import IDENTIFIER_FIELDS, IDENTIFIER_LABELS, Field
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
@@ -26,7 +27,7 @@ from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import classes, plan
 from citelens.verify.identity import Identifiers, identifiers
 from citelens.verify.match.compare import compare, identifier_conflict, is_confident_match
-from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy, Kind
 from citelens.verify.match.titles import record_title_similarity, title_similarity
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Unverified, Verification
 
@@ -34,8 +35,8 @@ from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Unverified, 
 CANDIDATE_FLOOR = 0.5
 MAX_CANDIDATES = 5
 
-_FIELD_LABEL = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "s2": "Semantic Scholar id"}
-_FIELD_ORDER = ("doi", "arxiv", "pmid", "s2")
+_FIELD_LABEL = IDENTIFIER_LABELS
+_FIELD_ORDER: tuple[str, ...] = IDENTIFIER_FIELDS
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
@@ -235,7 +236,9 @@ def decide(
 #: Discrepancies another version of the same paper can explain: its year (a preprint a year
 #: or two before the journal paper), its venue (a conference paper and its journal
 #: extension, a venue's other names), its title (the preprint's title, the published one).
-VERSION_KINDS = frozenset({"year", "venue", "venue_unpublished", "preprint_status", "title_words", "title"})
+VERSION_KINDS = frozenset(
+    {Kind.YEAR, Kind.VENUE, Kind.VENUE_UNPUBLISHED, Kind.PREPRINT_STATUS, Kind.TITLE_WORDS, Kind.TITLE}
+)
 
 
 def wants_versions(v: Verification) -> bool:
@@ -338,8 +341,8 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
     )
     discrepancies = [
         Discrepancy(
-            f,
-            "identifier",
+            Field(f),
+            Kind.IDENTIFIER,
             Severity.ERROR,
             f"{f}: {value} in the entry is {_describe(rec)} in {where}",
             value,
@@ -352,8 +355,8 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
         v2 = getattr(ids, g) or ""
         discrepancies.append(
             Discrepancy(
-                g,
-                "identifier",
+                Field(g),
+                Kind.IDENTIFIER,
                 Severity.ERROR,
                 f"{g}: {v2} in the entry is {_describe(r2)}",
                 v2,
@@ -497,8 +500,8 @@ def _unresolvable_ids(
             tail = f"; the paper's {_FIELD_LABEL[f]} is {known}" if known else ""
             out.append(
                 Discrepancy(
-                    f,
-                    "identifier",
+                    Field(f),
+                    Kind.IDENTIFIER,
                     Severity.WARNING,
                     f"{f}: {value} in the entry resolves nowhere ({_sources_list(tries)}){tail}",
                     value,

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
+from citelens.core.fields import Field
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
 from citelens.core.titles import words
 from citelens.sources.records import PaperRecord
-from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, source_of
+from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, Kind, source_of
 
 
 def family_key(text: str) -> str:
@@ -175,8 +176,8 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
             msg = f"authors: {who} {verb} of this paper in {src} ({lists})"
         out.append(
             Discrepancy(
-                "authors",
-                "authors",
+                Field.AUTHORS,
+                Kind.AUTHORS,
                 Severity.WARNING,
                 msg,
                 "; ".join(entry_names),
@@ -193,8 +194,8 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
             who = ", ".join(f"{rec_names[j]} ({_ordinal(j + 1)} of {len(parsed)})" for j in middle)
             out.append(
                 Discrepancy(
-                    "authors",
-                    "authors_missing",
+                    Field.AUTHORS,
+                    Kind.AUTHORS_MISSING,
                     Severity.WARNING,
                     f"authors: the entry leaves out {who} in {src} ({lists})",
                     "; ".join(entry_names),
@@ -209,8 +210,8 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
             alone = len(parsed) == 2 and len(used) == 1
             out.append(
                 Discrepancy(
-                    "authors",
-                    "authors_incomplete",
+                    Field.AUTHORS,
+                    Kind.AUTHORS_INCOMPLETE,
                     Severity.WARNING if alone else Severity.INFORMATION,
                     f"authors: the entry lists {len(used)} of the {len(parsed)} authors in {src} "
                     "without 'and others'",
@@ -227,8 +228,8 @@ def compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[Di
     truncated = view.authors_truncated or any(n.is_others for n in view.authors)
     out = [
         Discrepancy(
-            "authors",
-            "placeholder_author",
+            Field.AUTHORS,
+            Kind.PLACEHOLDER_AUTHOR,
             Severity.WARNING,
             f"authors: “{' '.join(p for p in (n.first, n.von, n.last) if p)}” "
             "looks like a placeholder, not a real author",
@@ -241,8 +242,8 @@ def compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[Di
     if not entry and truncated:  # author = {et al.}: a list with nobody in it
         out.append(
             Discrepancy(
-                "authors",
-                "placeholder_author",
+                Field.AUTHORS,
+                Kind.PLACEHOLDER_AUTHOR,
                 Severity.WARNING,
                 "authors: only “et al.”, no author is named",
                 "et al.",

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from citelens.core.fields import Field
 from citelens.core.findings import Severity
 from citelens.core.identifiers import arxiv_in_view, normalize_arxiv, normalize_doi
 from citelens.core.model import EntryView
@@ -26,7 +27,7 @@ from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import INFORMATIONAL_TYPES
 from citelens.verify.match.authors import compare_authors
-from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, source_of
+from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, Kind, source_of
 from citelens.verify.match.titles import (
     describe_word_changes,
     record_title_similarity,
@@ -191,8 +192,8 @@ def _compare_year(view: EntryView, versions: Sequence[PaperRecord], current_year
     if view.year > current_year:
         return [
             Discrepancy(
-                "year",
-                "year_future",
+                Field.YEAR,
+                Kind.YEAR_FUTURE,
                 Severity.WARNING,
                 f"year: {view.year} in the entry is in the future",
                 str(view.year),
@@ -210,8 +211,8 @@ def _compare_year(view: EntryView, versions: Sequence[PaperRecord], current_year
     severity = Severity.INFORMATION if gap == 1 else Severity.WARNING
     return [
         Discrepancy(
-            "year",
-            "year",
+            Field.YEAR,
+            Kind.YEAR,
             severity,
             f"year: {view.year} in the entry, {where}",
             str(view.year),
@@ -255,7 +256,8 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
             msg += f", and arXiv:{cited_arxiv} is not its arXiv id ({ids})"
         return [
             Discrepancy(
-                "venue", "preprint_status", sev, msg + f" ({source_of(v)})", venue, v.venue or "", v.source
+                Field.VENUE, Kind.PREPRINT_STATUS, sev, msg + f" ({source_of(v)})", venue, v.venue or "",
+                v.source,
             )
         ]
     if any(
@@ -273,8 +275,8 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
         known = f"arXiv:{sorted(paper_arxiv)[0]}" if paper_arxiv else f"a preprint ({pre[0].venue})"
         return [
             Discrepancy(
-                "venue",
-                "venue_unpublished",
+                Field.VENUE,
+                Kind.VENUE_UNPUBLISHED,
                 Severity.WARNING,
                 f"venue: no source shows this paper published in {venue}; the sources know it as "
                 f"{known} (a paper accepted recently may not be indexed yet)",
@@ -286,8 +288,8 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
     names = list(dict.fromkeys(f"{v.venue} in {source_of(v)}" for v in published))
     return [
         Discrepancy(
-            "venue",
-            "venue",
+            Field.VENUE,
+            Kind.VENUE,
             Severity.WARNING,
             f"venue: {venue} in the entry; {'; '.join(names[:3])}",
             venue,
@@ -308,8 +310,8 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
             v = next(iter(known.values()))
             out.append(
                 Discrepancy(
-                    "doi",
-                    "identifier",
+                    Field.DOI,
+                    Kind.IDENTIFIER,
                     Severity.WARNING,
                     f"doi: {doi} in the entry; {source_of(v)} has {_doi_of(v.doi)} for this paper",
                     doi,
@@ -322,8 +324,8 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
         v = next(v for v in versions if v.arxiv_id)
         out.append(
             Discrepancy(
-                "arxiv",
-                "identifier",
+                Field.ARXIV,
+                Kind.IDENTIFIER,
                 Severity.WARNING,
                 f"arxiv: {ax} in the entry; {source_of(v)} has {_arxiv_of(v.arxiv_id)} for this paper",
                 ax,
@@ -336,8 +338,8 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
         v = next(iter(pmids.values()))
         out.append(
             Discrepancy(
-                "pmid",
-                "identifier",
+                Field.PMID,
+                Kind.IDENTIFIER,
                 Severity.WARNING,
                 f"pmid: {view.pmid} in the entry; {source_of(v)} has {v.pmid} for this paper",
                 view.pmid,
@@ -367,7 +369,8 @@ def _compare_title(
         return (
             score,
             best.source,
-            [Discrepancy("title", "title_words", Severity.WARNING, msg, view.title, rec.title, rec.source)],
+            [Discrepancy(Field.TITLE, Kind.TITLE_WORDS, Severity.WARNING, msg, view.title, rec.title,
+                         rec.source)],
         )
     only_entry, only_rec = title_word_changes(view.title, best.title)
     detail = ""
@@ -384,7 +387,7 @@ def _compare_title(
     return (
         score,
         best.source,
-        [Discrepancy("title", "title", sev, msg, view.title, best.title, best.source, category)],
+        [Discrepancy(Field.TITLE, Kind.TITLE, sev, msg, view.title, best.title, best.source, category)],
     )
 
 
@@ -415,8 +418,8 @@ def compare(
             0.0,
             [
                 Discrepancy(
-                    "entry",
-                    "error",
+                    Field.ENTRY,
+                    Kind.ERROR,
                     Severity.INFORMATION,
                     f"could not compare the entry: {type(exc).__name__}",
                 )
@@ -429,7 +432,7 @@ def compare(
     return Comparison(score, found, source)
 
 
-_ALWAYS_WARN = frozenset({"placeholder_author", "year_future"})
+_ALWAYS_WARN = frozenset({Kind.PLACEHOLDER_AUTHOR, Kind.YEAR_FUTURE})
 
 
 def _is_informal(view: EntryView) -> bool:

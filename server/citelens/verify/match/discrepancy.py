@@ -5,7 +5,10 @@ classes (:data:`FABRICATED`, :data:`WRONG_METADATA`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypeVar
 
+from citelens.core.fields import Field
 from citelens.core.findings import Severity
 from citelens.core.source_names import source_name
 from citelens.sources.records import PaperRecord
@@ -13,12 +16,31 @@ from citelens.sources.records import PaperRecord
 SEVERITY_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
 
+class Kind(StrEnum):
+    """What kind of difference a :class:`Discrepancy` is (compared as members: a typo in a
+    kind is an error, not a silent miss)."""
+
+    TITLE = "title"  # another title (or none resembling it)
+    TITLE_WORDS = "title_words"  # the same title with words changed
+    AUTHORS = "authors"
+    AUTHORS_MISSING = "authors_missing"  # the named authors are the paper's, some left out
+    AUTHORS_INCOMPLETE = "authors_incomplete"
+    PLACEHOLDER_AUTHOR = "placeholder_author"
+    YEAR = "year"
+    YEAR_FUTURE = "year_future"
+    VENUE = "venue"
+    PREPRINT_STATUS = "preprint_status"  # cited as a preprint, published since
+    VENUE_UNPUBLISHED = "venue_unpublished"
+    IDENTIFIER = "identifier"  # an identifier names another paper, or none
+    ERROR = "error"  # the entry could not be compared
+
+
 @dataclass(frozen=True, slots=True)
 class Discrepancy:
     """One thing the entry says differently from the scholarly records."""
 
-    field: str  # "title" | "authors" | "year" | "venue" | "doi" | "arxiv" | "pmid"
-    kind: str  # see KINDS
+    field: Field
+    kind: Kind
     severity: Severity
     message: str  # says exactly what differs, e.g. "year: 2019 in the entry, 2020 in Crossref"
     entry_value: str = ""
@@ -50,8 +72,8 @@ class Discrepancy:
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Discrepancy:
         return cls(
-            field=str(data.get("field", "")),
-            kind=str(data.get("kind", "")),
+            field=_member(Field, data.get("field"), Field.ENTRY),
+            kind=_member(Kind, data.get("kind"), Kind.ERROR),
             severity=Severity(str(data.get("severity", "information"))),
             message=str(data.get("message", "")),
             entry_value=str(data.get("entry_value", "")),
@@ -70,20 +92,19 @@ WRONG_METADATA = "wrong-metadata"
 
 
 #: Discrepancy kinds.
-KINDS = (
-    "title",
-    "title_words",
-    "authors",
-    "authors_missing",
-    "authors_incomplete",
-    "placeholder_author",
-    "year",
-    "year_future",
-    "venue",
-    "preprint_status",
-    "venue_unpublished",
-    "identifier",
-)
+KINDS = tuple(Kind)
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _member(enum: type[_E], value: object, default: _E) -> _E:
+    """``value`` as a member of ``enum``; ``default`` for a value no member has (a report
+    written by another version)."""
+    try:
+        return enum(str(value))
+    except ValueError:
+        return default
 
 
 def source_of(rec: PaperRecord) -> str:
