@@ -12,6 +12,7 @@ import sys
 from citelens.core.codes import NOTICE_CODES, REGISTRY, Code
 from citelens.core.findings import code_name, code_url
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
+from citelens.verify.status import Status
 from citelens.workspace import problems
 from tests.harness import ROOT
 
@@ -55,13 +56,18 @@ def test_what_depends_on_a_code_is_read_from_its_row() -> None:
     assert NOTICE_CODES == (Code.RETRACTED, Code.EXPRESSION_OF_CONCERN, Code.CORRECTION)
 
 
+#: Code values that are only codes (a verdict's status shares DOI_MISMATCH, NOT_FOUND,
+#: UNVERIFIED: a table keyed by status strings is not a table of codes).
+_ONLY_CODES = set(Code) - set(Status)
+
+
 def _code_keys(node: ast.Dict) -> list[str]:
     """The keys of a dict display that name a code (``Code.X`` or the string ``"X"``)."""
     out = []
     for k in node.keys:
         if isinstance(k, ast.Attribute) and isinstance(k.value, ast.Name) and k.value.id == "Code":
             out.append(k.attr)
-        elif isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value in set(Code):
+        elif isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value in _ONLY_CODES:
             out.append(k.value)
     return out
 

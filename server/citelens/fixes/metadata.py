@@ -97,7 +97,7 @@ def settled_record(
         cut = cut_title(view.title, v.match) and not contradicted_fields(view, v.match)
         # an author list "not this paper's" is judged name by name by the author fix (a
         # misspelled single author is a typo, not another paper)
-        doubtful = [d for d in v.discrepancies if d.klass == FABRICATED and d.field != "authors"]
+        doubtful = [d for d in v.discrepancies if d.klass == FABRICATED and d.field != Field.AUTHORS]
         confident = cut or (
             not doubtful
             and is_same_paper(
@@ -269,9 +269,8 @@ def _title(entry: BibEntry, view: EntryView, v: Verification, record: PaperRecor
     if cut_title(view.title, record):
         title = record.title
     else:
-        d = next(
-            (d for d in v.discrepancies if d.field == Field.TITLE and d.kind in (Kind.TITLE, Kind.TITLE_WORDS)), None
-        )
+        titles = (Kind.TITLE, Kind.TITLE_WORDS)
+        d = next((d for d in v.discrepancies if d.field == Field.TITLE and d.kind in titles), None)
         if d is None or d.klass == FABRICATED:
             return None
         title = d.source_value or record.title
