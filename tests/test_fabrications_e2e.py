@@ -29,6 +29,9 @@ KNOWN_MISSES = {
     # @manual is an informal type: even an entirely different author list is only
     # information (match.compare downgrades every discrepancy of informal types).
     "wron0489": "informal type (@manual): wrong authors are information only",
+    # A Zenodo record has no venue, so an @misc claiming an EMNLP proceedings venue
+    # cannot be contradicted.
+    "wron0529": "the record has no venue to contradict the entry's",
     # @misc software "sncosmo scalable v0.4.2" (real: "sncosmo v0.4.2", other author):
     # NOT_FOUND, but informal types' NOT_FOUND is information.
     "hybr0672": "informal type (@misc): NOT_FOUND is information only",

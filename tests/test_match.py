@@ -18,7 +18,7 @@ from citelens.verify.match.compare import (
     is_same_paper,
 )
 from citelens.verify.match.discrepancy import Discrepancy
-from citelens.verify.match.titles import title_similarity
+from citelens.verify.match.titles import title_similarity, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue, normalize_venue, same_venue
 
 YEAR_NOW = 2025
@@ -424,3 +424,19 @@ def test_venue_alternates_and_preprints() -> None:
 ])
 def test_placeholder_authors(name: Name, placeholder: bool) -> None:
     assert is_placeholder_author(name) is placeholder
+
+
+def test_s2_and_openalex_sharing_a_cut_title_do_not_prove_it_whole() -> None:
+    """S2 and OpenAlex carry the same cut-off titles (both from the Microsoft Academic Graph):
+    reading OpenAlex's record as well as S2's must not turn the preprint's other word into
+    a warning; a Crossref record with the same short title does prove it whole."""
+    cited = "Differentiable Particle Filtering via Entropy-Regularized Optimal Transport"
+    cut = "Differentiable Particle Filtering via Entropy-Regularized Optimal"
+    preprint = PaperRecord("arxiv", "Differentiable Particle Filtering through Entropy-Regularized "
+                           "Optimal Transport", ["Adrien Corenflos"], 2021, is_preprint=True)
+    s2_rec = PaperRecord("s2", cut, ["Adrien Corenflos"], 2021)
+    openalex_rec = PaperRecord("openalex", cut, ["Adrien Corenflos"], 2021)
+    assert title_words_changed(cited, [s2_rec, preprint]) is None
+    assert title_words_changed(cited, [s2_rec, openalex_rec, preprint]) is None
+    crossref_rec = PaperRecord("crossref", cut, ["Adrien Corenflos"], 2021)
+    assert title_words_changed(cited, [s2_rec, crossref_rec, preprint]) is not None

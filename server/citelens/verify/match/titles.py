@@ -329,14 +329,27 @@ def _title_pairs(cited: str, paper: str) -> list[tuple[str, str]]:
 def _maybe_cut(record: PaperRecord, versions: Sequence[PaperRecord]) -> bool:
     """A title that is the cited title's first words may have been cut off by its index,
     unless the paper's title is known to end there: arXiv gives whole titles, and two
-    sources with the same short title did not both cut it at the same word ("Denoising
-    Diffusion Probabilistic Models" cited with "for Image Restoration" added)."""
+    independent sources with the same short title did not both cut it at the same word
+    ("Denoising Diffusion Probabilistic Models" cited with "for Image Restoration" added).
+    Semantic Scholar and OpenAlex are not independent here: both descend from the
+    Microsoft Academic Graph and carry its cut-off titles, so their agreement proves nothing
+    (and which of them a run read must not decide the verdict)."""
     if record.title_truncated:
         return True
     if record.source == "arxiv":
         return False
     words = _title_words(record.title or "")[0]
-    return not any(v is not record and _title_words(v.title or "")[0] == words for v in versions)
+    lineage = _LINEAGE.get(record.source, record.source)
+    return not any(
+        v is not record
+        and _LINEAGE.get(v.source, v.source) != lineage
+        and _title_words(v.title or "")[0] == words
+        for v in versions
+    )
+
+
+#: Sources whose titles come from one index (their cut-off titles are the same).
+_LINEAGE = {"s2": "mag", "openalex": "mag"}
 
 
 def title_words_changed(
