@@ -20,6 +20,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.venues import is_preprint_record
@@ -349,7 +350,7 @@ def _maybe_cut(record: PaperRecord, versions: Sequence[PaperRecord]) -> bool:
 
 
 #: Sources whose titles come from one index (their cut-off titles are the same).
-_LINEAGE = {"s2": "mag", "openalex": "mag"}
+_LINEAGE: dict[str, str] = {Source.S2: "mag", Source.OPENALEX: "mag"}
 
 
 def title_words_changed(
