@@ -66,6 +66,8 @@ _INPUTENC_NAMES = {
     b"cp1251": "cp1251",
 }
 _C1 = re.compile(rb"[\x80-\x9f]")
+#: A multi-byte UTF-8 character: in a file that is not UTF-8, a sign it is partly UTF-8.
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 
 
 def codec_name(name: str | None) -> str | None:
@@ -82,8 +84,9 @@ def decode(data: bytes, declared: str | None = None) -> Decoded:
     """The text of a file's bytes, never lossy. UTF-8 first (a BOM dropped); bytes that are
     not UTF-8 are read in ``declared`` (the ``fileEncoding`` setting), else in the encoding
     the file declares (``inputenc``), else as ISO 8859-1 when no byte is a C1 control
-    (0x80-0x9F: Windows-1252's quotes and dashes, never in Latin-1 text). Anything else is
-    uncertain: read as ISO 8859-1 (every byte one character) for the checks only."""
+    (0x80-0x9F: Windows-1252's quotes and dashes, never in Latin-1 text) and none of it
+    reads as UTF-8. Anything else is uncertain, read for the checks only (and never
+    edited): as UTF-8 with replacement when parts of it are UTF-8, else as ISO 8859-1."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -96,14 +99,23 @@ def decode(data: bytes, declared: str | None = None) -> Decoded:
         try:
             return Decoded(data.decode(name), name)
         except UnicodeDecodeError:
-            return Decoded(data.decode("iso8859-1"), "iso8859-1", f"{not_utf8} nor {name}")
-    if _C1.search(data) is None:
-        return Decoded(data.decode("iso8859-1"), "iso8859-1")
-    return Decoded(
-        data.decode("iso8859-1"),
-        "iso8859-1",
-        f"{not_utf8}, and its encoding is uncertain (Latin-1 or Windows-1252?): set citelens.fileEncoding",
-    )
+            return Decoded(
+                data.decode("iso8859-1"), "iso8859-1", f"its encoding is uncertain: {not_utf8} nor {name}"
+            )
+    if _C1.search(data) is not None:
+        return Decoded(
+            data.decode("iso8859-1"),
+            "iso8859-1",
+            f"its encoding is uncertain: {not_utf8}, Latin-1 or Windows-1252? Set citelens.fileEncoding",
+        )
+    if _UTF8_SEQUENCE.search(data) is not None:  # partly UTF-8: a mixed or damaged file
+        return Decoded(
+            data.decode("utf-8", errors="replace"),
+            "utf-8",
+            f"its encoding is uncertain: {not_utf8}, though parts of it are (a mixed or damaged "
+            "file). Set citelens.fileEncoding",
+        )
+    return Decoded(data.decode("iso8859-1"), "iso8859-1")
 
 
 def _declared_by_latex(data: bytes) -> str | None:

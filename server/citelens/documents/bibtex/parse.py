@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from sys import intern
 
+from citelens.core.caps import MAX_PER_KIND, kind_of, more_text
 from citelens.core.model import BibEntry, BibField, BibFile, BibProblem, Span
 from citelens.core.text import EditedText, common_prefix, common_suffix
 
@@ -503,7 +504,7 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
     macros: dict[str, str] = dict(MONTH_MACROS)
     macros.update({k.lower(): v for k, v in extra_macros.items()})
     ctx = _Context(text, macros, budget=EXPANSION_BUDGET_CHARS + 2 * len(text))
-    problems = ctx.problems
+    problems = _HeadProblems(ctx.problems)  # each kind capped: a million lone '@' lines
     entries: list[BibEntry] = []
     head_search = _HEAD.search
     find = text.find
@@ -572,8 +573,9 @@ def _parse(text: str, path: str, extra_macros: Mapping[str, str], eager: bool | 
         entries.append(
             _lazy_entry(etype, key, span, key_span, path, ctx, after + 1 if after < close else close, close)
         )
+    problems.close()
     _read_fields(ctx, entries, eager)
-    return BibFile(path, entries, problems, macros)
+    return BibFile(path, entries, ctx.problems, macros)
 
 
 def _read_fields(ctx: _Context, entries: list[BibEntry], eager: bool | None) -> None:
@@ -644,7 +646,33 @@ class _LineTracker:
         return self._line_start
 
 
-def _stray_ats(text: str, start: int, end: int, problems: list[BibProblem]) -> None:
+class _HeadProblems:
+    """The problems of a file's entry heads, each kind (:func:`citelens.core.caps.kind_of`)
+    kept :data:`~citelens.core.caps.MAX_PER_KIND` times; the last one kept says how many
+    more there were (:meth:`close`). A million lone '@' lines kept a million problems."""
+
+    def __init__(self, problems: list[BibProblem]) -> None:
+        self.problems = problems
+        self.seen: dict[str, int] = {}
+        self.last_kept: dict[str, int] = {}  # kind -> index of its last problem kept
+
+    def append(self, problem: BibProblem) -> None:
+        kind = kind_of(problem.message)
+        n = self.seen.get(kind, 0) + 1
+        self.seen[kind] = n
+        if n <= MAX_PER_KIND:
+            self.last_kept[kind] = len(self.problems)
+            self.problems.append(problem)
+
+    def close(self) -> None:
+        for kind, n in self.seen.items():
+            if n > MAX_PER_KIND:
+                i = self.last_kept[kind]
+                p = self.problems[i]
+                self.problems[i] = BibProblem(p.span, more_text(p.message, n - MAX_PER_KIND))
+
+
+def _stray_ats(text: str, start: int, end: int, problems: _HeadProblems) -> None:
     """'@'s in ``text[start:end]`` that start no entry: a problem each when it starts a line
     (not "@comment")."""
     for m in _LINE_START_AT.finditer(text, start, end):
