@@ -188,3 +188,35 @@ def test_a_chairs_cleared_file_is_read_by_later_runs_whatever_the_citation_style
     # without the chair's file the same entry is flagged: the clearing did it
     bare = run_citelens("check", str(w.parent), "--venue", str(tmp_path / "out3"), env=env)
     assert _lines(tmp_path / "out3")["paper-x"]["likely_fabricated"] == 1, bare.stderr[-2000:]
+
+
+def test_batches_in_flight_ask_about_a_shared_reference_once(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    """Batches overlap (the next one's local work starts while the others wait for their
+    slowest requests); a reference cited by papers of several batches in flight is still
+    asked about once."""
+    fake = scholarly_server
+    fake.set_latency("s2", 0.5)  # the tail every batch waits for
+    v = tmp_path / "venue"
+    for i in range(6):
+        p = v / f"paper-{i}"
+        p.mkdir(parents=True)
+        p.joinpath("main.tex").write_text(
+            "\\documentclass{article}\\begin{document}\\cite{invented}\\bibliography{refs}\\end{document}\n"
+        )
+        p.joinpath("refs.bib").write_text(INVENTED)
+    out = tmp_path / "out"
+    proc = run_citelens(
+        "check",
+        str(v),
+        "--venue",
+        str(out),
+        "--batch",
+        "1",
+        env={**os.environ, **fake.env(cache=tmp_path / "c")},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert all(x["likely_fabricated"] == 1 for x in _lines(out).values())
+    matches = [r for r in fake.requests("s2") if r["path"].endswith("/search/match")]
+    assert len(matches) == 1, [r["path"] for r in fake.requests("s2")]

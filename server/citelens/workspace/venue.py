@@ -60,6 +60,9 @@ Log = Callable[[str], None]
 BatchVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
 
 PAPERS_PER_BATCH = 64
+#: batches checked at the same time on one machine: the next batch's parsing and snapshot
+#: lookups run while the previous batches wait for their slowest requests
+BATCHES_IN_FLIGHT = 3
 MEMO_SIZE = 200_000
 INDEX_EVERY = 5.0  # seconds between two writes of summary.html while the run goes
 
@@ -188,10 +191,18 @@ class _Batch:
     """Gathers the views of the papers of a batch, verifies them together once every paper
     still able to ask has asked (or finished), and hands each paper its verdicts."""
 
-    def __init__(self, papers: int, verify: BatchVerifier, memo: OrderedDict[str, Any]) -> None:
+    def __init__(
+        self,
+        papers: int,
+        verify: BatchVerifier,
+        memo: OrderedDict[str, Any],
+        inflight: dict[str, asyncio.Future[Any]] | None = None,
+    ) -> None:
         self.open = papers
         self.verify = verify
         self.memo = memo
+        #: entries another batch is verifying now (by content): awaited, not asked again
+        self.inflight: dict[str, asyncio.Future[Any]] = {} if inflight is None else inflight
         self.waiting: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]] = []
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -219,14 +230,20 @@ class _Batch:
 
         try:
             unique: dict[str, EntryView] = {}
+            theirs: dict[str, EntryView] = {}
             hashes = []
             for views, _f in batch:
                 hs = [content_hash(v) for v in views]
                 hashes.append(hs)
                 for v, h in zip(views, hs, strict=True):
-                    if h not in self.memo and h not in unique:
+                    if h in self.memo or h in unique or h in theirs:
+                        continue
+                    if h in self.inflight:
+                        theirs[h] = dataclasses.replace(v, key=h)
+                    else:
                         unique[h] = dataclasses.replace(v, key=h)
-            got = await self.verify(list(unique.values())) if unique else {}
+            got = await self._verify_mine(unique)
+            got.update(await self._theirs(theirs))
             for h, v in got.items():
                 self.memo[h] = v
                 while len(self.memo) > MEMO_SIZE:
@@ -244,6 +261,36 @@ class _Batch:
             for _v, fut in batch:
                 if not fut.done():
                     fut.set_exception(exc)
+
+    async def _theirs(self, theirs: dict[str, EntryView]) -> dict[str, Any]:
+        """The verdicts of entries a batch still in flight is verifying (asked here when
+        that batch failed)."""
+        got = {}
+        for h, view in theirs.items():
+            verdict = await asyncio.shield(self.inflight[h]) if h in self.inflight else self.memo.get(h)
+            if verdict is None:
+                verdict = (await self._verify_mine({h: view})).get(h)
+            if verdict is not None:
+                got[h] = verdict
+        return got
+
+    async def _verify_mine(self, unique: dict[str, EntryView]) -> dict[str, Any]:
+        """Verify ``unique``, telling the batches that wait for the same entries."""
+        if not unique:
+            return {}
+        loop = asyncio.get_running_loop()
+        mine = {h: loop.create_future() for h in unique}
+        self.inflight.update(mine)
+        got: dict[str, Any] = {}
+        try:
+            got = await self.verify(list(unique.values()))
+            return dict(got)
+        finally:
+            for h, f in mine.items():
+                if self.inflight.get(h) is f:
+                    del self.inflight[h]
+                if not f.done():
+                    f.set_result(got.get(h))  # None: it failed, the waiter asks itself
 
 
 def finished(out: Path) -> set[str]:
@@ -291,9 +338,11 @@ async def check_batch(
     memo: OrderedDict[str, Any],
     bbl_dir: Path,
     log: Log | None = None,
+    inflight: dict[str, asyncio.Future[Any]] | None = None,
 ) -> tuple[list[Checked], int]:
     """Check a batch of papers, their entries verified together through ``pipeline``:
-    (outcomes, distinct entries verified)."""
+    (outcomes, distinct entries verified). ``inflight``: shared by the batches that run at
+    the same time, so an entry is asked about once."""
     distinct = 0
     quiet: Log = log or (lambda _m: None)
 
@@ -302,7 +351,7 @@ async def check_batch(
         distinct += len(views)
         return await pipeline.verify(views, log=quiet)
 
-    batch = _Batch(len(part), counting, memo)
+    batch = _Batch(len(part), counting, memo, inflight)
     results = await asyncio.gather(*(_one(p, bbl_dir, pipeline, batch, log) for p in part))
     out = []
     for paper, (result, seconds, partial) in zip(part, results, strict=True):
@@ -438,12 +487,25 @@ async def run_venue(
     distinct views."""
     output = VenueOutput(folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline))
     memo: OrderedDict[str, Any] = OrderedDict()
+    inflight: dict[str, asyncio.Future[Any]] = {}
+    room = asyncio.Semaphore(BATCHES_IN_FLIGHT)
+    tasks: list[asyncio.Task[None]] = []
+
+    async def one(part: list[Paper]) -> None:
+        try:
+            checked, distinct = await check_batch(part, pipeline, memo, output.out / "bbl", log, inflight)
+            output.add(checked, distinct)
+        finally:
+            room.release()
+
     try:
         for start in range(0, len(output.todo), batch_size):
-            part = output.todo[start : start + batch_size]
-            checked, distinct = await check_batch(part, pipeline, memo, output.out / "bbl", log)
-            output.add(checked, distinct)
+            await room.acquire()  # a new batch's local work starts while the others' tails wait
+            tasks.append(asyncio.ensure_future(one(output.todo[start : start + batch_size])))
+        await asyncio.gather(*tasks)
     finally:
+        for t in tasks:
+            t.cancel()
         run = output.close()
     return run
 
