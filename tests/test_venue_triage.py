@@ -220,3 +220,48 @@ def test_batches_in_flight_ask_about_a_shared_reference_once(
     assert all(x["likely_fabricated"] == 1 for x in _lines(out).values())
     matches = [r for r in fake.requests("s2") if r["path"].endswith("/search/match")]
     assert len(matches) == 1, [r["path"] for r in fake.requests("s2")]
+
+
+def test_a_killed_run_leaves_a_report_of_what_it_finished(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    fake = scholarly_server
+    fake.set_latency("s2", 0.3)
+    v = tmp_path / "venue"
+    for i in range(12):
+        p = v / f"paper-{i:02d}"
+        p.mkdir(parents=True)
+        p.joinpath("main.tex").write_text(
+            "\\documentclass{article}\\begin{document}\\cite{own}\\bibliography{refs}\\end{document}\n"
+        )
+        p.joinpath("refs.bib").write_text(
+            f"@article{{own, title={{Fabricated Study Number {i} of Imaginary Lattice Dynamics}},\n"
+            "  author={Phantom, Zed}, year={2020}, journal={Imaginary Letters}}\n"
+        )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citelens", "check", str(v), "--venue", str(out), "--batch", "1"],
+        env={**os.environ, **fake.env(cache=tmp_path / "c")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:  # at least two papers finished, and a page written since
+            lines = (
+                (out / "summary.jsonl").read_text().splitlines() if (out / "summary.jsonl").exists() else []
+            )
+            page = (out / "summary.html").read_text() if (out / "summary.html").exists() else ""
+            if len(lines) >= 2 and page.count("Fabricated Study Number") >= 1:
+                break
+            time.sleep(0.1)
+    finally:
+        proc.kill()  # as kill -9
+        proc.wait()
+    page = (out / "summary.html").read_text()
+    assert "in progress" in page  # said, not passed off as the whole venue
+    done = [
+        json.loads(x)["paper"] for x in (out / "summary.jsonl").read_text().splitlines() if x.endswith("}")
+    ]
+    assert done and all((out / "papers" / f"{name}.html").exists() for name in done)
+    assert 1 <= page.count("Fabricated Study Number") <= len(done)
