@@ -198,6 +198,7 @@ def test_a_venue_on_a_local_ray_cluster_with_two_workers_sharing_postgres(
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "6/6 papers, 24 references" in proc.stderr, proc.stderr[-3000:]
+    assert "requests, busiest host" in proc.stderr  # the shared limiter's count, in the progress
     assert _statuses(tmp_path / "ray") == _statuses(tmp_path / "local")
     ray_page = (tmp_path / "ray" / "summary.html").read_text()
     assert ray_page.count("<tr>") == 7 and "Fabricated Study Number 3" in ray_page

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from citelens.core.settings import Settings
+from citelens.core.source_names import source_name
 from citelens.scale.limiter import RateLimiter
 from citelens.scale.ray_session import joined
 from citelens.workspace.pipeline import Pipeline
@@ -77,6 +78,16 @@ def _run(
 ) -> VenueRun:
     limiter = ray.remote(RateLimiter).options(name=LIMITER_NAME, get_if_exists=True).remote()
     task = ray.remote(batch_task).options(num_cpus=1, max_retries=2)
+
+    def load() -> str:  # the cluster's requests, as the shared limiter granted them
+        granted: dict[str, int] = ray.get(limiter.counts.remote())
+        if not granted:
+            return "0 requests"
+        busiest = max(granted, key=lambda h: granted[h])
+        name = source_name(busiest, busiest)
+        return f"{sum(granted.values())} requests, busiest host {name} ({granted[busiest]})"
+
+    output.requests = load
     batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
     pending: dict[Any, list[Paper]] = {}
     queue = iter(batches)
