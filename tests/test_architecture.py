@@ -22,7 +22,11 @@ from typing import TypeVar
 import pytest
 
 from citelens.core.accents import strip_accents
+from citelens.core.codes import REGISTRY, Code
+from citelens.core.settings import DEFAULT_SEVERITY
 from citelens.documents.bibtex import keys
+from citelens.sources.transport import HOSTS
+from citelens.verify.status import Status
 from tests.harness import ROOT
 from tests.reads import Places
 
@@ -441,3 +445,62 @@ def test_outside_is_beside_the_clone_or_off_the_machines_usual_places() -> None:
     assert not where.outside("/usr/lib/python3.11/json/__init__.py")
     in_tmp = Places(root="/tmp/clone", beside="/tmp", allowed=(), general=("/tmp",))
     assert in_tmp.outside("/tmp/shared/x.bib") and not in_tmp.outside("/tmp/pytest-1/x.bib")
+
+
+# --------------------------------------------------------------------------- registries
+
+#: Code values that are only codes (a verdict's status shares DOI_MISMATCH, NOT_FOUND,
+#: UNVERIFIED: a table keyed by status strings is not a table of codes).
+_ONLY_CODES = {c.value for c in Code} - {s.value for s in Status}
+_HOSTS = {h.source.name for h in HOSTS}
+
+
+def _members(node: ast.AST, enum: str, strings: set[str] | None = None) -> list[str]:
+    """The members of ``enum`` a dict, tuple, set or list display names (``Enum.X``, or a
+    string in ``strings``): its keys for a dict."""
+    if isinstance(node, ast.Dict):
+        items: list[ast.expr | None] = list(node.keys)
+    elif isinstance(node, (ast.Tuple, ast.Set, ast.List)):
+        items = list(node.elts)
+    else:
+        return []
+    out = []
+    for k in items:
+        if isinstance(k, ast.Attribute) and isinstance(k.value, ast.Name) and k.value.id == enum:
+            out.append(k.attr)
+        elif strings and isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value in strings:
+            out.append(k.value)
+    return out
+
+
+def _second_registries() -> list[str]:
+    """Tables keyed by codes outside ``core/codes.REGISTRY``, and listings of four or more
+    hosts outside ``sources/transport.HOSTS`` (and the names and order of
+    ``core/source_names``)."""
+    found = []
+    for name, tree in MODULES.items():
+        for node in ast.walk(tree):
+            if name != "citelens.core.codes" and isinstance(node, ast.Dict):
+                if len(_members(node, "Code", _ONLY_CODES)) >= 2:
+                    found.append(f"{name}:{node.lineno} keyed by Code")
+            if name not in ("citelens.sources.transport", "citelens.core.source_names"):
+                if len(set(_members(node, "Source")) & _HOSTS) >= 4:
+                    found.append(f"{name}:{getattr(node, 'lineno', 0)} lists the hosts")
+    return found
+
+
+@invariant("Each diagnostic code is one row of `core/codes.REGISTRY` and each scholarly host one "
+           "row of `sources/transport.HOSTS`.")
+def test_codes_and_hosts_are_one_registry_row_each() -> None:
+    assert _second_registries() == []
+    assert list(REGISTRY) == list(Code)
+    assert list(DEFAULT_SEVERITY) == list(Code)  # derived, not written again
+
+
+def test_the_registry_check_finds_a_second_table() -> None:
+    tree = ast.parse('X = {Code.RETRACTED: "a", "CORRECTION": "b", "NOT_FOUND": "c"}\n'
+                     "Y = (Source.S2, Source.CROSSREF, Source.OPENALEX, Source.DOI)")
+    dicts = [n for n in ast.walk(tree) if isinstance(n, ast.Dict)]
+    tuples = [n for n in ast.walk(tree) if isinstance(n, ast.Tuple)]
+    assert _members(dicts[0], "Code", _ONLY_CODES) == ["RETRACTED", "CORRECTION"]
+    assert len(set(_members(tuples[0], "Source")) & _HOSTS) == 4

@@ -319,3 +319,26 @@ async def test_bad_input_never_raises(src: Sources) -> None:
     assert (await openalex.get_by_dois(src.openalex, ["x"]))["x"].outcome is Outcome.NOT_FOUND
     assert (await ncbi.get_pubmed(src.ncbi, ["PMID: abc"]))["PMID: abc"].outcome \
         is Outcome.NOT_FOUND
+
+
+async def test_the_host_registry_makes_every_client() -> None:
+    """One row of ``HOSTS`` per host: the client set, its base URLs, rates, keys and the
+    polite pool come from the rows (a host added there is asked, rate-limited and listed)."""
+    from citelens.core.settings import Settings
+    from citelens.sources.transport import DEFAULT_RATES, HOSTS, PACING_MARGIN
+
+    settings = Settings(crossref_api_url="http://127.0.0.1:9/cr", mailto="me@example.org",
+                        s2_api_key="k-123", offline=True)
+    sources = Sources.from_settings(settings)
+    try:
+        assert list(sources.hosts()) == [h.source for h in HOSTS]
+        assert sources.crossref is sources["crossref"]
+        assert sources.crossref.base_url == "http://127.0.0.1:9/cr"
+        assert set(DEFAULT_RATES) >= {h.source for h in HOSTS}
+        polite = next(h.polite_rate for h in HOSTS if h.source == "crossref")
+        assert polite is not None
+        assert sources.crossref.rate.min_interval_s == pytest.approx(polite.min_interval_s * PACING_MARGIN)
+        with pytest.raises(AttributeError):
+            _ = sources.crosref  # a typo is not a host
+    finally:
+        await sources.aclose()

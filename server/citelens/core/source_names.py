@@ -58,6 +58,13 @@ def source_name(source: str | None, default: str = "") -> str:
 _LISTED = (Source.S2, Source.OPENALEX, Source.CROSSREF, Source.DOI, Source.ARXIV, Source.PUBMED)
 
 
+def listed_rank(source: str) -> int:
+    """Where ``source`` comes in the order sources are listed (every source not in the
+    verification's order comes after those): the one order of messages, lists and the
+    verdict's reading of its answers."""
+    return _LISTED.index(Source(source)) if source in _LISTED else len(_LISTED)
+
+
 def source_list(sources: Iterable[str]) -> list[str]:
     """The user's names of ``sources``, each once, in one defined order (whatever order
     they answered in): ``["s2", "crossref", "openalex"]`` -> Semantic Scholar, OpenAlex, Crossref."""

@@ -37,6 +37,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -447,24 +448,52 @@ def _describe(e: httpx.TransportError) -> str:
 #: Default spacing per host (seconds between request starts, concurrency).
 #: The longest answer read from each host, on the wire and decompressed; a longer one is a
 #: failed lookup. A batch of 500 Semantic Scholar papers with abstracts is about 2 MB.
-MAX_BODY_BYTES: dict[str, int] = {
-    "default": 16 << 20,
-    Source.S2: 32 << 20,
-    Source.ARXIV_SITE: 64 << 20,  # full-text PDFs
-}
+@dataclass(frozen=True, slots=True)
+class Host:
+    """One row of the host registry: everything about a scholarly host that does not
+    depend on a request. A live source is its client module, one row here and its rows in
+    the request plan (``verify/plan.py``): :class:`Sources`, :meth:`Sources.hosts`,
+    :data:`DEFAULT_RATES` and the body limits are derived from :data:`HOSTS`."""
+
+    source: Source
+    url: Callable[[Settings], str]  # its base URL setting
+    rate: Rate  # its documented (or agreed) rate; :data:`DEFAULT_RATES` keeps a margin under it
+    max_body_bytes: int = 16 << 20
+    headers: Callable[[Settings], Mapping[str, str]] | None = None  # keys travel here ...
+    params: Callable[[Settings], Mapping[str, str]] | None = None  # ... or here, never in a log
+    polite_rate: Rate | None = None  # the rate with a contact address (``mailto``) set
+
+
+def _mailto(settings: Settings) -> dict[str, str]:
+    return {"mailto": settings.mailto} if settings.mailto else {}
+
+
+def _openalex_params(settings: Settings) -> dict[str, str]:
+    key = {"api_key": settings.openalex_api_key} if settings.openalex_api_key else {}
+    return {**_mailto(settings), **key}
+
+
+#: The host registry: one row per host, in the order of :meth:`Sources.hosts`.
+HOSTS: tuple[Host, ...] = (
+    Host(Source.S2, lambda s: s.s2_api_url, Rate.per_second(1.0), 32 << 20,
+         headers=lambda s: {"x-api-key": s.s2_api_key} if s.s2_api_key else {}),
+    Host(Source.CROSSREF, lambda s: s.crossref_api_url, Rate.per_second(5.0, 1), params=_mailto,
+         polite_rate=Rate.per_second(10.0, 3)),
+    Host(Source.OPENALEX, lambda s: s.openalex_api_url, Rate.per_second(10.0, 3), params=_openalex_params),
+    Host(Source.ARXIV, lambda s: s.arxiv_api_url, Rate(3.0, 1)),  # one request every three seconds
+    Host(Source.ARXIV_SITE, lambda s: s.arxiv_url, Rate(1.0, 1), 64 << 20),  # full-text PDFs
+    Host(Source.NCBI, lambda s: s.ncbi_eutils_url, Rate.per_second(3.0, 1),
+         params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})}),
+    Host(Source.DOI, lambda s: s.doi_url, Rate.per_second(5.0, 2)),
+    Host(Source.UNPAYWALL, lambda s: s.unpaywall_api_url, Rate.per_second(5.0, 2),
+         params=lambda s: {"email": s.mailto or "citelens@example.org"}),
+)
 
 #: The documented (or agreed) rate of each host; :data:`DEFAULT_RATES` keeps a margin under it.
-DOCUMENTED_RATES: dict[str, Rate] = {
-    Source.S2: Rate.per_second(1.0),
-    Source.CROSSREF: Rate.per_second(5.0, 1),
-    "crossref_polite": Rate.per_second(10.0, 3),
-    Source.OPENALEX: Rate.per_second(10.0, 3),
-    Source.ARXIV: Rate(3.0, 1),  # one request every three seconds
-    Source.ARXIV_SITE: Rate(1.0, 1),
-    Source.NCBI: Rate.per_second(3.0, 1),
-    Source.DOI: Rate.per_second(5.0, 2),
-    Source.UNPAYWALL: Rate.per_second(5.0, 2),
-}
+DOCUMENTED_RATES: Mapping[str, Rate] = MappingProxyType(
+    {h.source: h.rate for h in HOSTS}
+    | {f"{h.source}_polite": h.polite_rate for h in HOSTS if h.polite_rate is not None}
+)
 
 
 def with_margin(rate: Rate) -> Rate:
@@ -472,21 +501,17 @@ def with_margin(rate: Rate) -> Rate:
     return Rate(rate.min_interval_s * PACING_MARGIN, rate.max_concurrency)
 
 
-DEFAULT_RATES: dict[str, Rate] = {name: with_margin(r) for name, r in DOCUMENTED_RATES.items()}
+DEFAULT_RATES: Mapping[str, Rate] = MappingProxyType(
+    {name: with_margin(r) for name, r in DOCUMENTED_RATES.items()}
+)
 
 
 @dataclass
 class Sources:
-    """One :class:`HostClient` per scholarly API, sharing one HTTP client."""
+    """One :class:`HostClient` per row of :data:`HOSTS`, sharing one HTTP client:
+    ``sources[Source.CROSSREF]`` (or ``sources.crossref``)."""
 
-    s2: HostClient
-    crossref: HostClient
-    openalex: HostClient
-    arxiv: HostClient
-    arxiv_site: HostClient
-    ncbi: HostClient
-    doi: HostClient
-    unpaywall: HostClient
+    clients: dict[str, HostClient]
     client: httpx.AsyncClient
     owns_client: bool = True
     settings: Settings = field(default_factory=Settings)
@@ -509,78 +534,43 @@ class Sources:
         table = dict(DEFAULT_RATES)
         table[Source.S2] = Rate.per_second(settings.s2_requests_per_second / PACING_MARGIN)
         if settings.mailto:
-            table[Source.CROSSREF] = table["crossref_polite"]
+            table.update({h.source: table[f"{h.source}_polite"] for h in HOSTS if h.polite_rate})
         table.update(rates or {})
         secrets = tuple(s for s in (settings.s2_api_key, settings.openalex_api_key, settings.mailto) if s)
 
-        def host(
-            name: str,
-            base: str,
-            headers: Mapping[str, str] | None = None,
-            params: Mapping[str, str] | None = None,
-        ) -> HostClient:
+        def host(row: Host) -> HostClient:
             return HostClient(
-                name,
-                source_name(name),
-                base,
+                row.source,
+                source_name(row.source),
+                row.url(settings),
                 http,
-                rate=table[name],
-                max_body_bytes=MAX_BODY_BYTES.get(name, MAX_BODY_BYTES["default"]),
+                rate=table[row.source],
+                max_body_bytes=row.max_body_bytes,
                 timeout_s=settings.request_timeout_s,
                 retry_backoff_s=settings.retry_backoff_s,
                 max_retries=settings.max_retries,
-                headers=headers,
-                params=params,
+                headers=(row.headers(settings) or None) if row.headers else None,
+                params=(row.params(settings) or None) if row.params else None,
                 secrets=secrets,
                 log=log,
                 unavailable_for_s=unavailable_for_s,
                 offline=settings.offline,
             )
 
-        mailto = {"mailto": settings.mailto} if settings.mailto else {}
-        openalex_params = dict(mailto)
-        if settings.openalex_api_key:
-            openalex_params["api_key"] = settings.openalex_api_key
-        return cls(
-            s2=host(
-                Source.S2,
-                settings.s2_api_url,
-                headers={"x-api-key": settings.s2_api_key} if settings.s2_api_key else None,
-            ),
-            crossref=host(Source.CROSSREF, settings.crossref_api_url, params=mailto),
-            openalex=host(Source.OPENALEX, settings.openalex_api_url, params=openalex_params),
-            arxiv=host(Source.ARXIV, settings.arxiv_api_url),
-            arxiv_site=host(Source.ARXIV_SITE, settings.arxiv_url),
-            ncbi=host(
-                Source.NCBI,
-                settings.ncbi_eutils_url,
-                params={"tool": "citelens", **({"email": settings.mailto} if settings.mailto else {})},
-            ),
-            doi=host(Source.DOI, settings.doi_url),
-            unpaywall=host(
-                Source.UNPAYWALL,
-                settings.unpaywall_api_url,
-                params={"email": settings.mailto or "citelens@example.org"},
-            ),
-            client=http,
-            owns_client=own,
-            settings=settings,
-        )
+        return cls({row.source: host(row) for row in HOSTS}, http, own, settings)
+
+    def __getitem__(self, source: str) -> HostClient:
+        return self.clients[source]
+
+    def __getattr__(self, name: str) -> HostClient:
+        """``sources.crossref``: the host of that name (an unknown name is an AttributeError)."""
+        clients: dict[str, HostClient] = self.__dict__.get("clients") or {}
+        if name not in clients:
+            raise AttributeError(name)
+        return clients[name]
 
     def hosts(self) -> dict[str, HostClient]:
-        return {
-            h.name: h
-            for h in (
-                self.s2,
-                self.crossref,
-                self.openalex,
-                self.arxiv,
-                self.arxiv_site,
-                self.ncbi,
-                self.doi,
-                self.unpaywall,
-            )
-        }
+        return dict(self.clients)
 
     def request_counts(self) -> dict[str, int]:
         """HTTP requests sent so far, per host name."""

@@ -21,7 +21,7 @@ from citelens.core.fields import IDENTIFIER_FIELDS, IDENTIFIER_LABELS, Field
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.core.source_names import SOURCE_NAMES, Source, source_list, source_name
+from citelens.core.source_names import SOURCE_NAMES, Source, listed_rank, source_list, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import classes, plan
@@ -50,20 +50,11 @@ class Asked:
     cached: bool = False
 
 
-#: The defined order of sources in every message and list.
-_SOURCE_ORDER: dict[str, int] = {
-    s: i
-    for i, s in enumerate(
-        (Source.S2, Source.OPENALEX, Source.CROSSREF, Source.DOI, Source.ARXIV, Source.PUBMED)
-    )
-}
-
-
 def _asked_order(a: Asked) -> tuple[int, int, str, str, str]:
     f = _FIELD_ORDER.index(a.field) if a.field in _FIELD_ORDER else len(_FIELD_ORDER)
     return (
         f,
-        _SOURCE_ORDER.get(a.lookup.source, len(_SOURCE_ORDER)),
+        listed_rank(a.lookup.source),
         a.lookup.source,
         a.lookup.method,
         a.value,
