@@ -23,18 +23,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.methods import Method
-from citelens.sources.records import Lookup, Outcome
+from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify.cache import lookup_key
 from citelens.verify.coverage import INFORMATIONAL_TYPES
 from citelens.verify.identity import Identifiers
+from citelens.verify.match.authors import record_authors_cut
+from citelens.verify.match.titles import title_cut_off, title_words_changed
+from citelens.verify.match.venues import is_preprint_venue
 
 #: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
 DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.5061/", "10.6084/", "10.17632/")
@@ -313,3 +316,60 @@ def title_cache_key(tier: Tier, view: EntryView) -> str:
         author = first_author_family(view) or ""
         return lookup_key(tier.source, tier.kind, f"{view.title} {author}".strip())
     return lookup_key(tier.source, tier.kind, view.title)
+
+
+# ---------------------------------------------------------------------- other versions
+
+#: A lookup of one of a paper's other versions: the tier asked and the value asked about.
+VersionAsk = tuple[IdTier, str]
+
+
+def identifier_versions(
+    view: EntryView, ids: Identifiers, records: Sequence[PaperRecord], asked_sources: Set[str]
+) -> list[VersionAsk]:
+    """More versions of a paper the identifier tiers found (``records``: one per identifier
+    answer), asked before its first verdict (pure): when it is cited in a venue but known as
+    a preprint, OpenAlex's record (its locations may show the venue); when the cited title
+    has other words than the records', or a record's title or author list is cut off, the
+    arXiv record (the preprint's title may be the one cited) and Crossref's (the publisher's
+    full title). A source already asked about the entry is not asked again."""
+    out: list[VersionAsk] = []
+    venue = (view.venue or "").strip()
+    if (
+        venue
+        and not is_preprint_venue(venue)
+        and not any(r.venue and not r.is_preprint for r in records)
+        and OPENALEX_DOIS.source not in asked_sources
+    ):
+        doi = next((r.doi for r in records if r.doi), None) or ids.doi
+        if doi:
+            out.append((OPENALEX_DOIS, doi))
+    cut = any(title_cut_off(view.title, r) or record_authors_cut(r, len(view.authors)) for r in records)
+    if not cut and title_words_changed(view.title, records) is None:
+        return out
+    ax = next((r.arxiv_id for r in records if r.arxiv_id), None)
+    if ax and ARXIV_IDS.source not in asked_sources:
+        out.append((ARXIV_IDS, ax))
+    doi = next((r.doi for r in records if r.doi and not is_datacite(r.doi)), None)
+    if doi and CROSSREF_DOIS.source not in asked_sources:
+        out.append((CROSSREF_DOIS, doi))
+    return out
+
+
+def version_lookups(
+    ids: Identifiers, records: Sequence[PaperRecord], asked: Set[tuple[str, str]]
+) -> list[VersionAsk]:
+    """The found paper's records by every identifier its versions carry, when its verdict
+    waits for every version (verdict.wants_versions; pure): OpenAlex and Crossref (not for
+    DataCite DOIs) by DOI, arXiv by id, each value once; ``asked``: (source, value lower-cased)
+    already answered for the entry."""
+    dois = list(dict.fromkeys(d for d in (*(r.doi for r in records), ids.doi) if d))
+    arxivs = list(dict.fromkeys(a for a in (*(r.arxiv_id for r in records), ids.arxiv) if a))
+    out: list[VersionAsk] = []
+    for tier, values in (
+        (OPENALEX_DOIS, dois),
+        (CROSSREF_DOIS, [d for d in dois if not is_datacite(d)]),
+        (ARXIV_IDS, arxivs),
+    ):
+        out += [(tier, x) for x in values if (tier.source, x.lower()) not in asked]
+    return out

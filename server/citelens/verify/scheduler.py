@@ -42,8 +42,7 @@ from citelens.verify import snapshot as snapshot_tier
 from citelens.verify.cache import VerificationCache, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.authors import record_authors_cut
-from citelens.verify.match.titles import title_cut_off, title_words_changed
-from citelens.verify.match.venues import is_preprint_venue
+from citelens.verify.match.titles import title_cut_off
 from citelens.verify.status import AuditStep, Status, Verification
 from citelens.verify.verdict import (
     Asked,
@@ -464,14 +463,9 @@ class _Run:
                 e.asked.append(Asked(lk, field, value, cached))
 
     async def _other_versions(self, todo: Sequence[_Entry]) -> None:
-        """More versions of papers found by an identifier whose title the entry cites with
-        other words, or whose title the source cut off: the arXiv record (the preprint's
-        title may be the one cited: a title that matches any real version is right) and
-        Crossref's (the publisher's full title). Batched: one request per source; offline,
-        what the cache holds."""
-        want_arxiv: dict[int, tuple[_Entry, str]] = {}
-        want_crossref: dict[int, tuple[_Entry, str]] = {}
-        want_openalex: dict[int, tuple[_Entry, str]] = {}
+        """More versions of the papers found by an identifier (plan.identifier_versions),
+        batched: one request per source for all entries; offline, what the cache holds."""
+        wanted: dict[plan.IdTier, list[tuple[_Entry, str]]] = {}
         for e in todo:
             found, _same, conflict = self._state(e)
             if not found or conflict:
@@ -483,40 +477,25 @@ class _Run:
                 for r in a.lookup.records[:1]
             ]
             asked = {a.lookup.source for a in e.asked}
-            venue = (e.view.venue or "").strip()
-            if (
-                venue
-                and not is_preprint_venue(venue)
-                and not any(r.venue and not r.is_preprint for r in records)
-                and plan.OPENALEX_DOIS.source not in asked
-            ):
-                # cited in a venue, known as a preprint: do OpenAlex's locations show it?
-                doi = next((r.doi for r in records if r.doi), None) or e.ids.doi
-                if doi:
-                    want_openalex[id(e)] = (e, doi)
-            cut = any(
-                title_cut_off(e.view.title, r) or record_authors_cut(r, len(e.view.authors)) for r in records
-            )
-            if not cut and title_words_changed(e.view.title, records) is None:
+            for tier, value in plan.identifier_versions(e.view, e.ids, records, asked):
+                wanted.setdefault(tier, []).append((e, value))
+        await self._ask_versions(wanted)
+
+    async def _ask_versions(self, wanted: Mapping[plan.IdTier, Sequence[tuple[_Entry, str]]]) -> bool:
+        """Ask each tier about its values (one batch per tier, in the plan's table order) and
+        add the answers to their entries as versions; True when one was added."""
+        added = False
+        for tier in (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS):
+            pairs = wanted.get(tier)
+            if not pairs:
                 continue
-            ax = next((r.arxiv_id for r in records if r.arxiv_id), None)
-            if ax and plan.ARXIV_IDS.source not in asked:
-                want_arxiv[id(e)] = (e, ax)
-            doi = next((r.doi for r in records if r.doi and not plan.is_datacite(r.doi)), None)
-            if doi and plan.CROSSREF_DOIS.source not in asked:
-                want_crossref[id(e)] = (e, doi)
-        for tier, wanted in (
-            (plan.ARXIV_IDS, want_arxiv),
-            (plan.CROSSREF_DOIS, want_crossref),
-            (plan.OPENALEX_DOIS, want_openalex),
-        ):
-            if not wanted:
-                continue
-            got = await self.ask_ids(tier, list(dict.fromkeys(v for _e, v in wanted.values())))
-            for e, value in wanted.values():
+            got = await self.ask_ids(tier, list(dict.fromkeys(v for _e, v in pairs)))
+            for e, value in pairs:
                 lk, cached = got[value]
                 if cached or not self.settings.offline:
                     e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
+                    added = True
+        return added
 
     # ------------------------------------------------------------------ retraction signal
 
@@ -659,33 +638,14 @@ class _Run:
             self.changed.notify_all()  # a worker may be waiting for the last pooled entry
 
     async def _id_versions(self, e: _Entry, v: Verification) -> bool:
-        """The found paper's records by its other identifiers (the DOIs and arXiv ids its
-        versions carry): OpenAlex and Crossref by DOI, arXiv by id, each asked once per
-        value. True when an answer was added (the verdict is then decided anew)."""
+        """The found paper's records by its other identifiers (plan.version_lookups). True
+        when an answer was added (the verdict is then decided anew)."""
         records = [r for r in (v.match, *v.versions) if r is not None]
-        dois = list(dict.fromkeys(d for d in (*(r.doi for r in records), e.ids.doi) if d))
-        arxivs = list(dict.fromkeys(a for a in (*(r.arxiv_id for r in records), e.ids.arxiv) if a))
-        have = e.everything()
-        added = False
-        for tier, values in (
-            (plan.OPENALEX_DOIS, dois),
-            (plan.CROSSREF_DOIS, [d for d in dois if not plan.is_datacite(d)]),
-            (plan.ARXIV_IDS, arxivs),
-        ):
-            todo = [
-                x
-                for x in values
-                if not any(a.lookup.source == tier.source and a.value.lower() == x.lower() for a in have)
-            ]
-            if not todo:
-                continue
-            got = await self.ask_ids(tier, todo)
-            for value in todo:
-                lk, cached = got[value]
-                if cached or not self.settings.offline:
-                    e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
-                    added = True
-        return added
+        have = {(a.lookup.source, a.value.lower()) for a in e.everything()}
+        wanted: dict[plan.IdTier, list[tuple[_Entry, str]]] = {}
+        for tier, value in plan.version_lookups(e.ids, records, have):
+            wanted.setdefault(tier, []).append((e, value))
+        return await self._ask_versions(wanted)
 
     def _pick(self, host: str) -> _Entry | None:
         """The first entry (by priority) waiting for a tier of ``host``."""
