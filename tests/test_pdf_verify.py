@@ -86,8 +86,13 @@ def test_not_found_becomes_verified_when_the_whole_string_finds_a_confirmed_pape
     v = Verification("[9]", Status.NOT_FOUND, "No paper with this title")
     assert reconcile(v, PRINTED, [SCIPY]).status is Status.VERIFIED
     assert reconcile(v, PRINTED.replace("2020", "2015"), [SCIPY]).status is Status.NOT_FOUND
-    doi = Verification("[9]", Status.DOI_MISMATCH, "DOI of another paper", match=SCIPY)
+    other = PaperRecord(source="crossref", title="Matplotlib: A 2D graphics environment",
+                        authors=["J. D. Hunter"], year=2007, doi="10.1109/mcse.2007.55")
+    doi = Verification("[9]", Status.DOI_MISMATCH, "DOI of another paper", match=other)
     assert reconcile(doi, PRINTED, [SCIPY]).status is Status.DOI_MISMATCH  # the print's own DOI
+    # the identifier's paper is the one printed: the title read (not the print) was wrong
+    read_wrong = Verification("[9]", Status.DOI_MISMATCH, "DOI of another paper", match=SCIPY)
+    assert reconcile(read_wrong, PRINTED, []).status is Status.VERIFIED
 
 
 async def test_the_whole_printed_reference_is_asked_of_crossref_and_cached(
@@ -122,3 +127,25 @@ async def test_the_whole_printed_reference_is_asked_of_crossref_and_cached(
     finally:
         await sources.aclose()
         cache.close()
+
+
+def test_an_author_the_print_adds_is_the_authors_and_a_venues_year_is_not_the_references() -> None:
+    added = PRINTED.replace("M. Haber-land, et al.,", "M. Haber-land, K. Szepesvri,")
+    extra = _d("authors", "authors", "authors: Szepesvri is not an author of this paper in Crossref")
+    assert reconcile(_partial(extra), added, []).discrepancies[0].severity is Severity.WARNING
+    # a parser that read a title word into the authors: the print's author block is the paper's
+    slip = _d("authors", "authors", "authors: Python is not an author of this paper in Crossref")
+    assert reconcile(_partial(slip), PRINTED, []).status is Status.VERIFIED
+    apa = ("Virtanen, P., Gommers, R., and Oliphant, T. E. (2027). SciPy 1.0: Fundamental algorithms for "
+           "scientific computing in Python. In Proceedings of the 2020 Conference on Methods.")
+    assert not confirms(apa, [SCIPY])  # printed year 2027; 2020 is the conference's
+
+
+def test_a_source_that_cuts_a_title_short_or_files_it_as_a_notice() -> None:
+    cut = PaperRecord(source="s2", title="SciPy 1.0: Fundamental Algorithms for", authors=SCIPY.authors,
+                      year=2020, doi=SCIPY.doi)
+    assert not confirms(PRINTED, [cut])  # a title the print goes on from is not its title...
+    doi = Verification("[9]", Status.DOI_MISMATCH, "DOI of another paper", match=cut)
+    assert reconcile(doi, PRINTED, []).status is Status.VERIFIED  # ...but the printed DOI's paper
+    notice = PaperRecord(source="crossref", title="ERRATUM: " + SCIPY.title, authors=SCIPY.authors, year=2020)
+    assert confirms(PRINTED, [notice])

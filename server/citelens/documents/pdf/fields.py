@@ -29,7 +29,7 @@ _URL = re.compile(r"\b(https?://[^\s<>\"]+)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.:-])(1[89]\d\d|20\d\d)([a-z])?(?![\d/])")
 _PAREN_YEAR = re.compile(r"\(\s*(1[89]\d\d|20\d\d)([a-z])?\s*\)\.?")
 _QUOTED = re.compile(r"[“\"]([^”\"]{8,}?)[,.]?[”\"]")
-_INITIAL = re.compile(r"(?:^|[\s.\-])[A-Z]$|(?:^|\s)(?:[A-Z][a-z]?|Th|Ch|Ph|Sh)$")
+_INITIAL = re.compile(r"(?:^|[\s.\-])[A-Z]$|(?:^|\s)(?:[A-Z]|Th|Ch|Ph|Sh|Kh|Zh|Ts)$")
 _ABBREV = frozenset(
     "et al vs eds ed inc jr sr st dr mr mrs ms prof proc vol no pp univ dept intl conf trans "
     "rev lett phys j comput sci eng".split()
@@ -38,6 +38,15 @@ _NOT_NAME = re.compile(r"\b(?:In|in|Proceedings|proceedings|Journal|Conference|U
 _FAMILY_WORD = r"(?:[a-z]{1,3}\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]*(?:\s+[A-ZÀ-Þ][\w'’\-]+)?"
 _INITIALS = r"(?:[A-ZÀ-Þ][a-z]?\.(?:\s*-?\s*[A-ZÀ-Þ][a-z]?\.)*)"
 _ITEM = _FAMILY_WORD + r",\s+" + _INITIALS
+_TRAILING_YEAR = re.compile(r",?\s*\(?(?:1[89]|20)\d\d[a-z]?\)?\.?\s*$")
+_NAME_GOES_ON = re.compile(r"\s*[A-ZÀ-Þ][\w'’\-]+(?:,|\s+and\s+[A-ZÀ-Þ])")
+_PARTICLE_WORDS = frozenset(
+    "van von de der den da di del della la le dos das du ten ter el al bin y and".split()
+)
+_PERSON = re.compile(
+    r"(?:and\s+)?(?:(?:[A-ZÀ-ÞĀ-ž]\.(?:-?[A-ZÀ-ÞĀ-ž]\.)*|[A-ZÀ-ÞĀ-ž][\w'’\-]*)\s*){0,3}"
+    r"(?:(?:(?:van|von|de|der|den|da|di|del|la|le|ten|ter)\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]+(?:\s+\d{4})?|\d{4})"
+)
 #: "Vaswani, A., Shazeer, N., and Polosukhin, I." (ACM, APA, apalike): where it ends.
 _INVERTED = re.compile(
     r"^" + _ITEM + r"(?:(?:,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*)" + _ITEM + r")*"
@@ -90,12 +99,44 @@ def _sentence_end(text: str, start: int = 0) -> int:
         word = re.split(r"[\s(]", before)[-1] if before else ""
         if word.lower() == "al" and before[: -len(word)].rstrip().lower().endswith("et"):
             return i  # "et al." closes an author list
-        if _INITIAL.search(before[-3:] if len(before) >= 3 else before) and len(word.split("-")[-1]) <= 2:
+        tail = before[-3:] if len(before) >= 3 else before
+        if _INITIAL.search(tail) and len(re.split(r"[.-]", word)[-1]) <= 2:
             continue
         if word.lower().rstrip(".") in _ABBREV:
             continue
         return i
     return -1
+
+
+def _names_look_right(names: list[str]) -> bool:
+    """Whether every name read is a name: at most five words, each capitalised, an initial
+    or a particle."""
+    for n in names:
+        words = n.replace(",", " ").split()
+        if not words or len(words) > 5:
+            return False
+        if any(not (w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS) for w in words):
+            return False
+    return bool(names)
+
+
+def _comma_style(text: str) -> tuple[int, int] | None:
+    """``D. Helbing, J. Kim, and H. Shin, Title words, Venue, 1997`` (SIAM and others: commas
+    only): (where the title starts, where it ends), or None."""
+    pos = 0
+    names = 0
+    for m in re.finditer(r",\s*(?:and\s+)?|\s+and\s+", text):
+        chunk = text[pos : m.start()].strip()
+        if _PERSON.fullmatch(chunk) and any(c == "." for c in chunk) | (len(chunk.split()) <= 3):
+            names += 1
+            pos = m.end()
+            continue
+        break
+    if names == 0 or pos >= len(text):
+        return None
+    end = text.find(",", pos)
+    title_end = end if end > pos else len(text)
+    return pos, title_end
 
 
 def _names(block: str) -> tuple[list[str], bool]:
@@ -111,7 +152,8 @@ def _names(block: str) -> tuple[list[str], bool]:
             names.append(parts[i] + (", " + parts[i + 1] if i + 1 < len(parts) else ""))
     else:
         names = parts
-    return [n for n in names if n and len(n) < 80], cut
+    names = [re.sub(r"\s+\d{4}$", "", n) for n in names]  # DBLP's "Jie Ding 0002"
+    return [n for n in names if n and len(n) < 80 and not n.isdigit()], cut
 
 
 def _is_initials(s: str) -> bool:
@@ -126,7 +168,7 @@ def family(name: str) -> str:
     words = [w for w in name.split() if not _is_initials(w)]
     if not words:
         return name.split()[-1] if name.split() else ""
-    particles = {"van", "von", "de", "der", "den", "da", "di", "del", "la", "le", "dos", "du"}
+    particles = _PARTICLE_WORDS - {"and"}
     out = [words[-1]]
     for w in reversed(words[:-1]):
         if w.lower() in particles:
@@ -165,14 +207,23 @@ def read_fields(text: str) -> Fields:
         out.venue = _venue(after[end + 1 :] if end > 0 else "")
     else:
         inv = _INVERTED.match(rest)
-        end = (
-            inv.end() - 1 if inv and inv.end() < len(rest) and len(inv.group(0)) > 4 else _sentence_end(rest)
-        )
-        if end > 0:
+        one = inv is not None and len(re.findall(_ITEM, inv.group(0))) < 2
+        if inv and (
+            inv.end() >= len(rest) or len(inv.group(0)) <= 4 or (one and _NAME_GOES_ON.match(rest, inv.end()))
+        ):
+            inv = None  # "Chikashi Arita, P. L. Krapivsky, and ...": given names first after all
+        end = inv.end() - 1 if inv else _sentence_end(rest)
+        comma = _comma_style(rest)
+        if comma is not None and (end <= 0 or not _names_look_right(_names(rest[:end])[0])):
+            out.authors, out.authors_cut = _names(rest[: comma[0]])
+            out.title = _strip_end(rest[comma[0] : comma[1]])
+            out.venue = _venue(rest[comma[1] :])
+            end = -1
+        elif end > 0:
             out.authors, out.authors_cut = _names(rest[:end])
             after = rest[end + 1 :].strip()
             t_end = _sentence_end(after)
-            out.title = _strip_end(after[:t_end] if t_end > 0 else after)
+            out.title = _strip_end(_TRAILING_YEAR.sub("", after[:t_end] if t_end > 0 else after))
             out.venue = _venue(after[t_end + 1 :] if t_end > 0 else "")
         else:
             out.title = _strip_end(rest)
@@ -182,6 +233,7 @@ def read_fields(text: str) -> Fields:
 
 
 def _venue(text: str) -> str:
-    text = re.sub(r"^\s*(?:In:?|in)\s+", "", text.strip())
-    text = re.split(r",|\(|\b(?:pages|pp\.|vol\.|volume)\b|\d", text)[0]
-    return _strip_end(text)[:200]
+    text = re.sub(r"^\s*(?:In:?|in)\s+", "", text.strip(" ,.;:"))
+    text = re.split(r",|\(|\b(?:pages|pp\.|vol\.|volume)\b|(?<=\s)\d+\s*[:(]|\s\d+\s*$", text)[0]
+    text = re.sub(r"\s*\b(?:1[89]|20)\d\d[a-z]?$", "", _strip_end(text))  # a year alone is no venue
+    return _strip_end(text)[:200] if re.search(r"[^\W\d_]{2}", text) else ""

@@ -46,6 +46,9 @@ _SPACING_ACCENTS = {
     "\u02dd": "\u030b",  # double acute
 }
 _ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + r"])([A-Za-zıȷ])")
+_SPLIT_ACCENT = re.compile(
+    r"(?<=[A-Za-z])([\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af\u02dd])\s([a-z])"
+)
 _STRAY_ACCENT = re.compile(
     r"(?<!\S)[\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af\u02dd](?!\S)"
 )
@@ -80,6 +83,10 @@ def clean(text: str) -> str:
     spaces collapsed."""
     text = text.translate(_LIGATURES).replace("\u00ad", "")
     text = _ACCENT_BEFORE.sub(
+        lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text
+    )
+    # an accent PDFium set apart inside a word ("Aar˜ ao"): composed with the letter after it
+    text = _SPLIT_ACCENT.sub(
         lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text
     )
     return " ".join(_STRAY_ACCENT.sub(" ", text).split())
