@@ -44,9 +44,9 @@ if command -v npm >/dev/null && command -v rg >/dev/null; then
     say "could not install code-server: tests/test_vscode_e2e.py will fail and say why"
   }
   rm -f "$install_log"
-else
-  say "node/npm (node 20) or ripgrep missing: the VS Code tests will fail and say so"
-fi
+elif ! command -v npm >/dev/null; then
+  say "node 20 and npm are not on PATH: the VS Code tests will fail and say so"
+fi  # (without ripgrep, code-server is not installed: the line above named the package)
 
 # ---------------------------------------------------------------- the project
 python3 -m venv .venv
