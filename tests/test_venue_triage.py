@@ -265,3 +265,29 @@ def test_a_killed_run_leaves_a_report_of_what_it_finished(
     ]
     assert done and all((out / "papers" / f"{name}.html").exists() for name in done)
     assert 1 <= page.count("Fabricated Study Number") <= len(done)
+
+
+def test_not_found_jumping_against_the_runs_own_rate_is_a_problem_of_the_run() -> None:
+    """An index that starts answering 'nothing' for everything (no error, so no source
+    failure) shows as 'not found' jumping against the run's own rate so far."""
+    from citelens.workspace.venue_health import WINDOW, BatchHealth
+
+    def entries(start: int, n: int, missing_every: int) -> list[dict[str, object]]:
+        return [
+            {
+                "status": "NOT_FOUND" if i % missing_every == 0 else "VERIFIED",
+                "content_hash": f"h{i}",
+                "audit": [{"source": "s2", "outcome": "not_found" if i % missing_every == 0 else "found"}],
+            }
+            for i in range(start, start + n)
+        ]
+
+    steady = BatchHealth()
+    steady.add(entries(0, 5 * WINDOW, 30))  # about 3% found nowhere, all along
+    assert steady.problems() == []
+    jump = BatchHealth()
+    jump.add(entries(0, 2 * WINDOW, 30))
+    assert jump.problems() == []
+    jump.add(entries(2 * WINDOW, WINDOW, 2))  # then half of them
+    (problem,) = jump.problems()
+    assert "found nowhere jumped to" in problem and "suspect" in problem
