@@ -228,3 +228,20 @@ def test_a_venue_reads_a_paper_that_is_only_a_pdf_and_prefers_sources(
     assert "no text layer" in lines["scanned.pdf"]["not_read"][0]
     page = (out / "summary.html").read_text()
     assert "NOT READ" in page and "from the PDF" in page
+
+
+def test_fix_never_writes_into_a_pdf(tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes((DATA / "ieeetr-2col.pdf").read_bytes())
+    before = pdf.read_bytes()
+    proc = _check(tmp_path, scholarly_server, str(pdf), "--fix", "--unsafe-fixes")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "a PDF is never edited" in proc.stderr
+    assert pdf.read_bytes() == before
+
+
+def test_a_reader_that_takes_too_long_is_one_line(tmp_path: Path) -> None:
+    from citelens.documents.pdf.extract import extract_lines
+
+    got = extract_lines(str(DATA / "plain-1col.pdf"), timeout=0.001)
+    assert got.error is not None and "took longer than" in got.error and got.lines is None

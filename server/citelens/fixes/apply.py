@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from citelens.core.codes import Code
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.edit import TextEdit, apply_edits
+from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import kind_of
 from citelens.fixes.context import CheckContext
 from citelens.fixes.fix import Applicability, Fix
@@ -84,6 +85,9 @@ def plan(result: CheckResult, settings: Settings, level: Applicability) -> FixRu
     run = FixRun()
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if level is Applicability.UNSAFE else set())
     bibs = list(dict.fromkeys(e.path for e in result.entries if e.path))
+    for path in [p for p in bibs if is_pdf(p) or p in result.printed]:
+        run.notes.append(f"{shown_path(path)}: a PDF is never edited (its references were read from it)")
+    bibs = [p for p in bibs if not is_pdf(p) and p not in result.printed]
     for path in bibs:
         enc, why = read_for_edit(result.store, path)
         if enc is not None:
