@@ -504,3 +504,73 @@ def test_the_registry_check_finds_a_second_table() -> None:
     tuples = [n for n in ast.walk(tree) if isinstance(n, ast.Tuple)]
     assert _members(dicts[0], "Code", _ONLY_CODES) == ["RETRACTED", "CORRECTION"]
     assert len(set(_members(tuples[0], "Source")) & _HOSTS) == 4
+
+
+#: Each verdict concept, and the one module that defines it (a second definition, under any
+#: of these names, fails; the severity rank is checked by its tables below).
+ONE_CONCEPT = {
+    "own_papers": "citelens.verify.match.compare",  # a DOI_MISMATCH's own papers (verdict, DOI fix)
+    "published_version": "citelens.fixes.published",  # the published version of a cited preprint
+    "verdict_class": "citelens.verify.classes",  # fabricated / wrong-metadata / not-found
+    "is_informational": "citelens.verify.coverage",  # an entry the indexes cover badly
+    "arxiv_of_doi": "citelens.core.identifiers",  # the arXiv id of an arXiv DOI
+    "CANDIDATE_FLOOR": "citelens.verify.match.compare",  # a search hit worth offering
+}
+_SEVERITIES = {"HINT", "INFORMATION", "WARNING", "ERROR"}
+
+
+def _severity_named(items: list[ast.expr | None], owner: ast.AST) -> set[str]:
+    named = set(_members(owner, "Severity"))
+    return named | {k.value.upper() for k in items if isinstance(k, ast.Constant)
+                    and isinstance(k.value, str) and k.value.upper() in _SEVERITIES}
+
+
+def _severity_tables() -> list[str]:
+    """Ranks of every severity outside ``core/findings.py``, whose ``Severity.rank`` is the
+    one rank: a table of numbers (``{Severity.HINT: 0, ...}``) or a named order
+    (``_ORDER = ("hint", ..., "error")``); a translation (SARIF levels, LSP numbers) is not one."""
+    found = []
+    for name, tree in MODULES.items():
+        if name == "citelens.core.findings":
+            continue
+        for node in ast.walk(tree):
+            rank = False
+            if isinstance(node, ast.Dict) and all(
+                isinstance(v, ast.Constant) and isinstance(v.value, int) for v in node.values
+            ):
+                rank = _severity_named(list(node.keys), node) >= _SEVERITIES
+            elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List)):
+                rank = _severity_named(list(node.value.elts), node.value) >= _SEVERITIES
+            if rank:
+                found.append(f"{name}:{getattr(node, 'lineno', 0)}")
+    return found
+
+
+@invariant("One definition of each verdict concept: the entry's own papers, the published "
+           "version, the class, an informational entry, an arXiv DOI's id, the severity rank "
+           "and the candidate floor.")
+def test_each_verdict_concept_has_one_definition() -> None:
+    where: dict[str, list[str]] = {}
+    for name, tree in MODULES.items():
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            where.update({n: [*where.get(n, []), name] for n in names if n in ONE_CONCEPT})
+    assert {n: m for n, m in where.items() if m != [ONE_CONCEPT[n]]} == {}
+    assert set(where) == set(ONE_CONCEPT)
+    assert _severity_tables() == []
+
+
+def test_the_severity_check_finds_a_second_rank() -> None:
+    tree = ast.parse("R = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, "
+                     'Severity.ERROR: 3}\nO = ("hint", "information", "warning", "error")')
+    MODULES["citelens.fake_rank"] = tree
+    try:
+        assert sorted(_severity_tables()) == ["citelens.fake_rank:1", "citelens.fake_rank:2"]
+    finally:
+        del MODULES["citelens.fake_rank"]

@@ -15,19 +15,21 @@ import ast
 from collections import Counter
 from pathlib import Path
 
+from citelens.core.fields import Field
 from citelens.core.findings import Severity
 from citelens.core.identifiers import arxiv_in_view, entry_identifiers
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
 from citelens.documents.bibtex.parse import field_values, parse_bib
 from citelens.documents.bibtex.view import entry_view
+from citelens.fixes.published import published_version
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify import offline, plan
 from citelens.verify.cache import VerificationCache
 from citelens.verify.identity import identifiers
-from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.discrepancy import Discrepancy, Kind
 from citelens.verify.scheduler import verify_entries
 from citelens.verify.status import Status, Unverified, Verification
 from citelens.verify.verdict import Asked, decide
@@ -254,10 +256,15 @@ def test_a_doi_mismatch_names_the_entrys_own_papers() -> None:
 
 
 def test_a_preprint_verdict_names_the_published_version() -> None:
-    preprint = _record("arxiv", "Deep residual learning", "10.48550/arxiv.1512.03385", is_preprint=True)
+    preprint = _record("arxiv", "Deep residual learning", "10.48550/arxiv.1512.03385", is_preprint=True,
+                       arxiv_id="1512.03385")
     published = _record("crossref", "Deep residual learning", "10.1109/cvpr.2016.90", venue="CVPR")
-    d = Discrepancy("venue", "preprint_status", Severity.WARNING, "published since")
+    d = Discrepancy(Field.VENUE, Kind.PREPRINT_STATUS, Severity.WARNING, "published since", "arXiv",
+                    "CVPR", "crossref")
     v = Verification("k", Status.PARTIAL, "", match=preprint, versions=[published], discrepancies=[d])
-    assert v.published_version() is published
+    found = published_version(v)  # the one rule (fixes/published.py): the version the verdict names
+    assert found is not None and found.doi == published.doi and found.venue == "CVPR"
+    assert found.arxiv_id == preprint.arxiv_id and not found.is_preprint  # completed from the preprint
     no_discrepancy = Verification("k", Status.PARTIAL, "", match=preprint, versions=[published])
-    assert no_discrepancy.published_version() is None
+    assert published_version(no_discrepancy) is None
+    assert not hasattr(Verification, "published_version")  # the dead second rule is gone

@@ -218,6 +218,14 @@ def _arxiv_of(value: str | None) -> str | None:
     return _canonical_arxiv(m.group(1)) if m is not None else None
 
 
+def arxiv_of_doi(doi: str | None) -> str | None:
+    """The arXiv id an arXiv DOI names (``10.48550/arXiv.1706.03762`` -> ``1706.03762``):
+    the one rule for the fields' reader, the view's and the verifier's identifiers."""
+    if doi and doi.lower().startswith("10.48550/"):
+        return normalize_arxiv(doi)
+    return None
+
+
 def arxiv_in(f: Mapping[str, str], doi: str | None) -> str | None:
     """The arXiv id in an entry's fields (its ``doi`` already read: an arXiv DOI gives it)."""
     eprint = f.get("eprint")
@@ -229,10 +237,9 @@ def arxiv_in(f: Mapping[str, str], doi: str | None) -> str | None:
         found = _arxiv_of(f.get(name))
         if found:
             return found
-    if doi and doi.startswith("10.48550/"):
-        found = normalize_arxiv(doi)
-        if found:
-            return found
+    found = arxiv_of_doi(doi)
+    if found:
+        return found
     for name in _ARXIV_ANYWHERE:
         found = _arxiv_of(f.get(name))
         if found:
@@ -275,9 +282,7 @@ def arxiv_in_view(view: EntryView) -> str:
     """The arXiv id an entry view cites: its own, or one its DOI, venue or URL names."""
     if view.arxiv_id:
         return normalize_arxiv(view.arxiv_id) or ""
-    doi = normalize_doi(view.doi) or ""
-    if doi.startswith("10.48550/"):
-        found = normalize_arxiv(doi)
-        if found:
-            return found
+    found = arxiv_of_doi(normalize_doi(view.doi))
+    if found:
+        return found
     return arxiv_in_text(view.venue) or arxiv_in_text(view.url or "") or ""

@@ -33,7 +33,7 @@ from citelens.documents.bibtex.names import split_names
 from citelens.documents.bibtex.render import bibtex_author, latex_escape
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.authors import family_key, record_authors_cut
-from citelens.verify.match.compare import contradicted_fields, is_same_paper
+from citelens.verify.match.compare import contradicted_fields, is_same_paper, own_papers
 from citelens.verify.match.discrepancy import FABRICATED, Kind
 from citelens.verify.match.venues import is_preprint_record, is_preprint_venue
 from citelens.verify.status import Status, Verification
@@ -149,13 +149,8 @@ def right_papers(v: Verification, view: EntryView, settings: Settings) -> list[P
     holds to be the entry's paper (a verdict read back from the cache has no list)."""
     if v.right_papers:
         return list(v.right_papers)
-    wrong = v.match.doi.lower() if v.match is not None and v.match.doi else None
-    return [
-        c
-        for c in v.candidates
-        if is_same_paper(view, c, settings.title_verified_threshold, settings.title_candidate_threshold)
-        and not (wrong and c.doi and c.doi.lower() == wrong)
-    ]
+    wrong = v.match.doi if v.match is not None else None
+    return own_papers(view, v.candidates, wrong, settings.title_verified_threshold)
 
 
 def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Settings) -> FieldFix | None:

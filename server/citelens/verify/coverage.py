@@ -4,6 +4,8 @@ warning (a verification policy: the request plan and the comparison read it)."""
 
 from __future__ import annotations
 
+from citelens.core.model import EntryView
+
 INFORMATIONAL_TYPES = frozenset(
     {
         "book",
@@ -28,3 +30,16 @@ INFORMATIONAL_TYPES = frozenset(
         "misc",
     }
 )
+
+
+def is_informational(view: EntryView) -> bool:
+    """Books, theses, reports, software, data sets, web pages: a miss is information, and
+    so is a disagreement with a record (a placeholder author or a future year aside). The
+    one rule, for the request plan, the verdict and the comparison.
+
+    A ``@misc`` with a DOI, arXiv id or PMID is a preprint or paper and is checked as one
+    (its URL does not make it a web page)."""
+    t = view.entry_type.lower()
+    if t == "misc":
+        return not (view.doi or view.arxiv_id or view.pmid)
+    return t in INFORMATIONAL_TYPES

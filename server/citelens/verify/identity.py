@@ -12,7 +12,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from citelens.core.identifiers import normalize_arxiv, normalize_doi, normalize_pmid, normalize_s2
+from citelens.core.identifiers import (
+    arxiv_of_doi,
+    normalize_arxiv,
+    normalize_doi,
+    normalize_pmid,
+    normalize_s2,
+)
 from citelens.core.model import BibEntry, EntryView
 
 #: Changes when verdict rules change, so content hashes of old results no longer match.
@@ -75,7 +81,7 @@ def identifiers(view: EntryView) -> Identifiers:
     """Every identifier an entry carries (an arXiv DOI also gives its arXiv id)."""
     d = normalize_doi(view.doi) if view.doi else None
     ax = normalize_arxiv(view.arxiv_id) if view.arxiv_id else None
-    if ax is None and d and d.startswith("10.48550/arxiv."):
-        ax = normalize_arxiv(d)
+    if ax is None:
+        ax = arxiv_of_doi(d)
     pm = normalize_pmid(view.pmid) if view.pmid else None
     return Identifiers(d, ax, pm, normalize_s2(view.s2_id))

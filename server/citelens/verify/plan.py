@@ -33,7 +33,7 @@ from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
 from citelens.verify.cache import lookup_key
-from citelens.verify.coverage import INFORMATIONAL_TYPES
+from citelens.verify.coverage import is_informational as is_informational  # the plan reads it
 from citelens.verify.identity import Identifiers
 from citelens.verify.match.authors import record_authors_cut
 from citelens.verify.match.titles import title_cut_off, title_words_changed
@@ -55,17 +55,6 @@ _BIOMED = re.compile(
     r"surgery|surgical|diagnos\w*|syndrome|lancet|jama|bmj|nejm|pubmed|plos|nucleic)\b",
     re.IGNORECASE,
 )
-
-
-def is_informational(view: EntryView) -> bool:
-    """Books, theses, reports, software, data sets, web pages: a miss is information.
-
-    A ``@misc`` with a DOI or arXiv id is a preprint or paper and is checked as one.
-    """
-    t = view.entry_type.lower()
-    if t == "misc":
-        return not (view.doi or view.arxiv_id or view.pmid)
-    return t in INFORMATIONAL_TYPES
 
 
 #: The words of :data:`_BIOMED` (and the stems it lets run on), for ASCII text: looking the

@@ -28,14 +28,18 @@ from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import retraction
 from citelens.verify.identity import Identifiers
-from citelens.verify.match.compare import contradicted_fields, identifier_conflict, is_confident_match
+from citelens.verify.match.compare import (
+    CANDIDATE_FLOOR,
+    contradicted_fields,
+    identifier_conflict,
+    is_confident_match,
+)
 from citelens.verify.match.titles import title_similarity
 from citelens.verify.status import Verification
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.
 _FIELDS = {"doi": Method.SNAPSHOT_DOI, "arxiv": Method.SNAPSHOT_ARXIV, "pmid": Method.SNAPSHOT_PMID}
-_CANDIDATE_FLOOR = 0.5
 #: Titles many works share: never decided from the title alone (normalised, as compared).
 GENERIC_TITLES = frozenset(
     {
@@ -150,7 +154,7 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
         return out
     if not title_settles_before(snap, view):
         return None
-    hits = snap.by_title(view.title, title_similarity, _CANDIDATE_FLOOR)
+    hits = snap.by_title(view.title, title_similarity, CANDIDATE_FLOOR)
     recs = [r for _s, r in hits]
     if not title_settles(view, recs, settings):
         return None

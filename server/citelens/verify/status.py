@@ -16,8 +16,7 @@ from citelens.core.findings import Severity
 from citelens.core.source_names import source_list
 from citelens.sources.records import Outcome, PaperRecord
 from citelens.verify.classes import class_text, verdict_class
-from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy, Kind
-from citelens.verify.match.venues import is_preprint_record
+from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
 
 __all__ = [
     "FABRICATED",
@@ -132,13 +131,6 @@ class Verification:
     #: NOT_FOUND and DOI_MISMATCH: what in the entry points to a copy the indexes may not
     #: hold ("url", "doi", "arxiv", "pmid", "recent": ``verify/classes.pointers``).
     pointers: tuple[str, ...] = ()
-
-    def published_version(self) -> PaperRecord | None:
-        """When the verdict says the entry cites a preprint of a paper published since (a
-        ``preprint_status`` discrepancy): the first of its records published in a venue."""
-        if not any(d.kind == Kind.PREPRINT_STATUS for d in self.discrepancies) or self.match is None:
-            return None
-        return next((r for r in (self.match, *self.versions) if r.venue and not is_preprint_record(r)), None)
 
     @property
     def worth_retrying(self) -> bool:

@@ -26,13 +26,17 @@ from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import classes, plan
 from citelens.verify.identity import Identifiers, identifiers
-from citelens.verify.match.compare import compare, identifier_conflict, is_confident_match
+from citelens.verify.match.compare import (
+    CANDIDATE_FLOOR,
+    compare,
+    identifier_conflict,
+    is_confident_match,
+    own_papers,
+)
 from citelens.verify.match.discrepancy import Discrepancy, Kind
-from citelens.verify.match.titles import record_title_similarity, title_similarity
+from citelens.verify.match.titles import record_title_similarity
 from citelens.verify.status import S2_NOT_FOUND, AuditStep, Status, Unverified, Verification
 
-#: Title similarity for a search hit to be offered as a "Replace with" candidate.
-CANDIDATE_FLOOR = 0.5
 MAX_CANDIDATES = 5
 
 _FIELD_LABEL = IDENTIFIER_LABELS
@@ -357,7 +361,6 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
         )
     right = _dedupe([r for _, r in ans.same_by_id] + [r for _, r in ans.same_by_title])
     candidates = right + ans.candidates(right)
-    wrong = rec.doi.lower() if rec.doi else None
     threshold = ans.settings.title_verified_threshold
     first = next((a for a in ans.asked if a.field == f and a.lookup.outcome is Outcome.FOUND), None)
     return (
@@ -369,12 +372,7 @@ def _mismatch(ans: _Answers, bad_fields: list[str]) -> _Verdict:
             method=first.lookup.method if first else "",
             discrepancies=discrepancies,
             candidates=candidates,
-            right_papers=[
-                c
-                for c in candidates
-                if title_similarity(view.title, c.title or "") >= threshold
-                and not (wrong and c.doi and c.doi.lower() == wrong)
-            ],
+            right_papers=own_papers(view, candidates, rec.doi, threshold),
         ),
     )
 

@@ -45,7 +45,6 @@ from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 
 JSON_VERSION = 2
-_SEV_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
 #: The severities ``--fail-on LEVEL`` fails on.
 FAIL_ON = {
     "error": frozenset({Severity.ERROR}),
@@ -302,7 +301,7 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     rel = _rels()
     hidden: Counter[tuple[str, str]] = Counter()
     order = sorted(
-        result.findings, key=lambda f: (f.path, f.span.start, _SEV_ORDER[f.severity], f.code, f.message)
+        result.findings, key=lambda f: (f.path, f.span.start, -f.severity.rank, f.code, f.message)
     )
     for f in order:
         if f.severity is Severity.HINT and not verbose:

@@ -14,7 +14,7 @@ from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
 from citelens.core.titles import words
 from citelens.sources.records import PaperRecord
-from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, Kind, source_of
+from citelens.verify.match.discrepancy import FABRICATED, Discrepancy, Kind, source_of
 
 
 def family_key(text: str) -> str:
@@ -260,6 +260,6 @@ def compare_authors(view: EntryView, versions: Sequence[PaperRecord]) -> list[Di
     results = [_author_problems(real, truncated, v) for v in with_authors]
 
     def cost(ds: list[Discrepancy]) -> int:
-        return sum(SEVERITY_RANK[d.severity] for d in ds)
+        return sum(d.severity.rank for d in ds)
 
     return out + min(results, key=cost)

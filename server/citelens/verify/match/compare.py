@@ -25,12 +25,13 @@ from citelens.core.identifiers import arxiv_in_view, normalize_arxiv, normalize_
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
-from citelens.verify.coverage import INFORMATIONAL_TYPES
+from citelens.verify.coverage import is_informational
 from citelens.verify.match.authors import compare_authors
-from citelens.verify.match.discrepancy import FABRICATED, SEVERITY_RANK, Discrepancy, Kind, source_of
+from citelens.verify.match.discrepancy import FABRICATED, Discrepancy, Kind, source_of
 from citelens.verify.match.titles import (
     describe_word_changes,
     record_title_similarity,
+    title_similarity,
     title_word_changes,
     title_words_changed,
 )
@@ -58,15 +59,15 @@ class Comparison:
         """The most severe discrepancy, or None when the entry agrees with the records."""
         if not self.discrepancies:
             return None
-        return max((d.severity for d in self.discrepancies), key=SEVERITY_RANK.__getitem__)
+        return max((d.severity for d in self.discrepancies), key=lambda sev: sev.rank)
 
     @property
     def kinds(self) -> list[str]:
         return list(dict.fromkeys(d.kind for d in self.discrepancies))
 
     def at_least(self, severity: Severity) -> list[Discrepancy]:
-        floor = SEVERITY_RANK[severity]
-        return [d for d in self.discrepancies if SEVERITY_RANK[d.severity] >= floor]
+        floor = severity.rank
+        return [d for d in self.discrepancies if d.severity.rank >= floor]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -128,6 +129,27 @@ def is_same_paper(
     if score >= verified:
         return True
     return score >= candidate and _shares_identifier(view, record)
+
+
+#: Title similarity for a search hit to be offered as a candidate ("Replace with", the
+#: closest papers of a NOT_FOUND), for the APIs' answers and the snapshot's alike.
+CANDIDATE_FLOOR = 0.5
+
+
+def own_papers(
+    view: EntryView, candidates: Iterable[PaperRecord], wrong_doi: str | None, verified: float
+) -> list[PaperRecord]:
+    """A DOI_MISMATCH's own papers, in ``candidates``' order: the entry's title at the
+    verified threshold, and not the paper the wrong identifier names. The one rule: the
+    verdict's ``right_papers`` and the DOI fix read it (a fix offers no paper the verdict
+    did not count as the entry's)."""
+    wrong = wrong_doi.lower() if wrong_doi else None
+    return [
+        c
+        for c in candidates
+        if title_similarity(view.title, c.title or "") >= verified
+        and not (wrong and c.doi and c.doi.lower() == wrong)
+    ]
 
 
 def contradicted_fields(view: EntryView, record: PaperRecord, current_year: int | None = None) -> set[str]:
@@ -425,7 +447,7 @@ def compare(
                 )
             ],
         )
-    if _is_informal(view):
+    if is_informational(view):
         # Sources index books, theses and software badly: their disagreements are
         # information. A placeholder author or a year in the future is wrong anywhere.
         found = [d if d.kind in _ALWAYS_WARN else _as_information(d) for d in found]
@@ -435,15 +457,8 @@ def compare(
 _ALWAYS_WARN = frozenset({Kind.PLACEHOLDER_AUTHOR, Kind.YEAR_FUTURE})
 
 
-def _is_informal(view: EntryView) -> bool:
-    t = view.entry_type.lower()
-    if t == "misc":
-        return bool(view.url)
-    return t in INFORMATIONAL_TYPES
-
-
 def _as_information(d: Discrepancy) -> Discrepancy:
-    if SEVERITY_RANK[d.severity] <= SEVERITY_RANK[Severity.INFORMATION]:
+    if d.severity.rank <= Severity.INFORMATION.rank:
         return d
     return Discrepancy(
         d.field, d.kind, Severity.INFORMATION, d.message, d.entry_value, d.source_value, d.source

@@ -13,8 +13,6 @@ from citelens.core.findings import Severity
 from citelens.core.source_names import source_name
 from citelens.sources.records import PaperRecord
 
-SEVERITY_RANK = {Severity.HINT: 0, Severity.INFORMATION: 1, Severity.WARNING: 2, Severity.ERROR: 3}
-
 
 class Kind(StrEnum):
     """What kind of difference a :class:`Discrepancy` is (compared as members: a typo in a
