@@ -133,6 +133,34 @@ def make_pdfs(rows: Sequence[Row], out: Path, per_pdf: int) -> list[dict[str, An
     return made
 
 
+def thesis(out: Path) -> Path:
+    """A 459-page LaTeX thesis (report class, running headers, a contents page naming the
+    bibliography) whose 19 references (``tests/data/pdf/refs.bib``) come at the end."""
+    pdf = out / "thesis.pdf"
+    if pdf.exists():
+        return pdf
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        shutil.copy(HERE.parent / "tests" / "data" / "pdf" / "refs.bib", work / "refs.bib")
+        (work / "thesis.tex").write_text(
+            "\\documentclass[11pt]{report}\n\\usepackage{lipsum}\n\\pagestyle{headings}\n\\begin{document}\n"
+            "\\tableofcontents\n\\chapter{One}\n\\newcount\\n \\n=0\n"
+            "\\loop\\ifnum\\n<170 \\lipsum[1-12]\\advance\\n by 1 \\repeat\n"
+            "\\nocite{*}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+            encoding="utf-8",
+        )
+        for cmd in (
+            ["pdflatex", "-interaction=nonstopmode", "thesis.tex"],
+            ["bibtex", "thesis"],
+            ["pdflatex", "-interaction=nonstopmode", "thesis.tex"],
+            ["pdflatex", "-interaction=nonstopmode", "thesis.tex"],
+        ):
+            subprocess.run(cmd, cwd=work, capture_output=True, check=False, timeout=600)
+        shutil.copy(work / "thesis.pdf", pdf)
+    return pdf
+
+
 # ---------------------------------------------------------------------------- reading
 
 
@@ -341,6 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"false alarms: PDF {100 * fa_pdf:.1f} % vs .bib {100 * fa_bib:.1f} % (of {len(real)} real)")
     print(f"seconds per PDF (verification, fake APIs, fresh cache): {verify_s / max(1, len(readings)):.2f}")
+    big = thesis(folder)
+    t0 = time.perf_counter()
+    long_read = read_pdf(str(big))
+    print(
+        f"a {long_read.pages}-page thesis: {len(long_read.references)} references read in "
+        f"{time.perf_counter() - t0:.2f} s ({long_read.error or 'read'})"
+    )
     by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for k in fab:
         t = by_key[k]["type"]
