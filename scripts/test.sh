@@ -56,7 +56,9 @@ python3 -m venv .venv
 # (a failure is reported and fails the command, after the tests have run all the same)
 lint=0
 .venv/bin/python -m ruff check -q server tests benchmarks || { lint=1; say "ruff check failed (above)"; }
-.venv/bin/python -m ruff format -q --check server || { lint=1; say "ruff format: run .venv/bin/python -m ruff format server"; }
+# formatting is said, not enforced (the team's gates are ruff check and mypy)
+.venv/bin/python -m ruff format -q --check server >/dev/null \
+  || say "note: ruff format would change files in server/ (.venv/bin/python -m ruff format server)"
 # mypy (strict, files from pyproject.toml) runs beside the tests, which mostly wait on
 # servers and editors: its result is printed after them only when it fails
 types_log="$(mktemp)"

@@ -26,10 +26,12 @@ class Field(StrEnum):
 
 
 #: The identifier fields, in the order a verdict reads them, and how a message names each.
-IDENTIFIER_LABELS: Mapping[str, str] = MappingProxyType({
-    Field.DOI: "DOI",
-    Field.ARXIV: "arXiv id",
-    Field.PMID: "PMID",
-    Field.S2: "Semantic Scholar id",
-})
+IDENTIFIER_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        Field.DOI: "DOI",
+        Field.ARXIV: "arXiv id",
+        Field.PMID: "PMID",
+        Field.S2: "Semantic Scholar id",
+    }
+)
 IDENTIFIER_FIELDS: tuple[Field, ...] = tuple(Field(f) for f in IDENTIFIER_LABELS)

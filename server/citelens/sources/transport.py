@@ -445,6 +445,7 @@ def _describe(e: httpx.TransportError) -> str:
 
 # ---------------------------------------------------------------------- the client set
 
+
 #: Default spacing per host (seconds between request starts, concurrency).
 #: The longest answer read from each host, on the wire and decompressed; a longer one is a
 #: failed lookup. A batch of 500 Semantic Scholar papers with abstracts is about 2 MB.
@@ -475,18 +476,36 @@ def _openalex_params(settings: Settings) -> dict[str, str]:
 
 #: The host registry: one row per host, in the order of :meth:`Sources.hosts`.
 HOSTS: tuple[Host, ...] = (
-    Host(Source.S2, lambda s: s.s2_api_url, Rate.per_second(1.0), 32 << 20,
-         headers=lambda s: {"x-api-key": s.s2_api_key} if s.s2_api_key else {}),
-    Host(Source.CROSSREF, lambda s: s.crossref_api_url, Rate.per_second(5.0, 1), params=_mailto,
-         polite_rate=Rate.per_second(10.0, 3)),
+    Host(
+        Source.S2,
+        lambda s: s.s2_api_url,
+        Rate.per_second(1.0),
+        32 << 20,
+        headers=lambda s: {"x-api-key": s.s2_api_key} if s.s2_api_key else {},
+    ),
+    Host(
+        Source.CROSSREF,
+        lambda s: s.crossref_api_url,
+        Rate.per_second(5.0, 1),
+        params=_mailto,
+        polite_rate=Rate.per_second(10.0, 3),
+    ),
     Host(Source.OPENALEX, lambda s: s.openalex_api_url, Rate.per_second(10.0, 3), params=_openalex_params),
     Host(Source.ARXIV, lambda s: s.arxiv_api_url, Rate(3.0, 1)),  # one request every three seconds
     Host(Source.ARXIV_SITE, lambda s: s.arxiv_url, Rate(1.0, 1), 64 << 20),  # full-text PDFs
-    Host(Source.NCBI, lambda s: s.ncbi_eutils_url, Rate.per_second(3.0, 1),
-         params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})}),
+    Host(
+        Source.NCBI,
+        lambda s: s.ncbi_eutils_url,
+        Rate.per_second(3.0, 1),
+        params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})},
+    ),
     Host(Source.DOI, lambda s: s.doi_url, Rate.per_second(5.0, 2)),
-    Host(Source.UNPAYWALL, lambda s: s.unpaywall_api_url, Rate.per_second(5.0, 2),
-         params=lambda s: {"email": s.mailto or "citelens@example.org"}),
+    Host(
+        Source.UNPAYWALL,
+        lambda s: s.unpaywall_api_url,
+        Rate.per_second(5.0, 2),
+        params=lambda s: {"email": s.mailto or "citelens@example.org"},
+    ),
 )
 
 #: The documented (or agreed) rate of each host; :data:`DEFAULT_RATES` keeps a margin under it.

@@ -300,9 +300,7 @@ def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     index_of = _indexes(result.store)
     rel = _rels()
     hidden: Counter[tuple[str, str]] = Counter()
-    order = sorted(
-        result.findings, key=lambda f: (f.path, f.span.start, -f.severity.rank, f.code, f.message)
-    )
+    order = sorted(result.findings, key=lambda f: (f.path, f.span.start, -f.severity.rank, f.code, f.message))
     for f in order:
         if f.severity is Severity.HINT and not verbose:
             hidden[(f.code, f.message)] += 1

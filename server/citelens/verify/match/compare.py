@@ -278,7 +278,12 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
             msg += f", and arXiv:{cited_arxiv} is not its arXiv id ({ids})"
         return [
             Discrepancy(
-                Field.VENUE, Kind.PREPRINT_STATUS, sev, msg + f" ({source_of(v)})", venue, v.venue or "",
+                Field.VENUE,
+                Kind.PREPRINT_STATUS,
+                sev,
+                msg + f" ({source_of(v)})",
+                venue,
+                v.venue or "",
                 v.source,
             )
         ]
@@ -391,8 +396,11 @@ def _compare_title(
         return (
             score,
             best.source,
-            [Discrepancy(Field.TITLE, Kind.TITLE_WORDS, Severity.WARNING, msg, view.title, rec.title,
-                         rec.source)],
+            [
+                Discrepancy(
+                    Field.TITLE, Kind.TITLE_WORDS, Severity.WARNING, msg, view.title, rec.title, rec.source
+                )
+            ],
         )
     only_entry, only_rec = title_word_changes(view.title, best.title)
     detail = ""
