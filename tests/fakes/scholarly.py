@@ -36,7 +36,10 @@ another process (``POST /_control {"source": "s2", "mode": "down"}``):
 ``bomb``       the same, gzip-compressed: about 64 kB on the wire
 
 ``count=N`` applies the fault to the next N requests only. ``fake.set_rate_limit``
-makes a source answer 429 when a client starts requests faster than allowed.
+makes a source answer 429 when a client starts requests faster than allowed;
+``fake.set_latency("s2", 0.05)`` makes a source answer that much later (which source answers
+first is then the test's choice). A paper's ``as`` key gives one source's own view of it
+(``{"as": {"s2": {"venue": "CVPR", "year": 2015}}}``, :func:`as_source`).
 
 Use from pytest (wired in ``tests/conftest.py``)::
 
