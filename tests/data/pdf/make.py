@@ -17,7 +17,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-#: name -> (bibliography style, two columns, extra preamble, \refname)
+#: name -> (bibliography style, two columns, extra preamble, \refname); a name with
+#: "appendix" has an appendix after the references (its heading ends the list)
 VARIANTS = {
     "plain-1col": ("plain", False, "", None),
     "ieeetr-2col": ("ieeetr", True, "", None),
@@ -26,7 +27,15 @@ VARIANTS = {
     "plainnat-2col": ("plainnat", True, "\\usepackage{natbib}\n", None),
     "acm-1col": ("acm", False, "", None),
     "unsrt-2col": ("unsrt", True, "\\usepackage[numbers]{natbib}\n", None),
+    "plainnat-appendix-2col": ("plainnat", True, "\\usepackage{natbib}\n", None),
 }
+APPENDIX = r"""
+\appendix
+\section{Proof of Theorem 1}
+Smith and Jones showed this in 2019 \cite{hunter2007matplotlib}. \lipsum[4]
+\subsection{Details}
+Doe, J. and Roe, R. (2020). A sentence that reads like a reference. \lipsum[5]
+"""
 
 BODY = r"""
 \section{Introduction}
@@ -46,7 +55,7 @@ Periodograms \cite{lomb1976least,zechmeister2009generalised,press1989fast} and c
 """
 
 
-def tex(style: str, two: bool, preamble: str, refname: str | None) -> str:
+def tex(style: str, two: bool, preamble: str, refname: str | None, appendix: bool = False) -> str:
     cls = "\\documentclass[10pt,twocolumn]{article}" if two else "\\documentclass[11pt]{article}"
     ref = f"\\renewcommand\\refname{{{refname}}}\n" if refname else ""
     return (
@@ -54,7 +63,7 @@ def tex(style: str, two: bool, preamble: str, refname: str | None) -> str:
         f"\\usepackage{{lipsum}}\n\\usepackage{{url}}\n{preamble}{ref}\\pagestyle{{headings}}\n"
         f"\\title{{A Test Paper in the {style} Style}}\n\\author{{CiteLens}}\n\\date{{}}\n"
         f"\\begin{{document}}\n\\section*{{A Test Paper in the {style} Style}}\n{BODY}\n"
-        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n\\end{{document}}\n"
+        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n{APPENDIX if appendix else ''}\\end{{document}}\n"
     )
 
 
@@ -66,13 +75,17 @@ def labels(bbl: str) -> list[tuple[str, str]]:
     return out
 
 
-def main() -> int:
-    expected = {}
+def main(argv: list[str]) -> int:
+    """``make.py [NAME ...]``: those PDFs only (every one without a name)."""
+    out = HERE / "expected.json"
+    expected = json.loads(out.read_text(encoding="utf-8")) if argv and out.exists() else {}
     for name, (style, two, preamble, refname) in VARIANTS.items():
+        if argv and name not in argv:
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
             shutil.copy(HERE / "refs.bib", work / "refs.bib")
-            (work / f"{name}.tex").write_text(tex(style, two, preamble, refname), encoding="utf-8")
+            (work / f"{name}.tex").write_text(tex(style, two, preamble, refname, "appendix" in name), encoding="utf-8")
             for cmd in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
                 arg = name if cmd == ["bibtex"] else f"{name}.tex"
                 opts = [] if cmd == ["bibtex"] else ["-interaction=nonstopmode", "-halt-on-error"]
@@ -84,9 +97,9 @@ def main() -> int:
             shutil.copy(work / f"{name}.pdf", HERE / f"{name}.pdf")
             expected[name] = labels((work / f"{name}.bbl").read_text(encoding="utf-8"))
         print(f"{name}.pdf: {(HERE / f'{name}.pdf').stat().st_size // 1024} KB")
-    (HERE / "expected.json").write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -56,6 +56,7 @@ class Line:
     x1: float
     y: float
     height: float
+    size: float = 0.0  # the font size of its first character (0: unknown)
 
 
 @dataclass(slots=True)
@@ -145,14 +146,23 @@ def _from_json(data: dict[str, Any]) -> Extraction:
     raw = data.get("lines")
     if isinstance(raw, list):
         out.lines = [
-            Line(int(r[0]), str(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5]))
+            Line(int(r[0]), str(r[1]), *(float(x) for x in r[2:7]))
             for r in raw
-            if isinstance(r, list) and len(r) == 6
+            if isinstance(r, list) and len(r) == 7
         ]
     return out
 
 
 # ---------------------------------------------------------------------------- the child
+
+
+def _font_size(textpage: Any, index: int) -> float:
+    try:
+        import pypdfium2.raw as pdfium_c
+
+        return float(pdfium_c.FPDFText_GetFontSize(textpage.raw, index))
+    except Exception:
+        return 0.0
 
 
 def _page_lines(textpage: Any, page_no: int) -> list[list[Any]]:
@@ -172,7 +182,11 @@ def _page_lines(textpage: Any, page_no: int) -> list[list[Any]]:
                         x1 = max(b[2] for b in boxes)
                         y = min(b[1] for b in boxes)
                         h = max(b[3] - b[1] for b in boxes)
-                        out.append([page_no, piece, round(x0, 1), round(x1, 1), round(y, 1), round(h, 1)])
+                        first = next(j for j in range(start, end) if not text[j].isspace())
+                        size = round(_font_size(textpage, first), 1)
+                        out.append(
+                            [page_no, piece, round(x0, 1), round(x1, 1), round(y, 1), round(h, 1), size]
+                        )
             start = i + 1
     return out
 

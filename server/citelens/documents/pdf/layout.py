@@ -150,11 +150,20 @@ def _body(lines: list[Line]) -> list[Line]:
             edges[_norm(line.text)] = edges.get(_norm(line.text), 0) + 1
     heights = [line.height for line in rest if line.height > 0]
     body_h = statistics.median(heights) if heights else heading.height
+    sizes = [line.size for line in rest if line.size > 0]
+    body_size = statistics.median(sizes) if sizes else 0.0
     out: list[Line] = []
     for page_no, page_lines in by_page.items():
         for line in _without_furniture(page_lines, page_no != first_page, edges):
             if _END.match(line.text.strip()) and line.height >= body_h * 1.1 and len(line.text) < 80:
                 return out
+            if (
+                body_size
+                and line.size >= body_size * 1.12
+                and len(line.text) < 100
+                and not is_heading(line.text)
+            ):
+                return out  # a heading in a larger font: an appendix, a checklist, the next section
             if is_heading(line.text) and line.height > body_h * 1.15:
                 continue
             out.append(line)
@@ -167,10 +176,18 @@ def _without_furniture(page_lines: list[Line], later_page: bool, edges: dict[str
     edge of another page too, or names the reference list."""
     top = max(line.y for line in page_lines)
     bottom = min(line.y for line in page_lines)
+    ys = sorted({round(line.y, 1) for line in page_lines}, reverse=True)
+    steps = [a - b for a, b in itertools.pairwise(ys) if a - b > 0.5]
+    step = statistics.median(steps) if steps else 0.0
+    apart = (  # a line alone at the top or the bottom, well away from the text: a header or footer
+        {ys[0]} if len(ys) > 2 and ys[0] - ys[1] > 2.2 * step else set()
+    ) | ({ys[-1]} if len(ys) > 2 and ys[-2] - ys[-1] > 2.2 * step else set())
     keep = []
     for line in page_lines:
         text = line.text.strip()
         at_edge = line.y >= top - 1 or line.y <= bottom + 1
+        if later_page and round(line.y, 1) in apart and len(text) < 100:
+            continue
         if _PAGE_NUMBER.match(text) and (at_edge or len(text) <= 4):
             continue
         if at_edge and later_page and (edges.get(_norm(text), 0) > 1 or heading_like(text)):
