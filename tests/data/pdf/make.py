@@ -28,6 +28,10 @@ VARIANTS = {
     "acm-1col": ("acm", False, "", None),
     "unsrt-2col": ("unsrt", True, "\\usepackage[numbers]{natbib}\n", None),
     "plainnat-appendix-2col": ("plainnat", True, "\\usepackage{natbib}\n", None),
+    # a review copy: every line numbered in the margin
+    "plainnat-lineno-1col": (
+        "plainnat", False, "\\usepackage{natbib}\n\\usepackage{lineno}\n\\linenumbers\n", None
+    ),
 }
 APPENDIX = r"""
 \appendix
@@ -63,7 +67,8 @@ def tex(style: str, two: bool, preamble: str, refname: str | None, appendix: boo
         f"\\usepackage{{lipsum}}\n\\usepackage{{url}}\n{preamble}{ref}\\pagestyle{{headings}}\n"
         f"\\title{{A Test Paper in the {style} Style}}\n\\author{{CiteLens}}\n\\date{{}}\n"
         f"\\begin{{document}}\n\\section*{{A Test Paper in the {style} Style}}\n{BODY}\n"
-        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n{APPENDIX if appendix else ''}\\end{{document}}\n"
+        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n"
+        f"{APPENDIX if appendix else ''}\\end{{document}}\n"
     )
 
 
@@ -85,7 +90,8 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
             shutil.copy(HERE / "refs.bib", work / "refs.bib")
-            (work / f"{name}.tex").write_text(tex(style, two, preamble, refname, "appendix" in name), encoding="utf-8")
+            source = tex(style, two, preamble, refname, "appendix" in name)
+            (work / f"{name}.tex").write_text(source, encoding="utf-8")
             for cmd in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
                 arg = name if cmd == ["bibtex"] else f"{name}.tex"
                 opts = [] if cmd == ["bibtex"] else ["-interaction=nonstopmode", "-halt-on-error"]

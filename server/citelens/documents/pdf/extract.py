@@ -17,6 +17,7 @@ built for hostile files. Nothing in the file is executed (PDFium runs no JavaScr
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -165,29 +166,50 @@ def _font_size(textpage: Any, index: int) -> float:
         return 0.0
 
 
+_LINE_NUMBER = re.compile(r"\s*(\d{1,4})\s+(?=\S)")
+
+
+def _spans(text: str, n: int) -> list[tuple[int, int]]:
+    """(start, end) of each line of a page's text (a hyphen PDFium put at a line end kept)."""
+    out = []
+    start = 0
+    for i in range(n + 1):
+        if i == n or text[i] in "\r\n\ufffe":
+            end = i + 1 if i < n and text[i] == "\ufffe" else i
+            if end > start and text[start:end].strip():
+                out.append((start, end))
+            start = i + 1
+    return out
+
+
+def _without_line_numbers(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The lines without the numbers a review copy prints in its margin (``054 Ashish
+    Vaswani, ...``): most lines start with a number, and the numbers go up one by one."""
+    found = [_LINE_NUMBER.match(text, a, b) for a, b in spans]
+    numbers = [int(m.group(1)) for m in found if m]
+    if len(numbers) < 5 or len(numbers) < 0.6 * len(spans):
+        return spans
+    ups = sum(1 for a, b in itertools.pairwise(numbers) if b == a + 1)
+    if ups < 0.7 * (len(numbers) - 1):
+        return spans
+    return [(m.end() if m else a, b) for (a, b), m in zip(spans, found, strict=True)]
+
+
 def _page_lines(textpage: Any, page_no: int) -> list[list[Any]]:
     text = textpage.get_text_range()
     n = min(len(text), textpage.count_chars())
     out: list[list[Any]] = []
-    start = 0
-    for i in range(n + 1):
-        if i == n or text[i] in "\r\n\ufffe":
-            end = i + 1 if i < n and text[i] == "\ufffe" else i  # a hyphen PDFium put at a line end
-            if end > start:
-                piece = text[start:end]
-                if piece.strip():
-                    boxes = [textpage.get_charbox(j) for j in range(start, end) if not text[j].isspace()]
-                    if boxes:
-                        x0 = min(b[0] for b in boxes)
-                        x1 = max(b[2] for b in boxes)
-                        y = min(b[1] for b in boxes)
-                        h = max(b[3] - b[1] for b in boxes)
-                        first = next(j for j in range(start, end) if not text[j].isspace())
-                        size = round(_font_size(textpage, first), 1)
-                        out.append(
-                            [page_no, piece, round(x0, 1), round(x1, 1), round(y, 1), round(h, 1), size]
-                        )
-            start = i + 1
+    for start, end in _without_line_numbers(text, _spans(text, n)):
+        boxes = [textpage.get_charbox(j) for j in range(start, end) if not text[j].isspace()]
+        if not boxes:
+            continue
+        x0 = min(b[0] for b in boxes)
+        x1 = max(b[2] for b in boxes)
+        y = min(b[1] for b in boxes)
+        h = max(b[3] - b[1] for b in boxes)
+        first = next(j for j in range(start, end) if not text[j].isspace())
+        size = round(_font_size(textpage, first), 1)
+        out.append([page_no, text[start:end], round(x0, 1), round(x1, 1), round(y, 1), round(h, 1), size])
     return out
 
 
