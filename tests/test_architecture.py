@@ -577,3 +577,30 @@ def test_the_severity_check_finds_a_second_rank() -> None:
         assert sorted(_severity_tables()) == ["citelens.fake_rank:1", "citelens.fake_rank:2"]
     finally:
         del MODULES["citelens.fake_rank"]
+
+
+def test_the_newcomers_tasks_name_files_and_names_that_exist() -> None:
+    """docs/architecture.md's three tasks stay true: every file they name exists and every
+    ``module.name`` they name is defined there."""
+    text = DOC.read_text(encoding="utf-8").split("## A newcomer's three tasks", 1)[1]
+    files = set(re.findall(r"`((?:[\w.]+/)*[\w]+\.(?:py|md|json))`", text))
+    assert files, "the section names no files"
+    missing = [f for f in files if not (PACKAGE / f).is_file() and not (ROOT / f).is_file()
+               and not any(p.name == f for p in ROOT.glob("docs/*.md"))]
+    assert missing == []
+    undefined = []
+    for module, name in re.findall(r"`((?:\w+/)*\w+)\.([A-Za-z_]\w*)`", text):
+        if name in ("py", "md", "json"):
+            continue
+        parts = module.split("/")
+        candidates = [m for m in MODULES if m.split(".")[-len(parts):] == parts]
+        defined = any(
+            (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name)
+            or (isinstance(n, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in n.targets))
+            or (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name)
+            for m in candidates for n in ast.walk(MODULES[m])
+        )
+        if not defined:
+            undefined.append(f"{module}.{name}")
+    assert undefined == []
