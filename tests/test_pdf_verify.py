@@ -149,3 +149,30 @@ def test_a_source_that_cuts_a_title_short_or_files_it_as_a_notice() -> None:
     assert reconcile(doi, PRINTED, []).status is Status.VERIFIED  # ...but the printed DOI's paper
     notice = PaperRecord(source="crossref", title="ERRATUM: " + SCIPY.title, authors=SCIPY.authors, year=2020)
     assert confirms(PRINTED, [notice])
+
+
+async def test_the_snapshots_title_index_answers_a_printed_reference_without_a_request(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    from citelens.snapshot.store import Snapshot, Writer
+
+    writer = Writer(str(tmp_path / "snap.db"))
+    writer.add(SCIPY)
+    writer.close({"date": "2025-10-01", "sources": "Crossref"})
+    snapshot = Snapshot(str(tmp_path / "snap.db"))
+    fake = scholarly_server
+    settings = fake.settings(cache_dir=str(tmp_path), offline=True)
+    sources = Sources.from_settings(settings, lambda _m: None, rates=fast_rates())
+    cache = VerificationCache(tmp_path, lambda _m: None)
+    none = Verification("[9]", Status.UNVERIFIED, "no title", unverified=Unverified.NO_TITLE)
+    try:
+        out = await confirm_printed({"[9]": PRINTED}, {"[9]": none}, sources, cache, settings, snapshot)
+        essential = {"[9]": PRINTED.replace("Fundamental", "Essential")}
+        other = await confirm_printed(essential, {"[9]": none}, sources, cache, settings, snapshot)
+    finally:
+        await sources.aclose()
+        cache.close()
+        snapshot.close()
+    assert out["[9]"].status is Status.VERIFIED and out["[9]"].method == Method.SNAPSHOT_REFERENCE
+    assert other["[9]"].status is Status.UNVERIFIED  # offline, and the snapshot has no such title
+    assert fake.requests() == []

@@ -47,3 +47,4 @@ class Method(StrEnum):
     SNAPSHOT_ARXIV = "snapshot_arxiv"
     SNAPSHOT_PMID = "snapshot_pmid"
     SNAPSHOT_TITLE = "snapshot_title"
+    SNAPSHOT_REFERENCE = "snapshot_reference"  # a whole printed reference, by the titles' index

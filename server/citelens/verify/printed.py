@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from citelens.core.accents import strip_accents
 from citelens.core.findings import Severity
 from citelens.core.settings import Settings
+from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources import crossref
 from citelens.sources.methods import Method
 from citelens.sources.records import Outcome, PaperRecord
@@ -260,7 +261,11 @@ def _serious(d: Discrepancy) -> bool:
 
 
 def reconcile(
-    v: Verification, raw: str, found: list[PaperRecord], step: AuditStep | None = None
+    v: Verification,
+    raw: str,
+    found: list[PaperRecord],
+    step: AuditStep | None = None,
+    from_snapshot: frozenset[int] = frozenset(),
 ) -> Verification:
     """The verdict on a printed reference, from the engine's verdict ``v`` on the fields read
     and ``found`` (the papers the whole string found, best first)."""
@@ -301,7 +306,7 @@ def reconcile(
                 f"reference ({AS_READ}, found by the whole printed reference)",
                 match=cand,
                 score=1.0,
-                method=Method.CROSSREF_REFERENCE if cand in found else v.method,
+                method=_method_of(cand, found, from_snapshot, v.method),
                 discrepancies=[],
                 audit=audit,
                 unverified=None,
@@ -362,10 +367,48 @@ async def _full_versions(
     return out
 
 
+def _method_of(
+    cand: PaperRecord, found: list[PaperRecord], from_snapshot: frozenset[int], default: str
+) -> str:
+    if not any(cand is f for f in found):
+        return default
+    return Method.SNAPSHOT_REFERENCE if id(cand) in from_snapshot else Method.CROSSREF_REFERENCE
+
+
 def _wants_search(v: Verification) -> bool:
     if v.status is Status.NOT_FOUND:
         return True
     return v.status is Status.UNVERIFIED and v.unverified is Unverified.NO_TITLE
+
+
+def _snapshot_search(snapshot: Snapshot, raw: str) -> list[PaperRecord]:
+    """Works of the local snapshot whose title the printed string holds as a field (its
+    full-text index over titles, asked with each field that could be the title)."""
+    text = folded(raw)
+
+    def score(_query: str, title: str) -> float:
+        return 1.0 if len(compact(title)) >= 8 and _phrase(title, text, whole=True) else 0.0
+
+    out: list[PaperRecord] = []
+    try:
+        for segment in _title_like(raw):
+            out.extend(r for _s, r in snapshot.by_title(segment, score, 0.5, 5))
+            if out:
+                break
+    except SnapshotError:
+        return []
+    return out
+
+
+_FIELD_BREAK = re.compile(r"[“”\"]|(?<=[a-z0-9)?])[.?]\s+(?=[A-Z0-9“\"])|\(\s*(?:1[89]|20)\d\d[a-z]?\s*\)\.?")
+
+
+def _title_like(raw: str) -> list[str]:
+    """The fields of a printed reference that could be its title (between quotes, full stops
+    or the year in parentheses; three words or more), longest first, at most four."""
+    parts = [p.strip(" ,.;:") for p in _FIELD_BREAK.split(raw)]
+    fields = [p for p in parts if 3 <= len(p.split()) <= 60]
+    return sorted(fields, key=len, reverse=True)[:4]
 
 
 async def confirm_printed(
@@ -374,6 +417,7 @@ async def confirm_printed(
     sources: Sources,
     cache: VerificationCache,
     settings: Settings,
+    snapshot: Snapshot | None = None,
 ) -> dict[str, Verification]:
     """``verdicts`` with each printed reference's (``raws``: key -> the reference as printed)
     reconciled with its printed string (:func:`reconcile`)."""
@@ -381,12 +425,18 @@ async def confirm_printed(
 
     async def one(key: str, raw: str, v: Verification) -> None:
         found: list[PaperRecord] = []
+        local: frozenset[int] = frozenset()
         step = None
         if _wants_search(v) and not any(confirms(raw, [c]) for c in v.candidates):
-            found, step = await _reference_search(raw, sources, cache, settings)
+            if snapshot is not None:
+                found = await asyncio.to_thread(_snapshot_search, snapshot, raw)
+                local = frozenset(id(r) for r in found)
+            if not any(confirms(raw, [c]) for c in found):
+                more, step = await _reference_search(raw, sources, cache, settings)
+                found += more
             if not any(confirms(raw, [c]) for c in found):
                 found += await _full_versions(raw, [*v.candidates, *found], sources, cache, settings)
-        out[key] = reconcile(v, raw, found, step)
+        out[key] = reconcile(v, raw, found, step, local)
 
     # the host client paces the requests (Crossref's rate and concurrency)
     await asyncio.gather(

@@ -327,5 +327,5 @@ async def _confirm_printed(
             raws[key] = ref.text
     if raws:
         result.verifications = await confirm_printed(
-            raws, result.verifications, pipeline.sources(), pipeline.cache(), settings
+            raws, result.verifications, pipeline.sources(), pipeline.cache(), settings, pipeline.snapshot()
         )
