@@ -516,6 +516,7 @@ ONE_CONCEPT = {
     "published_version": "citelens.fixes.published",  # the published version of a cited preprint
     "verdict_class": "citelens.verify.classes",  # fabricated / wrong-metadata / not-found
     "is_informational": "citelens.verify.coverage",  # an entry the indexes cover badly
+    "disagreement_is_information": "citelens.verify.coverage",  # ... derived from it
     "arxiv_of_doi": "citelens.core.identifiers",  # the arXiv id of an arXiv DOI
     "CANDIDATE_FLOOR": "citelens.verify.match.compare",  # a search hit worth offering
 }

@@ -43,3 +43,13 @@ def is_informational(view: EntryView) -> bool:
     if t == "misc":
         return not (view.doi or view.arxiv_id or view.pmid)
     return t in INFORMATIONAL_TYPES
+
+
+def disagreement_is_information(view: EntryView) -> bool:
+    """Whether a found record's disagreement with the entry is information: an entry of
+    :func:`is_informational`, but a ``@misc`` only when it is a web page (a URL): a bare
+    ``@misc`` the indexes do hold is compared as a paper (its miss stays information).
+    Derived from the one rule, so a ``@misc`` with a DOI and a URL is a paper for both."""
+    if not is_informational(view):
+        return False
+    return view.entry_type.lower() != "misc" or bool(view.url)

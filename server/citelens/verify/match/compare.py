@@ -25,7 +25,7 @@ from citelens.core.identifiers import arxiv_in_view, normalize_arxiv, normalize_
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
-from citelens.verify.coverage import is_informational
+from citelens.verify.coverage import disagreement_is_information
 from citelens.verify.match.authors import compare_authors
 from citelens.verify.match.discrepancy import FABRICATED, Discrepancy, Kind, source_of
 from citelens.verify.match.titles import (
@@ -455,7 +455,7 @@ def compare(
                 )
             ],
         )
-    if is_informational(view):
+    if disagreement_is_information(view):
         # Sources index books, theses and software badly: their disagreements are
         # information. A placeholder author or a year in the future is wrong anywhere.
         found = [d if d.kind in _ALWAYS_WARN else _as_information(d) for d in found]
