@@ -23,9 +23,11 @@ import pytest
 
 from citelens.core.accents import strip_accents
 from citelens.core.codes import REGISTRY, Code
+from citelens.core.fields import Field
 from citelens.core.settings import DEFAULT_SEVERITY
 from citelens.documents.bibtex import keys
 from citelens.sources.transport import HOSTS
+from citelens.verify.match.discrepancy import Kind
 from citelens.verify.status import Status
 from tests.harness import ROOT
 from tests.reads import Places
@@ -605,3 +607,47 @@ def test_the_newcomers_tasks_name_files_and_names_that_exist() -> None:
         if not defined:
             undefined.append(f"{module}.{name}")
     assert undefined == []
+
+
+_ENUMS_BY_ATTRIBUTE = {"kind", "field", "status", "code"}
+
+
+def _string_comparisons() -> list[str]:
+    """Comparisons of a ``.kind``, ``.field``, ``.status`` or ``.code`` (or its ``.name`` /
+    ``.value``) with a string that is a member's value of ``Kind``, ``Field``, ``Status`` or
+    ``Code``: ``d.kind == "identifier"`` instead of ``d.kind == Kind.IDENTIFIER``."""
+    values = {m.value for e in (Code, Field, Kind, Status) for m in e}
+
+    def named(n: ast.expr) -> bool:
+        if isinstance(n, ast.Attribute) and n.attr in ("name", "value"):
+            if isinstance(n.value, ast.Attribute):
+                return named(n.value)
+        return isinstance(n, ast.Attribute) and n.attr in _ENUMS_BY_ATTRIBUTE
+
+    def strings(n: ast.expr) -> list[str]:
+        items = n.elts if isinstance(n, (ast.Tuple, ast.Set, ast.List)) else [n]
+        return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+    found = []
+    for name, tree in MODULES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(map(named, sides)) and any(v in values for s in sides for v in strings(s)):
+                    found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@invariant("Discrepancy kinds, entry fields, verdict statuses and codes are compared as enum "
+           "members, never as strings.")
+def test_kinds_fields_statuses_and_codes_are_compared_as_members() -> None:
+    assert _string_comparisons() == []
+
+
+def test_the_string_check_finds_a_string_comparison() -> None:
+    code = 'x = d.kind == "identifier" or v.status.name in ("NOT_FOUND",)'
+    MODULES["citelens.fake_kinds"] = ast.parse(code)
+    try:
+        assert len(_string_comparisons()) == 2
+    finally:
+        del MODULES["citelens.fake_kinds"]

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping
 
 from citelens.core.accents import strip_accents
+from citelens.core.fields import Field
 from citelens.core.findings import Severity
 from citelens.core.settings import Settings
 from citelens.snapshot.store import Snapshot, SnapshotError
@@ -231,21 +232,21 @@ def _true_value_printed(d: Discrepancy, paper: list[PaperRecord], raw: str) -> b
     """Whether the paper's own value of what ``d`` is about is in the printed string: then
     the difference is the reader's, not the author's."""
     printed = folded(raw)
-    if d.field == "title":
+    if d.field == Field.TITLE:
         return any(_title_printed(r, printed) for r in paper)
-    if d.field == "authors":
+    if d.field == Field.AUTHORS:
         return _authors_printed(paper[0], raw, printed) and _authors_block_agrees(paper, raw, printed)
-    if d.field == "year":
+    if d.field == Field.YEAR:
         return _year_printed(paper, raw)
-    if d.field == "venue":
+    if d.field == Field.VENUE:
         names = [v for r in paper for v in (r.venue, *r.venue_alternates) if v]
         if any(len(compact(v)) >= 4 and _phrase(v, printed, whole=False) for v in names):
             return True
         # printed as a preprint ("arXiv preprint arXiv:…", "CoRR"), and the paper has one
         return _PREPRINT.search(raw) is not None and any(r.arxiv_id or r.is_preprint for r in paper)
-    if d.field == "doi":
+    if d.field == Field.DOI:
         return any(r.doi and compact(r.doi) in compact(raw) for r in paper)
-    if d.field == "arxiv":
+    if d.field == Field.ARXIV:
         return any(r.arxiv_id and compact(r.arxiv_id) in compact(raw) for r in paper)
     return False
 
