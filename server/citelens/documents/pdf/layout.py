@@ -27,7 +27,7 @@ _END = re.compile(
     re.IGNORECASE,
 )
 _BRACKET = re.compile(r"^\s*\[([^\[\]]{1,60})\]\s*")
-_NUMBER = re.compile(r"^\s*(\d{1,4})\s*[.)]?\s+(?=\S)")
+_NUMBER = re.compile(r"^\s*\(?(\d{1,4})\s*[.)]?\s+(?=\S)")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.IGNORECASE)
 _SPACING_ACCENTS = {
     "\u00a8": "\u0308",  # diaeresis
