@@ -228,6 +228,10 @@ def test_a_venue_reads_a_paper_that_is_only_a_pdf_and_prefers_sources(
     assert "no text layer" in lines["scanned.pdf"]["not_read"][0]
     page = (out / "summary.html").read_text()
     assert "NOT READ" in page and "from the PDF" in page
+    paper_page = (out / "papers" / "only-pdf.html").read_text()
+    assert "paper.pdf, page" in paper_page and "read from the PDF" in paper_page
+    assert "Recursive neural symbolic gradient networks" in paper_page  # the reference as printed
+    assert "@article{ref" not in paper_page  # not the BibTeX the engine read
 
 
 def test_fix_never_writes_into_a_pdf(tmp_path: Path, scholarly_server: ScholarlyFake) -> None:

@@ -91,6 +91,10 @@ def evidence(
         "sources": sources_said(entry),
         "discrepancies": [str(d.get("message")) for d in entry.get("discrepancies") or []][:6],
     }
+    if entry.get("source") == "pdf":  # read from a PDF: the reference as printed, and its page
+        raw = str(entry.get("raw") or text)
+        out.update(line=None, page=entry.get("page"), source="pdf")
+        out["written"] = raw[:WRITTEN_MAX] + ("…" if len(raw) > WRITTEN_MAX else "")
     match = entry.get("match")
     if isinstance(match, dict):
         out["match"] = _record(match)

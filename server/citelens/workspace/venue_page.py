@@ -243,6 +243,8 @@ def _bib_link(f: dict[str, Any], paper_dir: str) -> str:
     if not file:
         return ""
     where = f"{_e(file)}:{int(line)}" if isinstance(line, int) else _e(file)
+    if isinstance(f.get("page"), int):
+        where = f"{_e(file)}, page {int(f['page'])} (read from the PDF)"
     path = file if os.path.isabs(file) else os.path.abspath(file)
     if not os.path.exists(path) and paper_dir:
         path = os.path.join(os.path.abspath(paper_dir), os.path.basename(file))
