@@ -249,3 +249,23 @@ def test_a_reader_that_takes_too_long_is_one_line(tmp_path: Path) -> None:
 
     got = extract_lines(str(DATA / "plain-1col.pdf"), timeout=0.001)
     assert got.error is not None and "took longer than" in got.error and got.lines is None
+
+
+def test_a_pdf_bomb_of_nested_objects_is_one_line(tmp_path: Path) -> None:
+    """A page tree nested 20,000 deep and an array nested 100,000 deep: PDFium refuses
+    them in the child process; the check says so and goes on."""
+    objs = ["<< /Type /Catalog /Pages 2 0 R /Deep " + "[" * 100_000 + "]" * 100_000 + " >>"]
+    objs += [f"<< /Type /Pages /Kids [{n + 1} 0 R] /Count 1 >>" for n in range(2, 20_002)]
+    objs.append("<< /Type /Page /MediaBox [0 0 612 792] >>")
+    out = b"%PDF-1.7\n"
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n{o}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    (tmp_path / "bomb.pdf").write_bytes(out)
+    (d,) = _pdf_not_read(tmp_path, tmp_path / "bomb.pdf")
+    assert d["message"].startswith("PDF not read: ") and "\n" not in d["message"]

@@ -90,7 +90,7 @@ def reference_start(headed: list[bool]) -> int | None:
     return last
 
 
-def _limit() -> None:  # pragma: no cover - runs in the child before exec
+def _limit() -> None:  # pragma: no cover - runs in the child
     try:
         import resource
 
@@ -116,7 +116,6 @@ def extract_lines(path: str, timeout: float = TIMEOUT_S) -> Extraction:
             [sys.executable, "-m", "citelens.documents.pdf.extract", path],
             capture_output=True,
             timeout=timeout,
-            preexec_fn=_limit if os.name == "posix" else None,
             check=False,
             stdin=subprocess.DEVNULL,
             env={**os.environ, "PYTHONIOENCODING": "utf-8"},
@@ -259,12 +258,15 @@ def _child(path: str) -> dict[str, Any]:
 def main(argv: list[str]) -> int:  # pragma: no cover - run as a child process
     if len(argv) != 1:
         return 2
+    _limit()  # in the child itself: a preexec_fn is not safe in a process with threads
     try:
         data = _child(argv[0])
     except MemoryError:
         data = {"error": "it used more memory than allowed (not read)"}
     except Exception as exc:
-        data = {"error": f"could not read it ({type(exc).__name__})"}
+        kind = type(exc).__name__
+        why = "its structure could not be read (corrupt or hostile)" if kind == "PdfiumError" else kind
+        data = {"error": f"could not read it: {why}"}
     sys.stdout.write(json.dumps(data, ensure_ascii=False))
     sys.stdout.flush()
     return 0
