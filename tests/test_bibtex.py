@@ -12,13 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citelens.core.model import BibEntry
-from citelens.documents.bibtex.parse import (
-    MONTH_MACROS,
-    all_problems,
-    crossref_lookup,
-    parse_bib,
-    resolve_crossref,
-)
+from citelens.documents.bibtex.keytable import crossref_lookup, resolve_crossref
+from citelens.documents.bibtex.parse import MONTH_MACROS, all_problems, parse_bib
 from citelens.documents.read import read_text
 from tests.harness import CORPUS, bigbib, needs_bigbib
 
@@ -395,7 +390,8 @@ def test_an_edit_of_a_big_bibliography_reparses_like_the_whole_file(
     from citelens.documents.bibtex import parse
 
     monkeypatch.setattr(parse, "EAGER_LIMIT", 100_000)
-    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, key_table, reparse_edit
+    from citelens.documents.bibtex.keytable import key_table
+    from citelens.documents.bibtex.parse import EAGER_LIMIT, all_problems, reparse_edit
 
     one = ("@article{{key{i},\n  title = {{A {{Title}} number {i}}},\n  author = {{Doe, J."
            " and Roe, R.}},\n  journal = jnl,\n  year = {{20{i2:02d}}},\n}}\n\n")

@@ -21,7 +21,7 @@ from citelens.core.codes import NOTICE_CODES, REGISTRY, Code
 from citelens.core.findings import Finding, FixData, Related, Severity, severity_of
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, Span
 from citelens.core.settings import Settings
-from citelens.documents.bibtex.parse import key_table
+from citelens.documents.bibtex.keytable import key_table
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Discrepancy, Kind

@@ -105,7 +105,7 @@ class BibFile:
     problems: list[BibProblem]
     strings: dict[str, str] = field(default_factory=dict)  # @string macros, lower-cased names
     #: (key -> first definition, key -> every definition of the keys defined again), built
-    #: once by ``bibtex.parse.key_table`` (a keystroke in a .tex analyses the same
+    #: once by ``bibtex.keytable.key_table`` (a keystroke in a .tex analyses the same
     #: 68,000-entry file again) and carried over by an edit inside entries; never changed.
     key_table: tuple[dict[str, BibEntry], dict[str, list[BibEntry]]] | None = field(
         default=None, repr=False, compare=False

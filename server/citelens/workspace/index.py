@@ -11,7 +11,8 @@ from citelens.checks.local import local_findings
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, BibFile, Citation, SourceDocument, Span
 from citelens.core.settings import Settings
-from citelens.documents.bibtex.parse import key_table, unclosed_keys
+from citelens.documents.bibtex.keytable import key_table
+from citelens.documents.bibtex.parse import unclosed_keys
 from citelens.workspace.project import Project
 from citelens.workspace.store import DocumentStore
 

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from citelens.core.identifiers import entry_identifiers, plain_identifier
 from citelens.core.latextext import to_unicode
 from citelens.core.model import Authors, BibEntry, BibField, EntryView
+from citelens.documents.bibtex.keytable import crossref_lookup, resolve_crossref
 from citelens.documents.bibtex.names import author_list
-from citelens.documents.bibtex.parse import crossref_lookup, field_values, resolve_crossref
+from citelens.documents.bibtex.parse import field_values
 
 CrossrefSource = Callable[[str], BibEntry | None] | Mapping[str, BibEntry]
 
