@@ -21,6 +21,7 @@ from typing import Any
 from citelens.claims.context import Context
 from citelens.claims.extract import decode, html_abstract, html_title
 from citelens.claims.paper import same_paper
+from citelens.claims.result import StageOutcome, Step
 from citelens.claims.signals import Signals
 from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
 from citelens.core.settings import Settings
@@ -177,7 +178,7 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
     if rec is not None and rec.abstract and rec.abstract.strip():
         # the paper verification accepted as the cited one: its abstract needs no gate
         url = reader_url(rec, ctx.settings)
-        ctx.stage("abstract", f"record:{rec.source}", "accepted", url)
+        ctx.stage(Step.ABSTRACT, f"record:{rec.source}", StageOutcome.ACCEPTED, url)
         return Abstract(rec.abstract.strip(), rec.source, url, rec.title)
     for source, call in _stages(sig, ctx):
         started = time.monotonic()
@@ -185,9 +186,9 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
         elapsed = lookup.elapsed_ms or (time.monotonic() - started) * 1000
         if lookup.outcome is not Outcome.FOUND:
             ctx.stage(
-                "abstract",
+                Step.ABSTRACT,
                 source,
-                lookup.outcome.value,
+                StageOutcome(lookup.outcome.value),
                 detail=f"{lookup.method}: {lookup.detail}".strip(": "),
                 elapsed_ms=elapsed,
             )
@@ -198,13 +199,13 @@ async def find_abstract(sig: Signals, ctx: Context) -> Abstract | None:
             if why is None and record.abstract:
                 sig.learn(record)  # only the cited paper's identifiers lead to its full text
                 url = reader_url(record, ctx.settings)
-                ctx.stage("abstract", source, "accepted", url, elapsed, lookup.method)
+                ctx.stage(Step.ABSTRACT, source, StageOutcome.ACCEPTED, url, elapsed, lookup.method)
                 return Abstract(record.abstract.strip(), source, url, record.title)
             reasons.append(why or "")
         ctx.stage(
-            "abstract",
+            Step.ABSTRACT,
             source,
-            "rejected",
+            StageOutcome.REJECTED,
             elapsed_ms=elapsed,
             detail=f"{lookup.method}: {'; '.join(dict.fromkeys(reasons))}",
         )
@@ -217,13 +218,13 @@ async def _from_landing_page(sig: Signals, ctx: Context) -> Abstract | None:
     assert sig.url is not None
     got = await ctx.fetch(sig.url)
     if not got.ok:
-        ctx.stage("abstract", "entry_url", "failed", got.url, got.elapsed_ms, got.error)
+        ctx.stage(Step.ABSTRACT, "entry_url", StageOutcome.FAILED, got.url, got.elapsed_ms, got.error)
         return None
     if "html" not in got.content_type.lower():
         ctx.stage(
-            "abstract",
+            Step.ABSTRACT,
             "entry_url",
-            "rejected",
+            StageOutcome.REJECTED,
             got.url,
             got.elapsed_ms,
             f"not an HTML page ({got.content_type or 'no content type'})",
@@ -233,7 +234,7 @@ async def _from_landing_page(sig: Signals, ctx: Context) -> Abstract | None:
     text, title = html_abstract(page), html_title(page)
     why = gate(text, title, sig.title)
     if why is not None:
-        ctx.stage("abstract", "entry_url", "rejected", got.url, got.elapsed_ms, why)
+        ctx.stage(Step.ABSTRACT, "entry_url", StageOutcome.REJECTED, got.url, got.elapsed_ms, why)
         return None
-    ctx.stage("abstract", "entry_url", "accepted", got.url, got.elapsed_ms)
+    ctx.stage(Step.ABSTRACT, "entry_url", StageOutcome.ACCEPTED, got.url, got.elapsed_ms)
     return Abstract(text, "entry_url", got.url, title)

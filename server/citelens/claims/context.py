@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from citelens.claims.result import Stage
+from citelens.claims.result import Stage, StageOutcome, Step
 from citelens.claims.urlsafety import Fetched, safe_fetch
 from citelens.core.secrets import redact_url
 from citelens.core.settings import Settings
@@ -25,7 +25,13 @@ class Context:
     fetches: int = 0  # HTTP requests made by safe_fetch (full texts, landing pages)
 
     def stage(
-        self, step: str, source: str, outcome: str, url: str = "", elapsed_ms: float = 0.0, detail: str = ""
+        self,
+        step: Step,
+        source: str,
+        outcome: StageOutcome,
+        url: str = "",
+        elapsed_ms: float = 0.0,
+        detail: str = "",
     ) -> None:
         self.log.append(
             Stage(

@@ -24,6 +24,7 @@ from citelens.claims.extract import (
     jats_to_text,
     pdf_to_text,
 )
+from citelens.claims.result import StageOutcome, Step
 from citelens.claims.signals import Signals
 from citelens.claims.urlsafety import Fetched
 
@@ -72,21 +73,23 @@ async def find_fulltext(sig: Signals, ctx: Context) -> FullText | None:
         seen.add(url)
         got = await ctx.fetch(url, trusted_base=base)
         if not got.ok:
-            outcome = "not_found" if got.status == 404 else "failed"
-            ctx.stage("fulltext", source, outcome, got.url, got.elapsed_ms, got.error)
+            outcome = StageOutcome.NOT_FOUND if got.status == 404 else StageOutcome.FAILED
+            ctx.stage(Step.FULLTEXT, source, outcome, got.url, got.elapsed_ms, got.error)
             continue
         text = await _to_text(got, source)
         problem = fulltext_problem(text)
         if problem:
-            ctx.stage("fulltext", source, "rejected", got.url, got.elapsed_ms, problem)
+            ctx.stage(Step.FULLTEXT, source, StageOutcome.REJECTED, got.url, got.elapsed_ms, problem)
             continue
-        ctx.stage("fulltext", source, "accepted", got.url, got.elapsed_ms, f"{len(text)} characters")
+        ctx.stage(
+            Step.FULLTEXT, source, StageOutcome.ACCEPTED, got.url, got.elapsed_ms, f"{len(text)} characters"
+        )
         return FullText(text, source, got.url)
     if not seen:
         ctx.stage(
-            "fulltext",
+            Step.FULLTEXT,
             "none",
-            "skipped",
+            StageOutcome.SKIPPED,
             detail="no URL, arXiv id, open-access PDF or PMC id to fetch a full text from",
         )
     return None

@@ -25,7 +25,7 @@ from citelens.claims.context import Context
 from citelens.claims.fulltext import FullText, find_fulltext
 from citelens.claims.quotes import verified_quote
 from citelens.claims.ranking import TOP_K, best_sentences, cosine, top_bm25, top_cosine
-from citelens.claims.result import ClaimResult, Stage, Status, Verdict
+from citelens.claims.result import ClaimResult, Stage, StageOutcome, Status, Step, Verdict
 from citelens.claims.signals import Signals, paper_identity, signals_from
 from citelens.claims.verdicts import Judgement
 from citelens.core.model import EntryView
@@ -59,7 +59,9 @@ def evidence_at_once(
     result.abstract_url = reader_url(record, settings)
     result.best_sentences = best_sentences(claim, result.abstract)
     result.log.append(
-        Stage("abstract", f"record:{record.source}", "accepted", redact_url(result.abstract_url))
+        Stage(
+            Step.ABSTRACT, f"record:{record.source}", StageOutcome.ACCEPTED, redact_url(result.abstract_url)
+        )
     )
     return result
 
@@ -144,7 +146,7 @@ async def _run(
     started = time.monotonic()
     if abstract_text is not None:
         found = Abstract(abstract_text, "given", "", sig.title) if abstract_text.strip() else None
-        ctx.stage("abstract", "given", "accepted" if found else "not_found")
+        ctx.stage(Step.ABSTRACT, "given", StageOutcome.ACCEPTED if found else StageOutcome.NOT_FOUND)
     else:
         found = await find_abstract(sig, ctx)
     result.timings_ms["abstract"] = _ms_since(started)
@@ -170,13 +172,19 @@ async def _phase1(
 ) -> bool:
     """Phase 1 on the abstract; ``True`` when phase 2 should run (undecided, no error)."""
     if found is None:
-        ctx.stage("phase1", "llm", "skipped", detail="no abstract: going to the full text")
+        ctx.stage(Step.PHASE1, "llm", StageOutcome.SKIPPED, detail="no abstract: going to the full text")
         result.verdict, result.status = Verdict.NOT_ENOUGH_INFO, Status.VERDICT
         result.model = config.model
         return True
     started = time.monotonic()
     outcome = await _judge(
-        result, ctx, config, config.model, "phase1", prompts.phase1_messages(result.claim, found.text), budget
+        result,
+        ctx,
+        config,
+        config.model,
+        Step.PHASE1,
+        prompts.phase1_messages(result.claim, found.text),
+        budget,
     )
     result.timings_ms["phase1"] = _ms_since(started)
     if outcome is None:
@@ -200,7 +208,7 @@ async def _phase2(
     started = time.monotonic()
     if full_text is not None:
         text = FullText(full_text, "given", "") if full_text.strip() else None
-        ctx.stage("fulltext", "given", "accepted" if text else "not_found")
+        ctx.stage(Step.FULLTEXT, "given", StageOutcome.ACCEPTED if text else StageOutcome.NOT_FOUND)
     else:
         text = await find_fulltext(sig, ctx)
     result.timings_ms["fulltext"] = _ms_since(started)
@@ -221,7 +229,7 @@ async def _phase2(
         ctx,
         config,
         config.model_phase2,
-        "phase2",
+        Step.PHASE2,
         prompts.phase2_messages(result.claim, passages, found.text if found else None),
         budget,
     )
@@ -247,7 +255,7 @@ async def _judge(
     ctx: Context,
     config: llm.LLMConfig,
     model: str,
-    step: str,
+    step: Step,
     messages: list[dict[str, str]],
     budget: Budget,
 ) -> Judgement | None:
@@ -256,7 +264,7 @@ async def _judge(
         ctx.stage(
             step,
             f"llm:{model}",
-            "failed",
+            StageOutcome.FAILED,
             config.base_url + "/chat/completions",
             budget.seconds * 1000,
             budget.message(),
@@ -264,12 +272,19 @@ async def _judge(
         outcome = llm.JudgeOutcome(None, budget.message(), [])
     result.llm_calls += len(outcome.calls)
     for call in outcome.calls:
-        ctx.stage(step, f"llm:{model}", "ok" if call.ok else "error", call.url, call.elapsed_ms, call.detail)
+        ctx.stage(
+            step,
+            f"llm:{model}",
+            StageOutcome.OK if call.ok else StageOutcome.ERROR,
+            call.url,
+            call.elapsed_ms,
+            call.detail,
+        )
     if outcome.judgement is None:
         result.status, result.verdict = Status.ERROR, None
         result.error = outcome.error
         result.model = model
-        result.phase = "abstract" if step == "phase1" else "full_text"
+        result.phase = "abstract" if step is Step.PHASE1 else "full_text"
         return None
     return outcome.judgement
 
@@ -313,9 +328,9 @@ async def _passages(
             result.passage_scores = [round(s, 4) for _, s in ranked]
             result.best_chunk_score = round(max(scores), 4) if scores else None
             ctx.stage(
-                "passages",
+                Step.PASSAGES,
                 f"embeddings:{config.embedding_model}",
-                "ok" if ranked else "not_found",
+                StageOutcome.OK if ranked else StageOutcome.NOT_FOUND,
                 call.url,
                 call.elapsed_ms,
                 f"{len(docs)} chunks, kept {len(ranked)} with cosine >= {cutoff:g}: "
@@ -323,9 +338,9 @@ async def _passages(
             )
             return [docs[i] for i, _ in ranked]
         ctx.stage(
-            "passages",
+            Step.PASSAGES,
             f"embeddings:{config.embedding_model}",
-            "error",
+            StageOutcome.ERROR,
             call.url,
             call.elapsed_ms,
             f"{call.detail}; falling back to BM25",
@@ -333,9 +348,9 @@ async def _passages(
     picked = top_bm25(result.claim, docs, TOP_K)
     result.retrieval = "bm25"
     ctx.stage(
-        "passages",
+        Step.PASSAGES,
         "bm25",
-        "ok" if picked else "not_found",
+        StageOutcome.OK if picked else StageOutcome.NOT_FOUND,
         elapsed_ms=(time.monotonic() - started) * 1000,
         detail=f"{len(docs)} chunks ranked with BM25 (no embedding endpoint), kept {len(picked)}",
     )

@@ -24,6 +24,29 @@ class Status(StrEnum):
     ERROR = "error"  # the model answered with something unusable, or could not be reached
 
 
+class Step(StrEnum):
+    """A step of a claim check, as its stage log names it."""
+
+    ABSTRACT = "abstract"
+    FULLTEXT = "fulltext"
+    PASSAGES = "passages"
+    PHASE1 = "phase1"  # the model on the abstract
+    PHASE2 = "phase2"  # the model on full-text passages
+
+
+class StageOutcome(StrEnum):
+    """What one step of a claim check came to."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    NOT_FOUND = "not_found"
+    FAILED = "failed"
+    UNAVAILABLE = "unavailable"
+    SKIPPED = "skipped"
+    OK = "ok"
+    ERROR = "error"
+
+
 @dataclass(slots=True)
 class Stage:
     """One attempted retrieval or model step, for the stage log."""
@@ -73,7 +96,7 @@ class ClaimResult:
         if self.status is Status.ERROR:
             return True
         if not self.abstract and not self.passages:
-            return any(s.outcome in {"failed", "unavailable"} for s in self.log)
+            return any(s.outcome in (StageOutcome.FAILED, StageOutcome.UNAVAILABLE) for s in self.log)
         return False
 
     def to_json(self) -> dict[str, Any]:
