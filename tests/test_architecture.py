@@ -514,6 +514,7 @@ def test_the_registry_check_finds_a_second_table() -> None:
 #: Each verdict concept, and the one module that defines it (a second definition, under any
 #: of these names, fails; the severity rank is checked by its tables below).
 ONE_CONCEPT = {
+    "match_reason": "citelens.verify.match.compare",  # is this record the entry's paper, and why
     "own_papers": "citelens.verify.match.compare",  # a DOI_MISMATCH's own papers (verdict, DOI fix)
     "published_version": "citelens.fixes.published",  # the published version of a cited preprint
     "verdict_class": "citelens.verify.classes",  # fabricated / wrong-metadata / not-found
@@ -552,9 +553,9 @@ def _severity_tables() -> list[str]:
     return found
 
 
-@invariant("One definition of each verdict concept: the entry's own papers, the published "
-           "version, the class, an informational entry, an arXiv DOI's id, the severity rank "
-           "and the candidate floor.")
+@invariant("One definition of each verdict concept: the same paper, the entry's own papers, "
+           "the published version, the class, an informational entry, an arXiv DOI's id, the "
+           "severity rank and the candidate floor.")
 def test_each_verdict_concept_has_one_definition() -> None:
     where: dict[str, list[str]] = {}
     for name, tree in MODULES.items():

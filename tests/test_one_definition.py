@@ -53,3 +53,21 @@ def test_a_misc_with_a_doi_and_a_url_is_a_paper_for_the_plan_and_the_comparison(
     assert plan.is_informational(web_page) is True
     years = [d for d in compare(web_page, [record]).discrepancies if d.field == "year"]
     assert all(d.severity is not Severity.WARNING for d in years)
+
+
+def test_the_same_paper_is_one_rule_with_its_reason() -> None:
+    """The verdict's "is this the paper" and the safe field fix's are one rule: the fix
+    needs a title or an identifier, the verdict also takes authors and year agreeing."""
+    from citelens.verify.match.compare import MatchReason, is_confident_match, is_same_paper, match_reason
+
+    view = _view()
+    same = PaperRecord("crossref", TITLE, ["Ashish Vaswani"], 2017)
+    by_id = PaperRecord("arxiv", "Attention is all you need for neural translation", ["A. Vaswani"], 2017,
+                        arxiv_id="1706.03762")
+    near = "Attention is all you need for neural translation"
+    by_people = PaperRecord("s2", near, ["Ashish Vaswani"], 2017)
+    other = PaperRecord("s2", "A survey of graph neural networks", ["Jie Zhou"], 2020)
+    reasons = [match_reason(view, r) for r in (same, by_id, by_people, other)]
+    assert reasons == [MatchReason.TITLE, MatchReason.IDENTIFIER, MatchReason.AUTHORS_YEAR, None]
+    assert [is_confident_match(view, r) for r in (same, by_id, by_people, other)] == [True, True, True, False]
+    assert [is_same_paper(view, r) for r in (same, by_id, by_people, other)] == [True, True, False, False]

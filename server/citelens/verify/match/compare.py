@@ -18,6 +18,7 @@ import datetime
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from citelens.core.fields import Field
 from citelens.core.findings import Severity
@@ -123,12 +124,9 @@ def is_same_paper(
     verified: float = VERIFIED_THRESHOLD,
     candidate: float = CANDIDATE_THRESHOLD,
 ) -> bool:
-    """The record describes the entry's paper: a verified-level title, or a candidate-level
-    title together with a shared identifier (DOI, arXiv id, PMID or S2 id)."""
-    score = record_title_similarity(view.title, record.title or "")
-    if score >= verified:
-        return True
-    return score >= candidate and _shares_identifier(view, record)
+    """The record describes the entry's paper by its title or an identifier (:func:`match_reason`
+    "title" or "identifier"): the bar of a field fix that is safe to apply."""
+    return match_reason(view, record, verified, candidate) in (MatchReason.TITLE, MatchReason.IDENTIFIER)
 
 
 #: Title similarity for a search hit to be offered as a candidate ("Replace with", the
@@ -161,6 +159,35 @@ def contradicted_fields(view: EntryView, record: PaperRecord, current_year: int 
     return {d.field for d in found if d.severity is Severity.WARNING}
 
 
+class MatchReason(StrEnum):
+    """Why a record is the entry's paper (:func:`match_reason`)."""
+
+    TITLE = "title"  # a verified-level title
+    IDENTIFIER = "identifier"  # a candidate-level title and a shared DOI, arXiv id, PMID or S2 id
+    AUTHORS_YEAR = "authors_year"  # a candidate-level title, authors and year not contradicting
+
+
+def match_reason(
+    view: EntryView,
+    record: PaperRecord,
+    verified: float = VERIFIED_THRESHOLD,
+    candidate: float = CANDIDATE_THRESHOLD,
+) -> MatchReason | None:
+    """Whether ``record`` is the entry's paper, and why: the one rule "is this the same
+    paper" of the verdict (:func:`is_confident_match`: any reason), the snapshot, and the
+    field fix (:func:`is_same_paper`: by title or identifier only); None: another paper."""
+    score = record_title_similarity(view.title, record.title or "")
+    if score >= verified:
+        return MatchReason.TITLE
+    if score < candidate:
+        return None
+    if _shares_identifier(view, record):
+        return MatchReason.IDENTIFIER
+    if not view.authors or not record.authors or view.year is None or record.year is None:
+        return None
+    return None if contradicted_fields(view, record) else MatchReason.AUTHORS_YEAR
+
+
 def is_confident_match(
     view: EntryView,
     record: PaperRecord,
@@ -169,17 +196,8 @@ def is_confident_match(
 ) -> bool:
     """``record`` is the entry's paper, safe to copy metadata from: a verified-level title;
     or a candidate-level title with a shared identifier, or with authors and year present
-    on both sides and neither contradicting the entry."""
-    score = record_title_similarity(view.title, record.title or "")
-    if score >= verified:
-        return True
-    if score < candidate:
-        return False
-    if _shares_identifier(view, record):
-        return True
-    if not view.authors or not record.authors or view.year is None or record.year is None:
-        return False
-    return not contradicted_fields(view, record)
+    on both sides and neither contradicting the entry (:func:`match_reason`)."""
+    return match_reason(view, record, verified, candidate) is not None
 
 
 def identifier_conflict(view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD) -> bool:
