@@ -286,3 +286,22 @@ def arxiv_in_view(view: EntryView) -> str:
     if found:
         return found
     return arxiv_in_text(view.venue) or arxiv_in_text(view.url or "") or ""
+
+
+# --------------------------------------------------------------------------- printed text
+# A reference as a PDF prints it (documents/pdf): identifiers in running text, and the
+# line breaks a layout puts inside them.
+
+#: A DOI anywhere in printed text ("doi:10.1145/...", "https://doi.org/10...").
+DOI_IN_PRINT = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+#: An arXiv id as a reference list prints it ("arXiv preprint arXiv:1706.03762",
+#: "arxiv.org/abs/1706.03762", old-style "hep-th/9901001").
+ARXIV_IN_PRINT = re.compile(
+    r"(?:arxiv(?:\s+preprint)?\s*:?\s*(?:abs/)?|arxiv\.org/(?:abs|pdf)/)"
+    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+#: A DOI a line break cut: after "10." or after the prefix's "/".
+DOI_BROKEN_BY_LINE = re.compile(r"(\b10\.)\s+(\d{4,9}/)|(\b10\.\d{4,9}/)\s+(?=\w)")
+#: A line that ends inside a URL, DOI or arXiv link (the next line goes on with it).
+LINK_AT_LINE_END = re.compile(r"(?:https?://|www\.|\b10\.\d{4,9}/|arxiv\.org/)\S*$", re.IGNORECASE)

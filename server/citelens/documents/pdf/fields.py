@@ -19,12 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
-_ARXIV = re.compile(
-    r"(?:arxiv(?:\s+preprint)?\s*:?\s*(?:abs/)?|arxiv\.org/(?:abs|pdf)/)"
-    r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
-    re.IGNORECASE,
-)
+from citelens.core.identifiers import ARXIV_IN_PRINT, DOI_IN_PRINT
+
 _URL = re.compile(r"\b(https?://[^\s<>\"]+)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.:-])(1[89]\d\d|20\d\d)([a-z])?(?![\d/])")
 _PAREN_YEAR = re.compile(r"\(\s*(1[89]\d\d|20\d\d)([a-z])?\s*\)\.?")
@@ -75,10 +71,10 @@ def _strip_end(s: str) -> str:
 
 def _identifiers(text: str, out: Fields) -> str:
     """DOI, arXiv id and URL into ``out``; the text without them."""
-    m = _DOI.search(text)
+    m = DOI_IN_PRINT.search(text)
     if m:
         out.doi = re.sub(r"[.,;:)\]}]+$", "", m.group(1))
-    a = _ARXIV.search(text)
+    a = ARXIV_IN_PRINT.search(text)
     if a:
         out.arxiv = a.group(1)
     u = _URL.search(text)

@@ -18,6 +18,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass
 
+from citelens.core.identifiers import DOI_BROKEN_BY_LINE, LINK_AT_LINE_END
 from citelens.documents.pdf.extract import Line, heading_like, is_heading
 
 #: Headings that end a reference list (an appendix, a checklist, supplementary material).
@@ -63,8 +64,6 @@ _LIGATURES = str.maketrans(
         "\ufb06": "st",
     }
 )
-_DOI_BREAK = re.compile(r"(\b10\.)\s+(\d{4,9}/)|(\b10\.\d{4,9}/)\s+(?=\w)")
-_URLISH = re.compile(r"(?:https?://|www\.|\b10\.\d{4,9}/|arxiv\.org/)\S*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +104,9 @@ def join_lines(lines: list[str]) -> str:
             out = line
             continue
         last = out.split(" ")[-1]
-        if _URLISH.search(last) and (last.endswith(("/", ".", "-", "_", "=", "&", "?")) or len(last) > 25):
+        if LINK_AT_LINE_END.search(last) and (
+            last.endswith(("/", ".", "-", "_", "=", "&", "?")) or len(last) > 25
+        ):
             out += line  # a URL or DOI broken across lines: no space was printed
         elif (
             out.endswith("-")
@@ -120,7 +121,7 @@ def join_lines(lines: list[str]) -> str:
             out += line  # a hyphen kept as printed (Lomb-Scargle, red-green-blue)
         else:
             out += " " + line
-    return _DOI_BREAK.sub(lambda m: (m.group(1) or "") + (m.group(2) or "") + (m.group(3) or ""), out)
+    return DOI_BROKEN_BY_LINE.sub(lambda m: (m.group(1) or "") + (m.group(2) or "") + (m.group(3) or ""), out)
 
 
 def _norm(text: str) -> str:
