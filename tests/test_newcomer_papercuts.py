@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,17 @@ async def test_without_a_model_the_first_hover_waits_for_the_abstract(
         first = await Hovering(client, u, position_of(text, "lovelace23")).hover()
     assert "have not answered in time" not in first, first
     assert_evidence(first)
+
+
+def test_the_checks_log_names_hosts_in_words_not_enum_reprs(tmp_path: Path) -> None:
+    """The last log line of a check counted requests as a dict of enum members:
+    'requests so far: {<Source.S2: 's2'>: 2, ...}'."""
+    (tmp_path / "refs.bib").write_text(
+        "@article{water, title={The Structure of Ordinary Water}, author={Eisenberg, D.}, year={1970}}\n",
+        encoding="utf-8")
+    with ScholarlyFake() as fake:
+        proc = run_citelens("check", str(tmp_path / "refs.bib"), env=fake.env(cache=tmp_path / "cache"))
+    line = next((ln for ln in proc.stderr.splitlines() if "requests so far" in ln), "")
+    assert line, proc.stderr
+    assert "<Source." not in line and "{" not in line, line
+    assert re.search(r"requests so far: [a-z0-9]+ \d+(, [a-z0-9]+ \d+)*$", line), line

@@ -902,8 +902,8 @@ def _log_summary(
     counts: dict[str, int] = {}
     for v in results.values():
         counts[v.status.value] = counts.get(v.status.value, 0) + 1
-    reqs = {k: n for k, n in sources.request_counts().items() if n}
-    too_many = {k: n for k, n in sources.too_many_counts().items() if n}
+    reqs = ", ".join(f"{k} {n}" for k, n in sources.request_counts().items() if n)
+    too_many = ", ".join(f"{k} {n}" for k, n in sources.too_many_counts().items() if n)
     log(
         f"verified {len(results)} entries: "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
