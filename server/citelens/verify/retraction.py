@@ -127,6 +127,12 @@ def signal_doi(v: Verification) -> str | None:
     records = paper_records(v)
     if not records or (has_signal(records) and not _unnamed_flag(records)):
         return None
+    return paper_doi(records)
+
+
+def paper_doi(records: Sequence[PaperRecord]) -> str | None:
+    """The paper's DOI as its records name it, else its arXiv DOI (lower case); None when
+    they name neither: the DOI the notice and retraction questions are asked about."""
     doi = next((r.doi for r in records if r.doi), None)
     if doi is None:
         arxiv = next((r.arxiv_id for r in records if r.arxiv_id), None)

@@ -204,11 +204,7 @@ def notice_doi(v: Verification) -> str | None:
     records = retraction.paper_records(v)
     if not records or any(r.source == Source.CROSSREF for r in records):
         return None
-    doi = next((r.doi for r in records if r.doi), None)
-    if doi is None:
-        arxiv = next((r.arxiv_id for r in records if r.arxiv_id), None)
-        doi = f"10.48550/arxiv.{arxiv}" if arxiv else None
-    return doi.lower() if doi else None
+    return retraction.paper_doi(records)
 
 
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
