@@ -73,18 +73,12 @@ def claim_at(
     (checked on every citation of the shared corpus) and an edit re-extracts only the
     claims of the paragraph it touched. ``compute=False``: ``None`` unless memoised.
     """
-    start = max(0, min(citation.span.start, len(text)))
-    end = max(start, min(citation.span.end, len(text)))
-    a, b = _paragraph(text, start, end)
-    k = (language, text[a:b], start - a, end - a)
+    k = _paragraph_key(text, citation, language)
     hit = memo.get(k)
     if hit is None:
         if not compute:
             return None
-        hit = extract_claim(k[1], Span(k[2], k[3]), language)
-        if len(memo) >= _CLAIM_MEMO_MAX:
-            memo.clear()
-        memo[k] = hit
+        hit = _remember(memo, k, extract_claim(k[1], Span(k[2], k[3]), language))
     return hit
 
 
@@ -99,17 +93,27 @@ def no_claim_at(
     """:func:`citelens.claims.claimhood.no_claim_reason` for the citation (a table cell,
     a caption, ".", a list of names: no claim to check), memoised on its paragraph as
     :func:`claim_at` is; ``None`` for a claim."""
+    k = _paragraph_key(text, citation, language)
+    hit = memo.get(k)
+    if hit is None:
+        hit = _remember(memo, k, no_claim_reason(k[1], Span(k[2], k[3]), language, claim) or "")
+    return hit or None
+
+
+def _paragraph_key(text: str, citation: Citation, language: str) -> tuple[str, str, int, int]:
+    """The memo key of a citation: its language, its paragraph and its span within it."""
     start = max(0, min(citation.span.start, len(text)))
     end = max(start, min(citation.span.end, len(text)))
     a, b = _paragraph(text, start, end)
-    k = (language, text[a:b], start - a, end - a)
-    hit = memo.get(k)
-    if hit is None:
-        hit = no_claim_reason(k[1], Span(k[2], k[3]), language, claim) or ""
-        if len(memo) >= _CLAIM_MEMO_MAX:
-            memo.clear()
-        memo[k] = hit
-    return hit or None
+    return (language, text[a:b], start - a, end - a)
+
+
+def _remember(memo: dict[tuple[str, str, int, int], str], k: tuple[str, str, int, int], value: str) -> str:
+    """Store ``value`` under ``k`` (the memo emptied first when full); returns it."""
+    if len(memo) >= _CLAIM_MEMO_MAX:
+        memo.clear()
+    memo[k] = value
+    return value
 
 
 def _keys(checker: ClaimChecker, claim: str, view: EntryView, record: PaperRecord | None) -> list[str]:
