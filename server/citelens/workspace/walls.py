@@ -141,10 +141,6 @@ class PaperWalls:
             return True
         return False
 
-    def over_budget(self) -> bool:
-        """The budget is spent: the walk of the paper's folder may stop."""
-        return self.files >= self.budget.files or self.clock() - self.started > self.budget.seconds
-
 
 def walls_for(paper_path: str, venue: str, budget: Budget, allowed: Iterable[str] = ()) -> PaperWalls | str:
     """The walls of a paper (a folder, or a document directly in the venue folder ``venue``),

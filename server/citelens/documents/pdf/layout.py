@@ -277,7 +277,6 @@ def _looks_like_start(text: str, before: str) -> bool:
 
 
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)([a-z])?\b")
-_FAMILY = re.compile(r"^\s*([^\s,.]+(?:\s+(?:van|von|de|der|den|da|di|del|la|le)\s+[^\s,.]+)?)")
 
 
 def author_year_label(text: str) -> str:
