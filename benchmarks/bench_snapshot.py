@@ -77,6 +77,23 @@ def write_openalex(folder: Path, n: int, seed: int, parts: int = 8) -> None:
                 fh.write(json.dumps(openalex_work(_complete(paper(i, rng, vocab)))) + "\n")
 
 
+def build_pool_snapshot(tmp: Path, pool: list[dict[str, Any]]) -> Path:
+    """``tmp/snap.db``: a snapshot built by ``citelens snapshot build`` from an OpenAlex
+    dump (one part under ``tmp/oa``) of the generated papers ``pool``."""
+    part = tmp / "oa" / "data" / "works" / f"updated_date={DATE}" / "part_000.gz"
+    part.parent.mkdir(parents=True)
+    with gzip.open(part, "wt", encoding="utf-8", compresslevel=1) as fh:
+        for p in pool:
+            fh.write(json.dumps(openalex_work(_complete(p))) + "\n")
+    snap = tmp / "snap.db"
+    subprocess.run(
+        [sys.executable, "-m", "citelens", "snapshot", "build", str(snap), "--openalex", str(tmp / "oa")],
+        check=True,
+        capture_output=True,
+    )
+    return snap
+
+
 def papers_for(indexes: list[int], n: int, seed: int) -> dict[int, dict[str, Any]]:
     """The generated papers with these indexes (the generator is replayed to reach them)."""
     rng = random.Random(seed)

@@ -30,11 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "server"))
 
-from benchmarks.bench_snapshot import bib_of, paper, vocabulary  # noqa: E402
-from tests.fakes.scholarly import ScholarlyFake, _complete, openalex_work  # noqa: E402
+from benchmarks.bench_snapshot import bib_of, build_pool_snapshot, paper, vocabulary  # noqa: E402
+from tests.fakes.scholarly import ScholarlyFake, _complete  # noqa: E402
 from tests.postgres import throwaway_postgres  # noqa: E402
-
-DATE = "2025-10-01"
 
 
 def make_venue(
@@ -168,19 +166,7 @@ def main() -> None:
         f"venue: {args.papers} papers, {total:,} references from {args.pool:,} works "
         f"({len(newer)} newer than the snapshot), made in {time.perf_counter() - t0:.0f} s"
     )
-    part = tmp / "oa" / "data" / "works" / f"updated_date={DATE}" / "part_000.gz"
-    part.parent.mkdir(parents=True)
-    import gzip
-
-    with gzip.open(part, "wt", encoding="utf-8", compresslevel=1) as fh:
-        for p in pool:
-            fh.write(json.dumps(openalex_work(_complete(p))) + "\n")
-    snap = tmp / "snap.db"
-    subprocess.run(
-        [sys.executable, "-m", "citelens", "snapshot", "build", str(snap), "--openalex", str(tmp / "oa")],
-        check=True,
-        capture_output=True,
-    )
+    snap = build_pool_snapshot(tmp, pool)
     with ScholarlyFake([_complete(p) for p in newer]) as fake:
         base = {k: v for k, v in os.environ.items() if not k.startswith("CITELENS_")}
         base.update(

@@ -21,7 +21,6 @@ right or no DOI listed as a finding.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import random
@@ -37,10 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "server"))
 
-from benchmarks.bench_snapshot import paper, vocabulary  # noqa: E402
-from tests.fakes.scholarly import ScholarlyFake, _complete, openalex_work  # noqa: E402
-
-DATE = "2025-10-01"
+from benchmarks.bench_snapshot import build_pool_snapshot, paper, vocabulary  # noqa: E402
+from tests.fakes.scholarly import ScholarlyFake, _complete  # noqa: E402
 
 
 def _bib(entries: list[tuple[dict[str, Any], str | None]]) -> str:
@@ -187,17 +184,7 @@ def main() -> None:
         f"{pool_size:,} works (popular ones in many papers); labels {dict(sorted(shape.items()))}; "
         f"{len(newer)} works newer than the snapshot (only the APIs hold them)"
     )
-    part = tmp / "oa" / "data" / "works" / f"updated_date={DATE}" / "part_000.gz"
-    part.parent.mkdir(parents=True)
-    with gzip.open(part, "wt", encoding="utf-8", compresslevel=1) as fh:
-        for p in pool:
-            fh.write(json.dumps(openalex_work(_complete(p))) + "\n")
-    snap = tmp / "snap.db"
-    subprocess.run(
-        [sys.executable, "-m", "citelens", "snapshot", "build", str(snap), "--openalex", str(tmp / "oa")],
-        check=True,
-        capture_output=True,
-    )
+    snap = build_pool_snapshot(tmp, pool)
     with ScholarlyFake([_complete(p) for p in [*pool, *newer]]) as fake:
         fake.set_rate_limit("s2", 10)
         base = {k: v for k, v in os.environ.items() if not k.startswith("CITELENS_")}
