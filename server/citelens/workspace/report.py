@@ -51,6 +51,8 @@ FAIL_ON = {
     "warning": frozenset({Severity.ERROR, Severity.WARNING}),
     "information": frozenset({Severity.ERROR, Severity.WARNING, Severity.INFORMATION}),
 }
+#: The name of each severity's count in a summary (``to_json``'s and a venue paper's line).
+SEVERITY_COUNT = {"error": "errors", "warning": "warnings", "information": "information", "hint": "hints"}
 OFFLINE_MISS = "offline: not in the cache"
 _RELATED_SHOWN = 5  # text: related places on the indented line before "and N more"
 _HINT_GROUPS = 3  # text: hint lines summed by code and message before "N other hints"
@@ -227,10 +229,7 @@ def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | No
         "entries": len(result.entries),
         "citations": result.citations,
         "diagnostics": len(result.findings),
-        "errors": by_sev.get("error", 0),
-        "warnings": by_sev.get("warning", 0),
-        "information": by_sev.get("information", 0),
-        "hints": by_sev.get("hint", 0),
+        **{name: by_sev.get(sev, 0) for sev, name in SEVERITY_COUNT.items()},
         "by_code": dict(sorted(by_code.items())),
         "by_class": dict(sorted(by_class.items())),
         "by_status": dict(sorted(statuses.items())),

@@ -36,7 +36,7 @@ from citelens.documents.read import kind_of, read_text
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
-from citelens.workspace.report import to_json
+from citelens.workspace.report import SEVERITY_COUNT, to_json
 from citelens.workspace.store import DocumentStore
 from citelens.workspace.venue_cleared import FILE as CLEARED_FILE
 from citelens.workspace.venue_cleared import apply_cleared, fingerprints, read_cleared
@@ -180,7 +180,7 @@ def paper_summary(
         "classes": classes,
         "likely_fabricated": classes[FABRICATED],
         # problems by severity, for --fail-on across the venue
-        "severity": {k: int(summary.get(k, 0)) for k in ("errors", "warnings", "information", "hints")},
+        "severity": {k: int(summary.get(k, 0)) for k in SEVERITY_COUNT.values()},
         "findings": findings,
         "retracted": retracted,
         "seconds": round(seconds, 2),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.documents.bibtex.view import entry_view
 from citelens.workspace.checked import fingerprint
+from citelens.workspace.report import SEVERITY_COUNT
 from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 DIGITS = 16
 FILE = "cleared.txt"
 _LINE = re.compile(r"^\s*([0-9a-f]{16})\b")
-_SEVERITY = {"error": "errors", "warning": "warnings", "information": "information", "hint": "hints"}
 
 
 def read_cleared(path: Path) -> frozenset[str]:
@@ -93,9 +93,9 @@ def apply_cleared(
     )
     if diagnostics is not None:
         keys = {str(x.get("key")) for x in gone + gone_r}
-        sev = dict.fromkeys(_SEVERITY.values(), 0)
+        sev = dict.fromkeys(SEVERITY_COUNT.values(), 0)
         for d in diagnostics:
-            if str(d.get("key")) not in keys and d.get("severity") in _SEVERITY:
-                sev[_SEVERITY[str(d["severity"])]] += 1
+            if str(d.get("key")) not in keys and d.get("severity") in SEVERITY_COUNT:
+                sev[SEVERITY_COUNT[str(d["severity"])]] += 1
         row["severity"] = sev
     return True

@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from citelens.core.findings import Severity
 from citelens.core.source_names import source_name
+from citelens.workspace.report import FAIL_ON, SEVERITY_COUNT
 
 if TYPE_CHECKING:
     from citelens.core.settings import Settings
@@ -162,10 +164,10 @@ def run_metadata(settings: Settings | None, papers: int) -> dict[str, Any]:
 
 
 #: ``--fail-on LEVEL``: the severities of a paper's summary counted at that level and above
+#: (``citelens check``'s own :data:`~citelens.workspace.report.FAIL_ON`, by count name)
 FAIL_LEVELS = {
-    "error": ("errors",),
-    "warning": ("errors", "warnings"),
-    "information": ("errors", "warnings", "information"),
+    level: tuple(SEVERITY_COUNT[s.value] for s in Severity if s in severities)
+    for level, severities in FAIL_ON.items()
 }
 UNHEALTHY = 3
 
