@@ -652,3 +652,68 @@ def test_the_string_check_finds_a_string_comparison() -> None:
         assert len(_string_comparisons()) == 2
     finally:
         del MODULES["citelens.fake_kinds"]
+
+
+# --------------------------------------------------------------------------- one renderer
+
+#: The one module that renders an entry, a paper record or a verdict for a user.
+RENDERER = "citelens.workspace.render"
+#: What makes text Markdown for a user: core/mdplain's functions, or emphasis, a link or a
+#: code span written into an f-string.
+_MARKDOWN_CALLS = {"plain", "code", "link_target"}
+
+
+def _renders_a_paper_as_markdown(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``fn`` reads a paper's title with its authors or year and writes Markdown of them."""
+    attrs = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)}
+    if "title" not in attrs or not attrs & {"authors", "year"}:
+        return False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if called in _MARKDOWN_CALLS:
+                return True
+        if isinstance(n, ast.JoinedStr):
+            text = "".join(v.value for v in n.values
+                           if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            if "*" in text or "](" in text or "`" in text:
+                return True
+    return False
+
+
+def _paper_renderers(tree: ast.Module) -> list[str]:
+    return [fn.name for fn in ast.walk(tree)
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and _renders_a_paper_as_markdown(fn)]
+
+
+@invariant("An entry is rendered as Markdown in one module: `workspace/render.py`.")
+def test_an_entry_is_rendered_as_markdown_in_one_module() -> None:
+    elsewhere = {name: found for name, tree in MODULES.items()
+                 if name != RENDERER and (found := _paper_renderers(tree))}
+    assert elsewhere == {}
+    assert _paper_renderers(MODULES[RENDERER])  # the check sees the renderer's own
+
+
+def test_the_one_renderer_check_catches_a_copy() -> None:
+    """The copies this invariant replaced, as they were written (issue 36): each is caught."""
+    copies = [
+        # lsp/completion.key_item: a key's detail and documentation
+        "def key_item(view, markdown):\n"
+        "    first = view.authors[0].last if view.authors else ''\n"
+        "    detail = ' '.join(str(x) for x in (first, view.year) if x)\n"
+        "    return detail, plain(view.title) if markdown else view.title\n",
+        # workspace/citesearch.documentation
+        "def documentation(record):\n"
+        "    lines = [plain(record.title)]\n"
+        "    lines.append(plain(', '.join(record.authors[:6])))\n"
+        "    return '\\n\\n'.join(lines)\n",
+        # lsp/hover_text._record_brief, with its own escape
+        "def brief(r):\n"
+        "    who = r.authors[0] if r.authors else ''\n"
+        "    return f'*{_escape(r.title)}* ({who}, {r.year})'\n",
+    ]
+    assert all(_paper_renderers(ast.parse(c)) for c in copies)
+    # reading a title, authors and year for a key or a plain message is not rendering
+    assert not _paper_renderers(ast.parse(
+        "def parts(v):\n    return KeyParts(v.title, v.authors, v.year, f'{v.title} ({v.year})')\n"))

@@ -9,8 +9,8 @@ from lsprotocol import types as lsp
 
 from citelens.core.model import Citation, EntryView
 from citelens.lsp.convert import span_range
-from citelens.lsp.hover_text import citation_list
 from citelens.lsp.state import CiteLensServer
+from citelens.workspace.render import citation_list
 
 if TYPE_CHECKING:
     from citelens.verify.status import Verification

@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord
-from citelens.workspace import citesearch
+from citelens.workspace import citesearch, render
 
 if TYPE_CHECKING:
     from citelens.workspace.index import Analysis
@@ -125,10 +124,8 @@ def key_item(
     detail = ""
     doc = ""
     if view is not None:
-        first = view.authors[0].last if view.authors else ""
-        detail = " ".join(str(x) for x in (first, view.year) if x)
-        # the .bib's title as text, never Markdown of its own (a link, an image)
-        doc = plain(view.title) if doc_format == lsp.MarkupKind.Markdown else view.title
+        detail = render.key_detail(view)
+        doc = render.key_documentation(view, doc_format == lsp.MarkupKind.Markdown)
     return lsp.CompletionItem(
         label=entry.key,
         kind=lsp.CompletionItemKind.Reference,
@@ -185,9 +182,9 @@ def paper_items(
             lsp.CompletionItem(
                 label=record.title,
                 kind=lsp.CompletionItemKind.Reference,
-                detail=citesearch.detail(record),
+                detail=render.paper_detail(record),
                 documentation=_doc(
-                    ls, citesearch.documentation(record, existing, os.path.basename(bib_path), key)
+                    ls, render.paper_documentation(record, existing, os.path.basename(bib_path), key)
                 ),
                 filter_text=typed,
                 sort_text=f"1{i:05d}",

@@ -25,9 +25,9 @@ from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.documents.read import kind_of
 from citelens.lsp.cite_hover import command_hover
 from citelens.lsp.convert import path_of, span_range
-from citelens.lsp.hover_text import entry_section, notice_section, verification_section
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.index import Analysis
+from citelens.workspace.render import entry_section, notice_section, verification_section
 
 log = logging.getLogger("citelens")
 #: Seconds a hover waits for a claim check (an abstract lookup, a model) already running.

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
-from citelens.core.mdplain import plain
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
@@ -167,57 +166,6 @@ def _type_as_written(text: str, entry: BibEntry) -> str:
 
 
 # --------------------------------------------------------------------------- describing a paper
-
-
-def detail(record: PaperRecord) -> str:
-    """``Vaswani, 2017, NeurIPS``: first author, year, venue."""
-    first = ""
-    if record.authors:
-        name = record.authors[0]
-        first = name.split(",")[0].strip() if "," in name else (name.split() or [""])[-1]
-        if len(record.authors) > 1:
-            first += " et al."
-    venue = record.venue or ("arXiv" if record.arxiv_id else "")
-    return ", ".join(x for x in (first, str(record.year or ""), venue) if x)
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
-
-
-def first_sentences(text: str, n: int = 2, limit: int = 400) -> str:
-    parts = _SENTENCE.split(" ".join(text.split()))
-    out = " ".join(parts[:n])
-    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
-
-
-def documentation(record: PaperRecord, existing: str | None, bib_name: str, key: str = "") -> str:
-    """Authors, venue and year, DOI / arXiv id, the abstract's first sentences, and what
-    accepting does (the key it inserts; whether the paper is already there). Plain lines
-    with no emphasis, code spans or escapes: it reads the same as Markdown and as plain text
-    (Neovim shows completion documentation as written). Every string from the API or a
-    .bib goes through ``plain``: it is never Markdown of its own (a link, an image)."""
-    lines = [plain(record.title)]
-    if record.authors:
-        shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
-        lines.append(plain(shown))
-    where = ", ".join(x for x in (record.venue or "", str(record.year or "")) if x)
-    if where:
-        lines.append(plain(where))
-    ids = []
-    if record.doi:
-        ids.append(f"DOI {plain(record.doi)}")
-    if record.arxiv_id:
-        ids.append(f"arXiv:{plain(record.arxiv_id)}")
-    if ids:
-        lines.append(" · ".join(ids))
-    if record.abstract:
-        lines.append(plain(first_sentences(record.abstract)))
-    if existing:
-        lines.append(f"✓ already in {plain(bib_name)} as {plain(existing)}")
-    else:
-        inserts = f"inserts {plain(key)} and " if key else ""
-        lines.append(f"Accepting {inserts}adds this entry to {plain(bib_name)}.")
-    return "\n\n".join(lines)
 
 
 # --------------------------------------------------------------------------- in the background

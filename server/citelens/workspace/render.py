@@ -1,10 +1,16 @@
-"""Markdown for hovers: the entry, its verification and notices, the entries a citation
-command cites, and links to the paper. Pure functions, written so that no Markdown escape
-is needed (Neovim shows backslashes literally)."""
+"""An entry, a paper record and a verdict as text for a user: the one renderer (texlab's
+``citeproc::render`` is the model). Hovers (lsp/hover.py, lsp/cite_hover.py) and completion's
+detail and documentation (lsp/completion.py) all read it, so an entry reads the same wherever
+it is shown; tests/test_architecture.py fails when a second module renders one.
+
+Pure functions, written so that no Markdown escape is needed (Neovim shows backslashes
+literally): every string from a .bib or an API goes through ``core/mdplain.plain``, links are
+built only from validated identifiers and http(s) URLs."""
 
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -20,7 +26,7 @@ if TYPE_CHECKING:
     from citelens.sources.records import PaperRecord
     from citelens.verify.status import Verification
 
-_STATUS_MARK = {
+STATUS_MARK = {
     Status.VERIFIED: "✅ Verified",
     Status.PARTIAL: "⚠️ Partially verified",
     Status.DOI_MISMATCH: "❌ Identifier points to another paper",
@@ -93,12 +99,9 @@ def _record_line(r: PaperRecord) -> str:
     return "  \n".join(parts)
 
 
-def _record_brief(r: PaperRecord) -> str:
+def record_brief(r: PaperRecord) -> str:
     """One line: the paper's title, first author, year and its link."""
-    who = ""
-    if r.authors:
-        who = _escape(r.authors[0].split()[-1] if r.authors[0].split() else r.authors[0])
-        who += " et al." if len(r.authors) > 1 else ""
+    who = _escape(_first_author(r.authors))
     meta = ", ".join(x for x in (who, str(r.year or "")) if x)
     links = _links(r.doi, r.arxiv_id, r.url, None if (r.doi or r.arxiv_id) else r.s2_paper_id)
     return f"*{_escape(r.title)}*" + (f" ({meta})" if meta else "") + (f" · {links[0]}" if links else "")
@@ -119,10 +122,10 @@ def _match_lines(v: Verification, verbose: bool) -> list[str]:
     source = source_name(v.match.source)
     if v.status is not Status.DOI_MISMATCH:
         return [f"Matched in {source}: " + _record_line(v.match)] if verbose else []
-    out = [f"The identifier resolves, in {source}, to: " + _record_brief(v.match)]
+    out = [f"The identifier resolves, in {source}, to: " + record_brief(v.match)]
     if v.right_papers:  # the fix: the entry's own paper, with its identifier
         own = v.right_papers[0]
-        out.append(f"The entry's own paper, in {source_name(own.source)}: " + _record_brief(own))
+        out.append(f"The entry's own paper, in {source_name(own.source)}: " + record_brief(own))
     return out
 
 
@@ -131,7 +134,7 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
     closest candidate, the fields that disagree); ``verbose`` adds the audit trail."""
     if v is None:
         return "⏳ Verification of this entry is still running" if pending else ""
-    lines = [f"**{_STATUS_MARK[v.status]}** — {_escape(v.summary)}", *_class_line(v)]
+    lines = [f"**{STATUS_MARK[v.status]}** — {_escape(v.summary)}", *_class_line(v)]
     lines += _match_lines(v, verbose)
     said = (Field.DOI, Field.ARXIV, Field.PMID)  # by the line above, with the link
     for d in v.discrepancies:
@@ -139,7 +142,7 @@ def verification_section(v: Verification | None, pending: bool = False, verbose:
             continue  # the line above says it, with the link
         lines.append(f"- {_escape(d.message)}")
     if v.candidates and v.status is Status.NOT_FOUND:
-        lines.append("Closest candidate (not this paper): " + _record_brief(v.candidates[0]))
+        lines.append("Closest candidate (not this paper): " + record_brief(v.candidates[0]))
     if not verbose:
         return "  \n".join(lines)
     details = []
@@ -213,8 +216,78 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
             continue
         who = " ".join(x for x in (_short_author(view), str(view.year or "")) if x)
         parts = [x for x in (who, view.title and f"*{_escape(view.title)}*") if x]
-        status = _STATUS_MARK[v.status] if v is not None else "⏳ verifying" if pending else ""
+        status = STATUS_MARK[v.status] if v is not None else "⏳ verifying" if pending else ""
         if status:
             parts.append(status)
         lines.append(f"- {code(key)} — " + " · ".join(parts))
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- completion
+
+
+def _first_author(authors: list[str]) -> str:
+    """``Vaswani et al.``: the first author's family name (``Vaswani, A.`` or ``Ashish
+    Vaswani``), ``et al.`` when there are more."""
+    if not authors:
+        return ""
+    name = authors[0]
+    first = name.split(",")[0].strip() if "," in name else (name.split() or [""])[-1]
+    return first + (" et al." if len(authors) > 1 else "")
+
+
+def key_detail(view: EntryView) -> str:
+    """A key's completion detail: ``Vaswani 2017`` (first author's last name, year)."""
+    first = view.authors[0].last if view.authors else ""
+    return " ".join(str(x) for x in (first, view.year) if x)
+
+
+def key_documentation(view: EntryView, markdown: bool) -> str:
+    """A key's completion documentation: the .bib's title as text, never Markdown of its
+    own (a link, an image)."""
+    return plain(view.title) if markdown else view.title
+
+
+def paper_detail(record: PaperRecord) -> str:
+    """``Vaswani et al., 2017, NeurIPS``: first author, year, venue."""
+    venue = record.venue or ("arXiv" if record.arxiv_id else "")
+    return ", ".join(x for x in (_first_author(record.authors), str(record.year or ""), venue) if x)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+
+
+def first_sentences(text: str, n: int = 2, limit: int = 400) -> str:
+    parts = _SENTENCE.split(" ".join(text.split()))
+    out = " ".join(parts[:n])
+    return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"
+
+
+def paper_documentation(record: PaperRecord, existing: str | None, bib_name: str, key: str = "") -> str:
+    """Authors, venue and year, DOI / arXiv id, the abstract's first sentences, and what
+    accepting does (the key it inserts; whether the paper is already there). Plain lines
+    with no emphasis, code spans or escapes: it reads the same as Markdown and as plain text
+    (Neovim shows completion documentation as written). Every string from the API or a
+    .bib goes through ``plain``: it is never Markdown of its own (a link, an image)."""
+    lines = [plain(record.title)]
+    if record.authors:
+        shown = ", ".join(record.authors[:6]) + (" et al." if len(record.authors) > 6 else "")
+        lines.append(plain(shown))
+    where = ", ".join(x for x in (record.venue or "", str(record.year or "")) if x)
+    if where:
+        lines.append(plain(where))
+    ids = []
+    if record.doi:
+        ids.append(f"DOI {plain(record.doi)}")
+    if record.arxiv_id:
+        ids.append(f"arXiv:{plain(record.arxiv_id)}")
+    if ids:
+        lines.append(" · ".join(ids))
+    if record.abstract:
+        lines.append(plain(first_sentences(record.abstract)))
+    if existing:
+        lines.append(f"✓ already in {plain(bib_name)} as {plain(existing)}")
+    else:
+        inserts = f"inserts {plain(key)} and " if key else ""
+        lines.append(f"Accepting {inserts}adds this entry to {plain(bib_name)}.")
+    return "\n\n".join(lines)
