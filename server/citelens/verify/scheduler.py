@@ -159,13 +159,13 @@ class _Run:
         try:
             return decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
         except Exception as exc:
-            return internal_error(
-                e.view.key,
-                exc,
-                chash=e.chash,
-                checked_at=self.now,
-                informational=plan.is_informational(e.view),
-            )
+            return self._internal_error(e, exc)
+
+    def _internal_error(self, e: _Entry, exc: Exception) -> Verification:
+        """The verdict on ``e`` when deciding it raised ``exc``: UNVERIFIED, never lost."""
+        return internal_error(
+            e.view.key, exc, chash=e.chash, checked_at=self.now, informational=plan.is_informational(e.view)
+        )
 
     def finish(self, e: _Entry, v: Verification | None = None) -> None:
         """Record the verdict on ``e`` (``v``: already decided from ``e.answers()``)."""
@@ -177,13 +177,7 @@ class _Run:
         try:
             v.notices = retraction.merge(retraction.paper_records(v))
         except Exception as exc:
-            v = internal_error(
-                e.view.key,
-                exc,
-                chash=e.chash,
-                checked_at=self.now,
-                informational=plan.is_informational(e.view),
-            )
+            v = self._internal_error(e, exc)
         if not self._defer_for_signal(e, v):
             self.record(e, v)
 
