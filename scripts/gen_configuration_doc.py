@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
 
-from citelens.core.settings import DEFAULT_SEVERITY, SETTINGS, Settings
+from citelens.core.settings import DEFAULT_SEVERITY
+from citelens.sources.transport import ALL_SETTINGS
 
 HEADER = """# Configuration
 
@@ -124,19 +124,17 @@ A `.bib` or a repository from a collaborator is not trusted input. So:
 """
 
 
-def _default(name: str) -> str:
-    f = next(f for f in dataclasses.fields(Settings) if f.name == name)
-    value = {} if f.default is dataclasses.MISSING else f.default
+def _default(value: object) -> str:
     if value in (None, (), {}):
-        return "—" if value is None else f"`{json.dumps(list(value) if value == () else value)}`"
+        return "—" if value is None else f"`{json.dumps(list(value) if value == () else value)}`"  # type: ignore[arg-type]
     return f"`{json.dumps(value)}`"
 
 
 def render() -> str:
     rows = [
-        f"| `citelens.{s.key}` | {'`' + s.env + '`' if s.env else '—'} | {_default(s.name)} | "
+        f"| `citelens.{s.key}` | {'`' + s.env + '`' if s.env else '—'} | {_default(s.default)} | "
         f"{s.description.replace('|', '/')} |"
-        for s in SETTINGS
+        for s in ALL_SETTINGS
     ]
     sev = "\n".join(f"| `{c}` | {v} |" for c, v in DEFAULT_SEVERITY.items())
     return HEADER + "\n".join(rows) + "\n" + FOOTER.format(rows=sev)

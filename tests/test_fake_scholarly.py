@@ -153,7 +153,7 @@ def test_env_points_every_source_at_the_server() -> None:
         env = fake.env()
         settings = fake.settings()
     assert env["CITELENS_S2_API_URL"] == f"{fake.root}/s2/graph/v1"
-    assert settings.ncbi_eutils_url == env["CITELENS_NCBI_EUTILS_URL"]
+    assert settings.source_urls["ncbi_eutils_url"] == env["CITELENS_NCBI_EUTILS_URL"]
     assert len(env) == 8 and all(v.startswith("http://127.0.0.1:") for v in env.values())
 
 

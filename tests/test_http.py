@@ -109,7 +109,7 @@ async def test_connection_refused_makes_source_unavailable_once() -> None:
     log: list[str] = []
     from citelens.core.settings import Settings
 
-    settings = Settings(s2_api_url=f"http://127.0.0.1:{port}/s2", request_timeout_s=2.0,
+    settings = Settings(source_urls={"s2_api_url": f"http://127.0.0.1:{port}/s2"}, request_timeout_s=2.0,
                         retry_backoff_s=0.01)
     async with Sources.from_settings(settings, log.append, rates=fast_rates()) as src:
         first = await s2.get_paper(src.s2, DOI)

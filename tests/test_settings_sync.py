@@ -11,12 +11,14 @@ import re
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import MISSING, fields
 from typing import Any
 
 import pytest
 
-from citelens.core.settings import SETTINGS, Settings
+from citelens.core.settings import Settings
+from citelens.core.source_names import Source
+from citelens.sources.transport import ALL_SETTINGS as SETTINGS
+from citelens.sources.transport import base_url
 from tests.harness import ROOT
 
 MANIFEST = ROOT / "clients" / "vscode" / "package.json"
@@ -26,11 +28,6 @@ REGENERATE = (
     "clients/vscode/package.json is out of date with citelens.core.settings: "
     "run `python3 clients/vscode/scripts/gen_settings.py` and commit package.json"
 )
-
-
-def _default(name: str) -> Any:
-    f = next(f for f in fields(Settings) if f.name == name)
-    return f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
 
 
 def _expected_schema(value: Any) -> tuple[Any, Any]:
@@ -65,7 +62,7 @@ def test_manifest_has_setting_with_type_and_default(
 ) -> None:
     key = f"citelens.{doc.key}"
     assert key in properties, f"{key} missing. {REGENERATE}"
-    json_type, json_default = _expected_schema(_default(doc.name))
+    json_type, json_default = _expected_schema(doc.default)
     prop = properties[key]
     assert prop.get("type") == json_type, f"{key}: type {prop.get('type')!r}. {REGENERATE}"
     assert prop.get("default") == json_default and type(prop.get("default")) is type(
@@ -120,12 +117,16 @@ def test_one_precedence_user_setting_then_environment_then_default() -> None:
     from citelens.core.settings import Settings, from_sources
 
     env = {"CITELENS_S2_API_URL": "http://127.0.0.1:9/s2", "CITELENS_OFFLINE": "true"}
-    assert from_sources(env=env, editor={}).s2_api_url == "http://127.0.0.1:9/s2"
-    assert from_sources(env=env, editor={"s2ApiUrl": None}).s2_api_url == "http://127.0.0.1:9/s2"
-    assert from_sources(env=env, editor={"s2ApiUrl": "http://x/s2"}).s2_api_url == "http://x/s2"
+
+    def s2(editor: dict[str, Any], env: dict[str, str] = env) -> str:
+        return base_url(from_sources(env=env, editor=editor), Source.S2)
+
+    assert s2({}) == "http://127.0.0.1:9/s2"
+    assert s2({"s2ApiUrl": None}) == "http://127.0.0.1:9/s2"
+    assert s2({"s2ApiUrl": "http://x/s2"}) == "http://x/s2"
     assert from_sources(env=env, editor={"offline": False}).offline is False
     assert from_sources(env=env, editor={}).offline is True
-    assert from_sources(env={}, editor={}).s2_api_url == Settings().s2_api_url
+    assert s2({}, {}) == base_url(Settings(), Source.S2) == "https://api.semanticscholar.org/graph/v1"
 
 
 def test_cautious_defaults(properties: dict[str, dict[str, Any]]) -> None:

@@ -327,7 +327,7 @@ async def test_the_host_registry_makes_every_client() -> None:
     from citelens.core.settings import Settings
     from citelens.sources.transport import DEFAULT_RATES, HOSTS, PACING_MARGIN
 
-    settings = Settings(crossref_api_url="http://127.0.0.1:9/cr", mailto="me@example.org",
+    settings = Settings(source_urls={"crossref_api_url": "http://127.0.0.1:9/cr"}, mailto="me@example.org",
                         s2_api_key="k-123", offline=True)
     sources = Sources.from_settings(settings)
     try:

@@ -32,7 +32,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -176,7 +176,10 @@ class FakeLLM:
         """Settings pointing claim checks at this fake (loopback fetches allowed)."""
         base = Settings(llm_base_url=self.url, llm_model=MODEL, allow_private_urls=True,
                         request_timeout_s=5.0)
-        return replace(base, **overrides)
+        fields_ = {f.name for f in fields(Settings)}
+        urls = {k: str(v) for k, v in overrides.items() if k not in fields_ and k.endswith("_url")}
+        rest = {k: v for k, v in overrides.items() if k not in urls}
+        return replace(base, source_urls={**base.source_urls, **urls}, **rest)  # a host's base URL
 
     # ------------------------------------------------------------------ scripting
 

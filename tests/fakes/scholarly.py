@@ -77,8 +77,8 @@ from xml.sax.saxutils import escape as xml_escape
 import pytest
 from rapidfuzz import fuzz
 
-from citelens.core.settings import Settings
-from citelens.sources.transport import DEFAULT_RATES, Rate
+from citelens.core.settings import Settings, url_setting_doc
+from citelens.sources.transport import DEFAULT_RATES, HOSTS, Rate
 
 PAPERS_JSON = Path(__file__).with_name("papers.json")
 
@@ -93,26 +93,9 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("/eutils", "ncbi"),
     ("/unpaywall", "unpaywall"),
 )
-ENV_VARS = {
-    "s2": "CITELENS_S2_API_URL",
-    "crossref": "CITELENS_CROSSREF_API_URL",
-    "openalex": "CITELENS_OPENALEX_API_URL",
-    "arxiv": "CITELENS_ARXIV_API_URL",
-    "arxiv_site": "CITELENS_ARXIV_URL",
-    "doi": "CITELENS_DOI_URL",
-    "ncbi": "CITELENS_NCBI_EUTILS_URL",
-    "unpaywall": "CITELENS_UNPAYWALL_API_URL",
-}
-SETTING_NAMES = {
-    "s2": "s2_api_url",
-    "crossref": "crossref_api_url",
-    "openalex": "openalex_api_url",
-    "arxiv": "arxiv_api_url",
-    "arxiv_site": "arxiv_url",
-    "doi": "doi_url",
-    "ncbi": "ncbi_eutils_url",
-    "unpaywall": "unpaywall_api_url",
-}
+#: Each host's base URL setting and its environment variable (from the host registry).
+SETTING_NAMES = {str(h.source): h.url[0] for h in HOSTS}
+ENV_VARS = {str(h.source): url_setting_doc(*h.url).env or "" for h in HOSTS}
 #: Limits of the real services, for ``--enforce-rates`` (requests per second, concurrency).
 REAL_LIMITS: dict[str, tuple[float, int]] = {
     "s2": (1.0, 1),
@@ -842,10 +825,12 @@ class ScholarlyFake:
 
     def settings(self, **overrides: Any) -> Settings:
         """Settings pointing at this server, with test-friendly timing unless overridden."""
-        values: dict[str, Any] = {SETTING_NAMES[s]: u for s, u in self.urls().items()}
-        values.update(request_timeout_s=2.0, retry_backoff_s=0.01, s2_requests_per_second=1000.0)
-        values.update(overrides)
-        return dataclasses.replace(Settings(), **values)
+        urls = {SETTING_NAMES[s]: u for s, u in self.urls().items()}
+        urls.update({k: v for k, v in overrides.items() if k in urls})  # a host's base URL
+        values: dict[str, Any] = {"request_timeout_s": 2.0, "retry_backoff_s": 0.01}
+        values["s2_requests_per_second"] = 1000.0
+        values.update({k: v for k, v in overrides.items() if k not in urls})
+        return dataclasses.replace(Settings(), source_urls=urls, **values)
 
     # ------------------------------------------------------------------ data
 

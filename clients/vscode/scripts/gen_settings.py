@@ -16,7 +16,6 @@ import sys
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,8 @@ REPO = HERE.parents[2]
 if str(REPO / "server") not in sys.path:
     sys.path.insert(0, str(REPO / "server"))
 
-from citelens.core.settings import DEFAULT_SEVERITY, SETTINGS, Settings  # noqa: E402
+from citelens.core.settings import DEFAULT_SEVERITY, Settings  # noqa: E402
+from citelens.sources.transport import ALL_SETTINGS  # noqa: E402
 
 SEVERITIES = ["error", "warning", "information", "hint", "off"]
 
@@ -89,20 +89,16 @@ def json_default(value: Any) -> Any:
 
 def build_properties() -> dict[str, dict[str, Any]]:
     hints = typing.get_type_hints(Settings)
-    defaults = {
-        f.name: (f.default_factory() if f.default is MISSING else f.default)  # type: ignore[misc]
-        for f in fields(Settings)
-    }
     props: dict[str, dict[str, Any]] = dict(CLIENT_SETTINGS)
-    for doc in SETTINGS:
-        annotation = hints[doc.name]
+    for doc in ALL_SETTINGS:
+        annotation = hints.get(doc.name, str)  # a host's base URL (its row) is a str
         schema: dict[str, Any] = {"type": json_type(annotation)}
         if schema["type"] == "array":
             schema["items"] = {"type": "string"}
         if schema["type"] == "object":
             schema["additionalProperties"] = {"type": "string", "enum": SEVERITIES}
             schema["propertyNames"] = {"enum": [*DEFAULT_SEVERITY, "default"]}
-        schema["default"] = json_default(defaults[doc.name])
+        schema["default"] = json_default(doc.default)
         description = doc.description
         if doc.env:
             description += f" Environment variable: {doc.env}."

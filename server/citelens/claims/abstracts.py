@@ -27,6 +27,7 @@ from citelens.claims.words import TITLE_OVERLAP_MIN, title_overlap
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.transport import base_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +52,13 @@ def gate(text: str | None, found_title: str, cited_title: str) -> str | None:
 def reader_url(record: PaperRecord, s: Settings) -> str:
     """A page of ``record`` a reader can open (abstract page, DOI, arXiv, URL, S2)."""
     if record.source == Source.ARXIV and record.arxiv_id:
-        return f"{s.arxiv_url}/abs/{record.arxiv_id}"
+        return f"{base_url(s, Source.ARXIV_SITE)}/abs/{record.arxiv_id}"
     if record.source == Source.PUBMED and record.pmid:
         return f"https://pubmed.ncbi.nlm.nih.gov/{record.pmid}/"
     if record.doi:
-        return f"{s.doi_url}/{record.doi}"
+        return f"{base_url(s, Source.DOI)}/{record.doi}"
     if record.arxiv_id:
-        return f"{s.arxiv_url}/abs/{record.arxiv_id}"
+        return f"{base_url(s, Source.ARXIV_SITE)}/abs/{record.arxiv_id}"
     if record.url:
         return record.url
     if record.s2_paper_id:

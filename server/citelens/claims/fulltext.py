@@ -27,6 +27,8 @@ from citelens.claims.extract import (
 from citelens.claims.result import StageOutcome, Step
 from citelens.claims.signals import Signals
 from citelens.claims.urlsafety import Fetched
+from citelens.core.source_names import Source
+from citelens.sources.transport import base_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +54,14 @@ def _candidates(sig: Signals, ctx: Context) -> list[tuple[str, str, str | None]]
     if sig.url:
         out.append(("entry_url", sig.url, None))
     if sig.arxiv_id:
-        arxiv = s.arxiv_url.rstrip("/")
+        arxiv = base_url(s, Source.ARXIV_SITE).rstrip("/")
         out.append(("arxiv_html", f"{arxiv}/html/{quote(sig.arxiv_id, safe='/.')}", arxiv))
         out.append(("arxiv_pdf", f"{arxiv}/pdf/{quote(sig.arxiv_id, safe='/.')}", arxiv))
     if sig.open_access_pdf:
         out.append(("s2_open_access", sig.open_access_pdf, None))
     if sig.pmcid:
         number = quote(sig.pmcid.upper().removeprefix("PMC"), safe="")
-        eutils = s.ncbi_eutils_url.rstrip("/")
+        eutils = base_url(s, Source.NCBI).rstrip("/")
         out.append(("pmc", f"{eutils}/efetch.fcgi?db=pmc&id={number}", eutils))
     return out
 

@@ -12,6 +12,7 @@ Settings come, lowest priority first, from the defaults below, the environment
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from types import MappingProxyType
@@ -34,14 +35,11 @@ class Settings:
     # --- verification
     verification_enabled: bool = True
     verify_debounce_ms: int = 1500
-    s2_api_url: str = "https://api.semanticscholar.org/graph/v1"
-    crossref_api_url: str = "https://api.crossref.org"
-    openalex_api_url: str = "https://api.openalex.org"
-    arxiv_api_url: str = "https://export.arxiv.org/api"
-    arxiv_url: str = "https://arxiv.org"
-    doi_url: str = "https://doi.org"
-    ncbi_eutils_url: str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
-    unpaywall_api_url: str = "https://api.unpaywall.org/v2"
+    #: The base URLs the user set, by setting name (``s2_api_url``, ...). Each host's own row
+    #: of the host registry (``sources/transport.HOSTS``) declares its setting, default and
+    #: description: ``sources.transport.base_url`` reads them, and the editor key, the
+    #: environment variable and the documentation of each are derived from the row.
+    source_urls: Mapping[str, str] = field(default_factory=dict)
     s2_api_key: str | None = None
     openalex_api_key: str | None = None
     mailto: str | None = None
@@ -91,6 +89,11 @@ class SettingDoc:
     key: str  # editor key under "citelens." (camelCase)
     env: str | None  # environment variable
     description: str
+    default: Any = None  # its default value
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"([A-Z])", r"_\1", key).lower()
 
 
 def _camel(name: str) -> str:
@@ -99,14 +102,6 @@ def _camel(name: str) -> str:
 
 
 _ENV: dict[str, str] = {
-    "s2_api_url": "CITELENS_S2_API_URL",
-    "crossref_api_url": "CITELENS_CROSSREF_API_URL",
-    "openalex_api_url": "CITELENS_OPENALEX_API_URL",
-    "arxiv_api_url": "CITELENS_ARXIV_API_URL",
-    "arxiv_url": "CITELENS_ARXIV_URL",
-    "doi_url": "CITELENS_DOI_URL",
-    "ncbi_eutils_url": "CITELENS_NCBI_EUTILS_URL",
-    "unpaywall_api_url": "CITELENS_UNPAYWALL_API_URL",
     "s2_api_key": "S2_API_KEY",
     "openalex_api_key": "CITELENS_OPENALEX_API_KEY",
     "mailto": "CITELENS_MAILTO",
@@ -146,14 +141,6 @@ _DESCRIPTIONS: dict[str, str] = {
     'the key "default" applies to codes not listed.',
     "verification_enabled": "Verify bibliography entries against scholarly sources in the background.",
     "verify_debounce_ms": "Milliseconds to wait after the last edit before verifying changed entries.",
-    "s2_api_url": "Semantic Scholar Graph API base URL.",
-    "crossref_api_url": "Crossref REST API base URL.",
-    "openalex_api_url": "OpenAlex API base URL.",
-    "arxiv_api_url": "arXiv export API base URL.",
-    "arxiv_url": "arXiv site base URL (HTML and PDF full texts).",
-    "doi_url": "DOI resolver base URL (content negotiation).",
-    "ncbi_eutils_url": "NCBI E-utilities base URL (PubMed).",
-    "unpaywall_api_url": "Unpaywall API base URL.",
     "s2_api_key": "Semantic Scholar API key (sent as x-api-key; never logged).",
     "openalex_api_key": "OpenAlex API key (never logged).",
     "mailto": "Contact e-mail for the Crossref and OpenAlex polite pools.",
@@ -209,9 +196,43 @@ _DESCRIPTIONS: dict[str, str] = {
     "while typing in a citation.",
 }
 
+#: Every setting but the base URLs of the scholarly hosts, which each host's row declares
+#: (``sources.transport.ALL_SETTINGS`` is this list with theirs in the place of ``source_urls``).
 SETTINGS: tuple[SettingDoc, ...] = tuple(
-    SettingDoc(f.name, _camel(f.name), _ENV.get(f.name), _DESCRIPTIONS[f.name]) for f in fields(Settings)
+    SettingDoc(
+        f.name,
+        _camel(f.name),
+        _ENV.get(f.name),
+        _DESCRIPTIONS[f.name],
+        f.default_factory() if f.default is MISSING else f.default,  # type: ignore[operator]
+    )
+    for f in fields(Settings)
+    if f.name != "source_urls"
 )
+#: A host's base URL setting ``<name>_url``: its environment variable and editor key.
+_URL_ENV = re.compile(r"CITELENS_([A-Z0-9_]+_URL)")
+_URL_KEY = re.compile(r"[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)*Url|[a-z][a-z0-9_]*_url")
+
+
+def url_setting_doc(name: str, default: str, description: str) -> SettingDoc:
+    """The documentation of a host's base URL setting ``name`` (``s2_api_url``): editor key
+    ``s2ApiUrl``, environment variable ``CITELENS_S2_API_URL``."""
+    return SettingDoc(name, _camel(name), f"CITELENS_{name.upper()}", description, default)
+
+
+def _source_urls(env: Mapping[str, str], editor: Mapping[str, Any]) -> dict[str, str]:
+    """The base URLs set in the environment or the editor (the editor first), by setting
+    name: every ``CITELENS_*_URL`` variable and ``*Url`` key no other setting claims."""
+    claimed = {d.env for d in SETTINGS} | {d.key for d in SETTINGS} | {d.name for d in SETTINGS}
+    urls: dict[str, str] = {}
+    for var, value in env.items():
+        m = _URL_ENV.fullmatch(var)
+        if m and var not in claimed and value:
+            urls[m.group(1).lower()] = value
+    for key, value in editor.items():
+        if _URL_KEY.fullmatch(key) and key not in claimed and isinstance(value, str) and value:
+            urls[_snake(key)] = value
+    return urls
 
 
 def _coerce(current: Any, value: Any) -> Any:
@@ -260,4 +281,4 @@ def from_sources(env: Mapping[str, str] | None = None, editor: Mapping[str, Any]
                 except (TypeError, ValueError):
                     pass  # a bad value keeps the default; the LSP layer logs it
                 break
-    return replace(Settings(), **values)
+    return replace(Settings(), source_urls=_source_urls(env, editor), **values)

@@ -36,7 +36,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,7 +45,7 @@ import httpx
 
 from citelens.core.identifiers import normalize_doi
 from citelens.core.secrets import redact_url
-from citelens.core.settings import Settings
+from citelens.core.settings import SETTINGS, SettingDoc, Settings, url_setting_doc
 from citelens.core.source_names import Source, source_name
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 
@@ -457,12 +457,20 @@ class Host:
     :data:`DEFAULT_RATES` and the body limits are derived from :data:`HOSTS`."""
 
     source: Source
-    url: Callable[[Settings], str]  # its base URL setting
+    #: Its base URL setting: name (``s2_api_url``: editor key ``s2ApiUrl``, environment
+    #: variable ``CITELENS_S2_API_URL``), default and description (docs/configuration.md,
+    #: the VS Code manifest), all derived from this row (:data:`ALL_SETTINGS`).
+    url: tuple[str, str, str]
     rate: Rate  # its documented (or agreed) rate; :data:`DEFAULT_RATES` keeps a margin under it
     max_body_bytes: int = 16 << 20
     headers: Callable[[Settings], Mapping[str, str]] | None = None  # keys travel here ...
     params: Callable[[Settings], Mapping[str, str]] | None = None  # ... or here, never in a log
     polite_rate: Rate | None = None  # the rate with a contact address (``mailto``) set
+
+
+#: The settings listed before the hosts' base URLs (those Settings declares before ``source_urls``).
+_NAMES = tuple(f.name for f in fields(Settings))
+_BEFORE_URLS = frozenset(_NAMES[: _NAMES.index("source_urls")])
 
 
 def _mailto(settings: Settings) -> dict[str, str]:
@@ -478,35 +486,74 @@ def _openalex_params(settings: Settings) -> dict[str, str]:
 HOSTS: tuple[Host, ...] = (
     Host(
         Source.S2,
-        lambda s: s.s2_api_url,
+        ("s2_api_url", "https://api.semanticscholar.org/graph/v1", "Semantic Scholar Graph API base URL."),
         Rate.per_second(1.0),
         32 << 20,
         headers=lambda s: {"x-api-key": s.s2_api_key} if s.s2_api_key else {},
     ),
     Host(
         Source.CROSSREF,
-        lambda s: s.crossref_api_url,
+        ("crossref_api_url", "https://api.crossref.org", "Crossref REST API base URL."),
         Rate.per_second(5.0, 1),
         params=_mailto,
         polite_rate=Rate.per_second(10.0, 3),
     ),
-    Host(Source.OPENALEX, lambda s: s.openalex_api_url, Rate.per_second(10.0, 3), params=_openalex_params),
-    Host(Source.ARXIV, lambda s: s.arxiv_api_url, Rate(3.0, 1)),  # one request every three seconds
-    Host(Source.ARXIV_SITE, lambda s: s.arxiv_url, Rate(1.0, 1), 64 << 20),  # full-text PDFs
+    Host(
+        Source.OPENALEX,
+        ("openalex_api_url", "https://api.openalex.org", "OpenAlex API base URL."),
+        Rate.per_second(10.0, 3),
+        params=_openalex_params,
+    ),
+    Host(
+        Source.ARXIV,
+        ("arxiv_api_url", "https://export.arxiv.org/api", "arXiv export API base URL."),
+        Rate(3.0, 1),  # one request every three seconds
+    ),
+    Host(
+        Source.ARXIV_SITE,
+        ("arxiv_url", "https://arxiv.org", "arXiv site base URL (HTML and PDF full texts)."),
+        Rate(1.0, 1),
+        64 << 20,  # full-text PDFs
+    ),
+    Host(
+        Source.DOI,
+        ("doi_url", "https://doi.org", "DOI resolver base URL (content negotiation)."),
+        Rate.per_second(5.0, 2),
+    ),
     Host(
         Source.NCBI,
-        lambda s: s.ncbi_eutils_url,
+        (
+            "ncbi_eutils_url",
+            "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+            "NCBI E-utilities base URL (PubMed).",
+        ),
         Rate.per_second(3.0, 1),
         params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})},
     ),
-    Host(Source.DOI, lambda s: s.doi_url, Rate.per_second(5.0, 2)),
     Host(
         Source.UNPAYWALL,
-        lambda s: s.unpaywall_api_url,
+        ("unpaywall_api_url", "https://api.unpaywall.org/v2", "Unpaywall API base URL."),
         Rate.per_second(5.0, 2),
         params=lambda s: {"email": s.mailto or "citelens@example.org"},
     ),
 )
+
+#: Each host's base URL setting, in the order of :data:`HOSTS`.
+URL_SETTINGS: tuple[SettingDoc, ...] = tuple(url_setting_doc(*h.url) for h in HOSTS)
+#: Every setting, as docs/configuration.md and the VS Code manifest list them: the hosts'
+#: base URLs where :class:`~citelens.core.settings.Settings` keeps them (``source_urls``).
+ALL_SETTINGS: tuple[SettingDoc, ...] = (
+    tuple(d for d in SETTINGS if d.name in _BEFORE_URLS)
+    + URL_SETTINGS
+    + tuple(d for d in SETTINGS if d.name not in _BEFORE_URLS)
+)
+
+
+def base_url(settings: Settings, source: str) -> str:
+    """The base URL of ``source``'s host: the one the user set, else its row's default."""
+    name, default, _ = next(h.url for h in HOSTS if h.source == source)
+    return settings.source_urls.get(name) or default
+
 
 #: The documented (or agreed) rate of each host; :data:`DEFAULT_RATES` keeps a margin under it.
 DOCUMENTED_RATES: Mapping[str, Rate] = MappingProxyType(
@@ -561,7 +608,7 @@ class Sources:
             return HostClient(
                 row.source,
                 source_name(row.source),
-                row.url(settings),
+                base_url(settings, row.source),
                 http,
                 rate=table[row.source],
                 max_body_bytes=row.max_body_bytes,
