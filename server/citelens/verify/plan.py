@@ -94,7 +94,7 @@ AskIds = Callable[[Sources, Sequence[str]], Awaitable[dict[str, Lookup]]]
 class IdTier:
     """A request by identifier."""
 
-    method: Method
+    method: str  # a Method, or a method name its client module declares
     host: Source  # the Sources host asked
     source: Source  # the source its answers name ("pubmed" for the ncbi host)
     field: str | None  # the identifier looked up: "doi" | "arxiv" | "pmid"; None: all (S2)
@@ -180,7 +180,7 @@ class Tier:
     """A title search. Its method names the tier (the method of an offline answer); the
     host's answers carry the search's own method (``s2_search``, ``crossref_search``, …)."""
 
-    name: Method
+    name: str  # a Method, or a method name its client module declares (a StrEnum there)
     host: Source  # the Sources host that answers it (an offline answer names it too)
     source: Source  # the source of its cache keys
     kind: str  # the kind of its cache keys
