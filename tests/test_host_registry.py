@@ -91,5 +91,5 @@ def test_a_new_hosts_method_names_are_not_written_in_the_shared_methods_module()
     strays = sorted(m.value for m in Method if m.value.split("_")[0] not in METHODS_PY_HOSTS)
     assert not strays, (
         "a host added since the registry declares its method names in its own client module "
-        f"(a StrEnum there, see sources/dblp.py in docs/architecture.md), not in sources/methods.py: {strays}"
+        f"(a StrEnum there, see docs/architecture.md), not in sources/methods.py: {strays}"
     )

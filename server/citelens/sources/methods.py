@@ -5,7 +5,7 @@ request plan (:mod:`citelens.verify.plan`) names its title tiers with one, which
 also the method of the answer an offline run gives for a tier it could not ask.
 
 These are the names of the hosts CiteLens started with. A source added since declares its
-own method names in its client module (a ``StrEnum`` there, e.g. ``sources/dblp.py``), so a
+own method names in its client module (a ``StrEnum`` there), so a
 new source touches only its module, its row in ``sources/transport.HOSTS`` and its plan
 rows; ``tests/test_host_registry.py`` fails if another host's names are written here.
 """
