@@ -661,7 +661,7 @@ async def test_claim_diagnostics_severities_off_by_default_and_no_retry_loop(
 
 def test_the_settings_sent_are_settings_the_server_knows() -> None:
     """A misspelt key would be ignored silently and the tests would test the defaults."""
-    from citelens.core.settings import SETTINGS
+    from citelens.sources.transport import ALL_SETTINGS as SETTINGS
 
     with FakeLLM() as llm, ScholarlyFake([]) as scholarly:
         sent = set(diag_settings(scholarly, llm, diagnosticSeverity={}, cacheDir="x"))

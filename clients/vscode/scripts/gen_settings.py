@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the VS Code manifest's settings (contributes.configuration) from citelens.core.settings.
 
-Every server setting in ``citelens.core.settings.SETTINGS`` becomes ``citelens.<camelCaseKey>``
+Every server setting in ``citelens.sources.transport.ALL_SETTINGS`` becomes ``citelens.<camelCaseKey>``
 with the JSON type and default of its ``Settings`` field; ``citelens.server.*`` (how the
 extension starts the server) are the only settings of the extension itself.
 
