@@ -37,6 +37,9 @@ _ARXIV_URL = re.compile(
 )
 _ARXIV_VERSION = re.compile(r"v(\d+)$")
 _PMID = re.compile(r"^(?:pmid:?\s*)", re.IGNORECASE)
+#: DOI prefixes of preprint servers and data archives (arXiv, Zenodo, bioRxiv/medRxiv,
+#: Research Square, Preprints.org): such a DOI is not the published paper's.
+PREPRINT_DOI_PREFIXES = ("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _ID_ESCAPES = str.maketrans({"{": None, "}": None})
 _ID_ESCAPED = re.compile(r"\\([_%&#$~])")

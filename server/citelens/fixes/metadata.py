@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Levenshtein
 
 from citelens.core.fields import Field
-from citelens.core.identifiers import normalize_doi
+from citelens.core.identifiers import PREPRINT_DOI_PREFIXES, normalize_doi
 from citelens.core.model import BibEntry, EntryView, Name
 from citelens.core.settings import Settings
 from citelens.core.source_names import source_name
@@ -41,8 +41,6 @@ from citelens.verify.status import Status, Verification
 #: The entry types whose pages a paper's record gives.
 _PAGED_TYPES = frozenset({"article", "inproceedings", "incollection", "conference", "inbook"})
 _VENUE_FIELDS = ("journal", "booktitle", "journaltitle")
-#: DOIs of preprint servers and data archives: never added to an entry as "its" DOI.
-_PREPRINT_DOI = ("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +220,8 @@ def _doi(
             new = written_doi(record.doi, versions)
             return FieldChange("doi", old, new, f"doi {old} -> {new}")
         return FieldChange("doi", old, None, f"doi {old} removed (it names another paper)")
-    if "doi" in entry.fields or not record.doi or record.doi.startswith(_PREPRINT_DOI):
+    # a preprint server's or data archive's DOI is never added to an entry as "its" DOI
+    if "doi" in entry.fields or not record.doi or record.doi.startswith(PREPRINT_DOI_PREFIXES):
         return None
     if is_preprint_venue(view.venue or "") or is_preprint_record(record):
         return None  # the entry cites the preprint: the published DOI is another version's

@@ -22,7 +22,7 @@ from enum import StrEnum
 
 from citelens.core.fields import Field
 from citelens.core.findings import Severity
-from citelens.core.identifiers import arxiv_in_view, normalize_arxiv, normalize_doi
+from citelens.core.identifiers import PREPRINT_DOI_PREFIXES, arxiv_in_view, normalize_arxiv, normalize_doi
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
@@ -274,7 +274,7 @@ def _publisher_doi(doi: str | None) -> bool:
     """A DOI that is not a preprint server's (arXiv 10.48550, Zenodo, bioRxiv/medRxiv's
     10.1101 are preprints or data)."""
     d = _doi_of(doi)
-    return bool(d) and not d.startswith(("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/"))
+    return bool(d) and not d.startswith(PREPRINT_DOI_PREFIXES)
 
 
 def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
