@@ -717,3 +717,31 @@ def test_the_one_renderer_check_catches_a_copy() -> None:
     # reading a title, authors and year for a key or a plain message is not rendering
     assert not _paper_renderers(ast.parse(
         "def parts(v):\n    return KeyParts(v.title, v.authors, v.year, f'{v.title} ({v.year})')\n"))
+
+
+#: What lsp/ still imports from below workspace/ (issue 36: the editor an adapter imports only
+#: workspace, fixes, core and the protocol). The list only shrinks: a new import from
+#: documents/, sources/, verify/, claims/ or checks/ goes behind a workspace function instead.
+LSP_IMPORTS_BELOW_WORKSPACE = {
+    "citelens.lsp.actions": {"citelens.documents.read"},
+    "citelens.lsp.completion": {"citelens.documents.read", "citelens.sources.records"},
+    "citelens.lsp.hover": {"citelens.checks.claims", "citelens.claims.background", "citelens.claims.llm",
+                           "citelens.claims.paper", "citelens.claims.result", "citelens.documents.read"},
+    "citelens.lsp.links": {"citelens.documents.read"},
+    "citelens.lsp.papers": {"citelens.sources.records"},
+    "citelens.lsp.rename": {"citelens.documents.read"},
+    "citelens.lsp.symbols": {"citelens.documents.read"},
+    "citelens.lsp.verification": {"citelens.verify.status"},
+}
+
+
+def test_lsp_imports_from_below_workspace_only_what_is_listed() -> None:
+    allowed = ("citelens.lsp", "citelens.workspace", "citelens.fixes", "citelens.core")
+    below = {}
+    for name, tree in MODULES.items():
+        if name.startswith("citelens.lsp"):
+            found = {m for m in _imports(tree) if m in MODULES and m.startswith("citelens.")
+                     and not m.startswith(allowed)}
+            if found:
+                below[name] = found
+    assert below == LSP_IMPORTS_BELOW_WORKSPACE

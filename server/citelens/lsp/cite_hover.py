@@ -3,17 +3,12 @@ pandoc ``[see @a; @b]`` group): every entry it cites, in one compact list."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types as lsp
 
-from citelens.core.model import Citation, EntryView
+from citelens.core.model import Citation
 from citelens.lsp.convert import span_range
 from citelens.lsp.state import CiteLensServer
-from citelens.workspace.render import citation_list
-
-if TYPE_CHECKING:
-    from citelens.verify.status import Verification
+from citelens.workspace.render import CitedRow, citation_list
 
 
 def citations_of_command(ls: CiteLensServer, path: str, offset: int) -> list[Citation]:
@@ -33,7 +28,7 @@ def command_hover(ls: CiteLensServer, path: str, offset: int) -> lsp.Hover | Non
     if not cites:
         return None
     analysis = ls.session.analysis_for(path)
-    rows: list[tuple[str, EntryView | None, Verification | None, bool]] = []
+    rows: list[CitedRow] = []
     for c in cites:
         defs = analysis.definitions.get(c.key, []) if analysis else []
         if not defs:

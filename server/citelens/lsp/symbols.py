@@ -9,11 +9,11 @@ import os
 from lsprotocol import types as lsp
 
 from citelens.core.model import BibEntry
-from citelens.documents.bibtex.parse import field_values
 from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of, span_range, to_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.bibsearch import search_entries
+from citelens.workspace.render import outline_detail
 
 #: The outline of a whole library is not sent: editors ask for it after every edit (VS
 #: Code's breadcrumbs), and 68,000 entries took 7 s each time (10,000: half a second),
@@ -37,11 +37,10 @@ def document_symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> li
         return []
     out = []
     for e in bib.entries:
-        title = field_values(e).get("title") or ""  # (a big file's fields are not all held)
         out.append(
             lsp.DocumentSymbol(
                 name=e.key or "(no key)",
-                detail=f"@{e.entry_type} {title[:80]}".strip(),
+                detail=outline_detail(e),
                 kind=lsp.SymbolKind.Class,
                 range=to_range(index, e.span, ls.encoding),
                 selection_range=to_range(index, e.key_span, ls.encoding),

@@ -20,6 +20,7 @@ from citelens.core.identifiers import is_s2_paper_id, normalize_arxiv, normalize
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.source_names import source_name
+from citelens.documents.bibtex.parse import field_values
 from citelens.verify.status import Status
 
 if TYPE_CHECKING:
@@ -203,7 +204,12 @@ def _short_author(view: EntryView) -> str:
     return last + (" et al." if len(view.authors) > 1 or view.authors_truncated else "")
 
 
-def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, bool]]) -> str:
+#: One entry a citation command cites: its key, its view (None when undefined), its verdict,
+#: whether it is being verified now.
+CitedRow = tuple[str, "EntryView | None", "Verification | None", bool]
+
+
+def citation_list(rows: list[CitedRow]) -> str:
     """The hover on a citation command: one line per cited entry, in citation order.
 
     ``rows``: (key, the entry's view or None when undefined, its verdict, verifying now).
@@ -221,6 +227,13 @@ def citation_list(rows: list[tuple[str, EntryView | None, Verification | None, b
             parts.append(status)
         lines.append(f"- {code(key)} — " + " · ".join(parts))
     return "\n".join(lines)
+
+
+def outline_detail(entry: BibEntry) -> str:
+    """An entry in a .bib's outline: ``@article Attention Is All You Need`` (the title's
+    first 80 characters; a big file's fields are read again, they are not all held)."""
+    title = field_values(entry).get("title") or ""
+    return f"@{entry.entry_type} {title[:80]}".strip()
 
 
 # --------------------------------------------------------------------------- completion
