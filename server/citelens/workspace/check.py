@@ -67,8 +67,7 @@ def _walk(store: DocumentStore, folder: str) -> Iterable[str]:
     if walls is None:
         return documents_under(folder)
     out = list(itertools.islice(documents_under(folder), walls.budget.files + 1))
-    if len(out) > walls.budget.files:
-        walls.note(f"more than {walls.budget.files:,} files; the rest were not read")
+    if walls.walked_enough(len(out)):
         del out[walls.budget.files :]
     return out
 
