@@ -22,6 +22,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
+from citelens.core.source_names import source_name
 from citelens.verify.classes import FABRICATED, WRONG_METADATA
 from citelens.verify.match.titles import record_title_similarity
 
@@ -56,9 +57,7 @@ def sources_said(entry: dict[str, Any]) -> list[dict[str, str]]:
         src, outcome = str(a.get("source") or ""), str(a.get("outcome") or "")
         if src and outcome in _RANK and _RANK[outcome] > _RANK.get(best.get(src, ""), -1):
             best[src] = outcome
-    from citelens.workspace.venue_health import source_label
-
-    return [{"source": source_label(s), "said": _SAID[o]} for s, o in sorted(best.items())]
+    return [{"source": source_name(s), "said": _SAID[o]} for s, o in sorted(best.items())]
 
 
 def _record(r: dict[str, Any]) -> dict[str, Any]:

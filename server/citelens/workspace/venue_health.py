@@ -39,10 +39,6 @@ JUMP_POINTS = 0.10
 _FAILED = {"failed", "unavailable"}
 
 
-def source_label(source: str) -> str:
-    return source_name(source, source)
-
-
 class BatchHealth:
     """The run's counts so far; :meth:`problems` are what the top of the report says."""
 
@@ -111,7 +107,7 @@ class BatchHealth:
             bad = self.failed[src]
             if n >= self.min_asked and bad / n >= FAILED_SHARE:
                 out.append(
-                    f"{source_label(src)} failed for {bad} of the {n} references it was asked about "
+                    f"{source_name(src)} failed for {bad} of the {n} references it was asked about "
                     f"({bad / n:.0%}): those references could not be checked; rerun when it is back"
                 )
         if self.jump:
@@ -126,7 +122,7 @@ class BatchHealth:
             "answered_locally": self.local,
             "sources": {
                 s: {
-                    "label": source_label(s),
+                    "label": source_name(s),
                     "asked": n,
                     "answered": self.answered[s],
                     "failed": self.failed[s],
