@@ -723,14 +723,10 @@ def test_the_one_renderer_check_catches_a_copy() -> None:
 #: workspace, fixes, core and the protocol). The list only shrinks: a new import from
 #: documents/, sources/, verify/, claims/ or checks/ goes behind a workspace function instead.
 LSP_IMPORTS_BELOW_WORKSPACE = {
-    "citelens.lsp.actions": {"citelens.documents.read"},
-    "citelens.lsp.completion": {"citelens.documents.read", "citelens.sources.records"},
+    "citelens.lsp.completion": {"citelens.sources.records"},
     "citelens.lsp.hover": {"citelens.checks.claims", "citelens.claims.background", "citelens.claims.llm",
-                           "citelens.claims.paper", "citelens.claims.result", "citelens.documents.read"},
-    "citelens.lsp.links": {"citelens.documents.read"},
+                           "citelens.claims.paper", "citelens.claims.result"},
     "citelens.lsp.papers": {"citelens.sources.records"},
-    "citelens.lsp.rename": {"citelens.documents.read"},
-    "citelens.lsp.symbols": {"citelens.documents.read"},
     "citelens.lsp.verification": {"citelens.verify.status"},
 }
 

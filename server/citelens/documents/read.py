@@ -1,7 +1,8 @@
-"""Reading documents from disk: what kind a file is, and its text.
+"""Reading documents from disk: a file's text.
 
-The one place that decides which files CiteLens reads (by suffix) and how their bytes
-become text, for the editor and the CLI: UTF-8 (a BOM dropped); bytes that are not UTF-8 in
+The one place that decides how the bytes of a file CiteLens reads (its kind, by suffix:
+``core/dockind.py``) become text, for the editor and the CLI: UTF-8 (a BOM dropped); bytes
+that are not UTF-8 in
 the encoding the user set (``fileEncoding``), or one read with confidence (a LaTeX
 ``inputenc`` declaration, else ISO 8859-1 when no byte is a C1 control); otherwise the text
 is read as ISO 8859-1 for the checks, and marked uncertain so no edit is computed on it
@@ -18,23 +19,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".rmd", ".qmd", ".pandoc"})
-LATEX_SUFFIXES = frozenset({".tex", ".ltx", ".latex", ".sty", ".cls"})
-BIB_SUFFIXES = frozenset({".bib", ".bibtex"})
 #: A file larger than this is not read (the biggest real bibliography seen: 50 MB).
 MAX_FILE_BYTES = 256 << 20
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-
-
-def kind_of(path: str) -> str | None:
-    suffix = os.path.splitext(os.fspath(path))[1].lower()  # (Path(path).suffix: 20 times slower)
-    if suffix in BIB_SUFFIXES:
-        return "bib"
-    if suffix in LATEX_SUFFIXES:
-        return "latex"
-    if suffix in MARKDOWN_SUFFIXES:
-        return "markdown"
-    return None
 
 
 def read_text(path: str | Path) -> str:

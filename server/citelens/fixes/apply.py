@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from citelens.core.codes import Code
+from citelens.core.dockind import kind_of
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.edit import TextEdit, apply_edits
 from citelens.documents.pdf.read import is_pdf
-from citelens.documents.read import kind_of
 from citelens.fixes.context import CheckContext
 from citelens.fixes.fix import Applicability, Fix
 from citelens.fixes.rules import entry_fixes, fixes_for

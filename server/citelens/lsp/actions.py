@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from citelens.documents.read import kind_of
+from citelens.core.dockind import kind_of
 from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Fix
 from citelens.fixes.marks import mark_fixes

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
+from citelens.core.dockind import kind_of
 from citelens.core.model import BibEntry, EntryView
-from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.sources.records import PaperRecord

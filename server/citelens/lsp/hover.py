@@ -21,8 +21,8 @@ from citelens.claims.background import settled_claim_markdown
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import CitedPaper, cited_paper
 from citelens.claims.result import ClaimResult
+from citelens.core.dockind import kind_of
 from citelens.core.model import BibEntry, Citation, EntryView
-from citelens.documents.read import kind_of
 from citelens.lsp.cite_hover import command_hover
 from citelens.lsp.convert import path_of, span_range
 from citelens.lsp.state import CiteLensServer, guarded

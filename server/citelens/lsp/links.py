@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from citelens.documents.read import kind_of
+from citelens.core.dockind import kind_of
 from citelens.lsp.convert import path_of, span_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.links import bib_links, reference_links

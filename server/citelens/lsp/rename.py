@@ -14,8 +14,8 @@ import logging
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
+from citelens.core.dockind import kind_of
 from citelens.core.model import BibEntry, Span
-from citelens.documents.read import kind_of
 from citelens.fixes.fix import file_edits
 from citelens.lsp.convert import path_of, span_range
 from citelens.lsp.edits import EditRefused, workspace_edit

@@ -8,8 +8,8 @@ import os
 
 from lsprotocol import types as lsp
 
+from citelens.core.dockind import kind_of
 from citelens.core.model import BibEntry
-from citelens.documents.read import kind_of
 from citelens.lsp.convert import path_of, span_range, to_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.bibsearch import search_entries

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.core.caps import capped, more_text
 from citelens.core.codes import Code
+from citelens.core.dockind import kind_of
 from citelens.core.findings import Finding, make_finding
 from citelens.core.identifiers import doi_in
 from citelens.core.model import BibEntry, BibFile, EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import entry_view
-from citelens.documents.read import kind_of, not_regular
+from citelens.documents.read import not_regular
 from citelens.workspace.checked import MARK_WORD, hide_marked, project_marks_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citelens.documents.read import kind_of
+from citelens.core.dockind import kind_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.project import Project, build_project, find_root, uses_bib
 from citelens.workspace.store import DocumentStore

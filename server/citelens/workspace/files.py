@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from citelens.documents.read import kind_of
+from citelens.core.dockind import kind_of
 
 #: Folders never entered (besides hidden ones): dependencies, environments, build output.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from citelens.core.dockind import kind_of
 from citelens.core.model import Reference
-from citelens.documents.read import kind_of
 from citelens.workspace.store import DocumentStore
 
 MAX_FILES = 2000  # a project larger than this is cut (and says so)

@@ -36,11 +36,11 @@ from citelens.checks.verification import citation_findings, entry_level_findings
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import cited_paper
+from citelens.core.dockind import kind_of
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
 from citelens.documents.bibtex.view import entry_view
-from citelens.documents.read import kind_of
 from citelens.verify.identity import content_hash
 from citelens.verify.status import Status, Verification
 from citelens.workspace.bibsearch import haystacks

@@ -16,12 +16,13 @@ import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from citelens.core.dockind import kind_of
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
 from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
 from citelens.documents.bibtex.parse import parse_bib, reparse_edit
 from citelens.documents.latex import parse_latex
 from citelens.documents.markdown import parse_markdown
-from citelens.documents.read import can_write, kind_of, not_regular, read_decoded
+from citelens.documents.read import can_write, not_regular, read_decoded
 
 if TYPE_CHECKING:
     from citelens.workspace.walls import PaperWalls

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from citelens.core.codes import Code
+from citelens.core.dockind import kind_of
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.pdf.read import is_pdf
-from citelens.documents.read import kind_of, read_text
+from citelens.documents.read import read_text
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
