@@ -1,0 +1,92 @@
+"""The hover on an entry's key as Markdown, from the session: the entry and its verdict
+(written by ``workspace/render.py``) and, at a citation, the claim check, waited for a
+little (LSP has no hover refresh). No LSP here: ``lsp/hover.py`` finds the key and sends it."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from citelens.checks.claims import REPUBLISH_DELAY_S
+from citelens.claims.background import settled_claim_markdown
+from citelens.claims.llm import LLMConfig
+from citelens.claims.paper import CitedPaper, cited_paper
+from citelens.claims.result import ClaimResult
+from citelens.core.dockind import kind_of
+from citelens.core.model import BibEntry, Citation, EntryView
+from citelens.workspace.index import Analysis
+from citelens.workspace.render import entry_section, notice_section, verification_section
+from citelens.workspace.session import Session
+
+log = logging.getLogger("citelens")
+#: Seconds a hover waits for a claim check (an abstract lookup, a model) already running.
+HOVER_WAIT_S = 1.0
+#: Without a model the claim section is the abstract's closest sentences, and the abstract
+#: lookup is all there is to wait for. The verification's record has no abstract (the
+#: batch asks without it), so the first hover looks it up: through the rate limiters,
+#: behind the background verification (Semantic Scholar: about a request a second), then
+#: the next source when the first has none; over a second was common, and the first hover
+#: said "the sources have not answered in time" where the second showed the sentences.
+HOVER_WAIT_NO_MODEL_S = 4.0
+
+
+def undefined_hover(session: Session, key: str, analysis: Analysis | None) -> str:
+    if analysis is None or key not in analysis.unclosed:
+        return f"`{key}`: not defined in any bibliography of this document"
+    bib_path, key_span = analysis.unclosed[key]
+    index = session.store.line_index(bib_path)
+    at = f":{index.line_of(key_span.start) + 1}" if index else ""
+    return (
+        f"`{key}`: defined in {os.path.basename(bib_path)}{at} in an entry that is "
+        "not closed (a '}' is missing); BibTeX still uses it, with an error"
+    )
+
+
+async def entry_hover(
+    session: Session, path: str, citation: Citation | None, defs: list[BibEntry], analysis: Analysis | None
+) -> str:
+    """The hover on an entry's key: a retraction first, the entry, its verdict and, at a
+    citation, the claim check."""
+    entry = defs[0]
+    index = session.store.line_index(entry.path)
+    line = index.line_of(entry.span.start) if index else None
+    view = session.entry_view(entry, analysis)
+    verdict = session.verdict(entry, analysis)
+    parts = [notice_section(verdict), entry_section(entry, view, line)]
+    if len(defs) > 1:
+        parts.append(f"⚠️ defined {len(defs)} times; BibTeX uses this first one")
+    verbose = session.settings.hover_detail == "verbose"
+    parts.append(verification_section(verdict, pending=session.being_checked(entry), verbose=verbose))
+    if citation is not None and view is not None:
+        paper = cited_paper(verdict, verifying=session.being_checked(entry))
+        parts.append(await claim_section(session, path, citation, view, paper))
+    return "\n\n---\n\n".join(p for p in parts if p)
+
+
+async def claim_section(
+    session: Session, path: str, citation: Citation, view: EntryView, paper: CitedPaper
+) -> str:
+    """The claim check for this citation: its result, or "checking…" after starting it."""
+    text = session.store.text(path)
+    if text is None:
+        return ""
+
+    def on_done(_result: ClaimResult) -> None:  # a result found by a hover is a diagnostic too
+        if session.settings.claim_diagnostics:
+            session.on_change(REPUBLISH_DELAY_S)
+
+    try:
+        return await settled_claim_markdown(
+            session.claim_checker(),
+            text,
+            citation,
+            kind_of(path) or "latex",
+            view,
+            paper,
+            on_done,
+            wait_s=HOVER_WAIT_S if LLMConfig.from_settings(session.settings) else HOVER_WAIT_NO_MODEL_S,
+            verbose=session.settings.hover_detail == "verbose",
+        )
+    except Exception as exc:
+        log.exception("claim check failed")
+        return f"Claim check failed: {type(exc).__name__}"
