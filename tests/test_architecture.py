@@ -724,7 +724,6 @@ def test_the_one_renderer_check_catches_a_copy() -> None:
 #: documents/, sources/, verify/, claims/ or checks/ goes behind a workspace function instead.
 LSP_IMPORTS_BELOW_WORKSPACE = {
     "citelens.lsp.completion": {"citelens.sources.records"},
-    "citelens.lsp.papers": {"citelens.sources.records"},
     "citelens.lsp.verification": {"citelens.verify.status"},
 }
 

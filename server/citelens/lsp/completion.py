@@ -175,7 +175,7 @@ def paper_items(
         taken.add(key)
         command = None
         if not existing:
-            payload = {"bib": bib_path, "create": create, "key": key, "doc": path, "record": record.to_json()}
+            payload = citesearch.offer_payload(bib_path, create, key, path, record)
             ls.session.paper_search.offer(path, key, payload)
             command = lsp.Command(title="Add to bibliography", command=ADD_PAPER, arguments=[payload])
         items.append(

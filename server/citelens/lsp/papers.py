@@ -23,26 +23,7 @@ from citelens.fixes.fix import FileEdit
 from citelens.lsp.completion import ADD_PAPER
 from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
-from citelens.sources.records import PaperRecord
 from citelens.workspace import citesearch
-
-
-def _payload(raw: Any) -> tuple[str, str, bool, PaperRecord] | None:
-    if not isinstance(raw, dict):
-        return None
-    bib, key, record = raw.get("bib"), raw.get("key"), raw.get("record")
-    if not (
-        isinstance(bib, str)
-        and bib.endswith(".bib")
-        and isinstance(key, str)
-        and key
-        and isinstance(record, dict)
-    ):
-        return None
-    try:
-        return bib, key, bool(raw.get("create")), PaperRecord.from_json(record)
-    except (TypeError, ValueError):
-        return None
 
 
 def _exists(path: str) -> bool:
@@ -89,10 +70,10 @@ async def add_paper_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
 async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
     """Append the paper's entry unless the .bib already has it (same key, DOI, arXiv id
     or title): a second accept adds nothing."""
-    payload = _payload(raw)
-    if payload is None:
+    offer = citesearch.read_offer(raw)
+    if offer is None:
         return {"added": False, "why": "bad arguments"}
-    path, key, create, record = payload
+    path, key = offer.bib, offer.key
     added = ls.session.paper_search.added
     now = time.monotonic()
     if now - added.get((path, key), -ADDED_FOR_S) < ADDED_FOR_S:
@@ -102,15 +83,16 @@ async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
     added[(path, key)] = now
     result: dict[str, Any] = {"added": False, "why": "failed"}
     try:
-        result = await _add(ls, path, key, create, record)
+        result = await _add(ls, offer)
     finally:
         if not result["added"] and result["why"] != "already in the bibliography":
             added.pop((path, key), None)  # a refused or failed edit may be tried again
     return result
 
 
-async def _add(ls: CiteLensServer, path: str, key: str, create: bool, record: PaperRecord) -> dict[str, Any]:
-    create = create and not _exists(path)
+async def _add(ls: CiteLensServer, offer: citesearch.Offer) -> dict[str, Any]:
+    path, key, record = offer.bib, offer.key, offer.record
+    create = offer.create and not _exists(path)
     text = "" if create else (ls.session.store.text(path) or "")
     bib = None if create else ls.session.store.bib(path)
     if bib is not None and (

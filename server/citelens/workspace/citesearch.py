@@ -168,6 +168,42 @@ def _type_as_written(text: str, entry: BibEntry) -> str:
 # --------------------------------------------------------------------------- describing a paper
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Offer:
+    """A paper offered in completion, as ``citelens.addPaper`` reads it back: the .bib it
+    goes to (created when ``create`` and missing), the key the completion inserted, the paper."""
+
+    bib: str
+    key: str
+    create: bool
+    record: PaperRecord
+
+
+def offer_payload(bib: str, create: bool, key: str, doc: str, record: PaperRecord) -> dict[str, Any]:
+    """The ``citelens.addPaper`` arguments of a paper offered in completion (JSON)."""
+    return {"bib": bib, "create": create, "key": key, "doc": doc, "record": record.to_json()}
+
+
+def read_offer(raw: Any) -> Offer | None:
+    """:func:`offer_payload`'s arguments as a client sent them back, or None when they are
+    not (a .bib path, a key and a paper record): a client's arguments are never trusted."""
+    if not isinstance(raw, dict):
+        return None
+    bib, key, record = raw.get("bib"), raw.get("key"), raw.get("record")
+    if not (
+        isinstance(bib, str)
+        and bib.endswith(".bib")
+        and isinstance(key, str)
+        and key
+        and isinstance(record, dict)
+    ):
+        return None
+    try:
+        return Offer(bib, key, bool(raw.get("create")), PaperRecord.from_json(record))
+    except (TypeError, ValueError):
+        return None
+
+
 # --------------------------------------------------------------------------- in the background
 
 
