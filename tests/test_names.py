@@ -178,3 +178,42 @@ def test_an_author_list_survives_pickling_as_its_names() -> None:
     back = pickle.loads(pickle.dumps(lazy))
     assert back == lazy and back.first_last() == "Beethoven" and back[1].last == "Segrè"
     assert back.written == lazy.written  # what an entry's content hash reads
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("İsmail Ceylan and Luca Ambrogioni",  # "İ".lower() is two characters
+         [("İsmail", "", "Ceylan", ""), ("Luca", "", "Ambrogioni", "")]),
+        ("Ceylan, İsmail and Ambrogioni, Luca",
+         [("İsmail", "", "Ceylan", ""), ("Luca", "", "Ambrogioni", "")]),
+        ("İİİ Ceylan and {İ}nan, Ayşe and Luca Ambrogioni",
+         [("İİİ", "", "Ceylan", ""), ("Ayşe", "", "İnan", ""), ("Luca", "", "Ambrogioni", "")]),
+    ],
+)
+def test_names_are_split_on_the_string_as_written(
+    value: str, expected: list[tuple[str, str, str, str]]
+) -> None:
+    """Issue 41 #11: the split used positions found in a lower-cased copy on the original;
+    "İ".lower() is two characters, so every "and" after one was missed."""
+    assert parts(value) == expected
+
+
+def test_et_al_is_cut_where_it_is_written_after_a_dotted_capital_i() -> None:
+    assert parts("İİ Smith et al.") == [("İİ", "", "Smith", "")]
+    assert split_names("İİ Smith et al.")[1] is True
+
+
+def test_the_author_list_a_fix_writes_is_read_back_as_the_records() -> None:
+    """Issue 41 #11: CiteLens flagged an author list its own fix had just written."""
+    from citelens.core.model import EntryView
+    from citelens.documents.bibtex.render import record_fields
+    from citelens.sources.records import PaperRecord
+    from citelens.verify.match.authors import compare_authors
+
+    rec = PaperRecord("crossref", "Learning with graphs", ["İsmail Ceylan", "Luca Ambrogioni"], 2021)
+    written = record_fields(rec, "article")["author"]
+    names, truncated = split_names(written)
+    assert [(n.first, n.last) for n in names] == [("İsmail", "Ceylan"), ("Luca", "Ambrogioni")]
+    view = EntryView("k", "article", rec.title, tuple(names), truncated, 2021, "", *[None] * 5)
+    assert compare_authors(view, [rec]) == []

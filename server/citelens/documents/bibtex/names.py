@@ -20,6 +20,10 @@ from citelens.core.model import Authors, Name
 
 _TRUNCATION = {"others", "et al", "et al.", "etal", "et. al.", "{others}"}
 _NON_ALNUM = re.compile(r"[\W_]+")
+#: "et al" / "et al." ending a name (matched on the name as written: a lower-cased copy can
+#: be longer than the original, "İ".lower() is two characters, so its positions are not
+#: the original's).
+_ET_AL_END = re.compile(r"[eE][tT]\s[aA][lL]\.?$")
 _SPECIAL_CHAR = re.compile(r"\{\\([A-Za-z]+|.)\s*\{?\s*\\?([A-Za-z])?")
 
 
@@ -52,9 +56,9 @@ def _written_names(value: str) -> tuple[tuple[str, ...], bool]:
         if words[0] in "oOeE{" and _is_truncation(words):  # "others", "et al.", "{others}"
             truncated = True
             continue
-        if words[-1] in ".lL" and words.lower().endswith(("et al.", "et al")) and words[0] != "{":
+        if words[-1] in ".lL" and words[0] != "{" and (tail := _ET_AL_END.search(words)):
             truncated = True  # "Smith et al." written as one name
-            words = words[: words.lower().rfind("et al")].strip().rstrip(",")
+            words = words[: tail.start()].strip().rstrip(",")
             if not words:
                 continue
         names.append(words)
@@ -86,13 +90,17 @@ def _split_depth0(value: str) -> list[str]:
     return _split_depth0_scan(value)
 
 
+#: The rest of the word "and" in any case, compared on the string as written: positions in a
+#: lower-cased copy are not the original's ("İ".lower() is two characters).
+_ND = frozenset({"nd", "nD", "Nd", "ND"})
+
+
 def _split_depth0_scan(value: str) -> list[str]:
     parts: list[str] = []
     depth = 0
     start = 0
     i = 0
     n = len(value)
-    lower = value.lower()
     while i < n:
         c = value[i]
         if c == "{":
@@ -102,7 +110,7 @@ def _split_depth0_scan(value: str) -> list[str]:
         elif (
             depth == 0
             and c in "aA"
-            and lower.startswith("and", i)
+            and value[i + 1 : i + 3] in _ND
             and i > 0
             and value[i - 1].isspace()
             and (i + 3 == n or value[i + 3].isspace())
