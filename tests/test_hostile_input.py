@@ -105,6 +105,23 @@ def test_special_files_are_skipped_with_a_reason(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "not a regular file (a FIFO)" in proc.stderr, proc.stderr
 
 
+def test_a_cleared_file_that_is_a_device_or_a_fifo_is_refused_with_a_reason(tmp_path: Path) -> None:
+    """``--cleared /dev/zero`` and ``--cleared FIFO``: refused at once with one line naming
+    the file and why (exit 2), as a document named on the command line is. Before,
+    /dev/zero ended in a MemoryError traceback and the FIFO hung the run (issue 41 #10)."""
+    paper = tmp_path / "venue" / "p1"
+    paper.mkdir(parents=True)
+    (paper / "refs.bib").write_text(BIB, encoding="utf-8")
+    (paper / "main.tex").write_text("\\cite{beta}\n\\bibliography{refs}\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "cleared.fifo")
+    for named, why in (("/dev/zero", "a device"), (str(tmp_path / "cleared.fifo"), "a FIFO")):
+        proc = check("venue", "--venue", "out", "--offline", "--cleared", named, cwd=tmp_path,
+                     timeout=60, env={"CITELENS_CACHE_DIR": str(tmp_path / "cache")})
+        assert proc.returncode == 2, proc.stderr
+        assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr, proc.stderr
+        assert f"--cleared {named}: not read: not a regular file ({why})" in proc.stderr, proc.stderr
+
+
 def test_an_existing_cache_folder_keeps_its_mode(tmp_path: Path) -> None:
     """``cacheDir`` set to an existing folder (like /tmp, mode 1777): CiteLens uses it and
     leaves its mode alone; a folder it creates is user-only (0700). Before, the existing

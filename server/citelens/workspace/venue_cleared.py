@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citelens.documents.bibtex.view import entry_view
+from citelens.documents.read import read_file
+from citelens.workspace.check import UsageError
 from citelens.workspace.checked import fingerprint
 from citelens.workspace.report import SEVERITY_COUNT
 from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
@@ -36,11 +38,15 @@ _LINE = re.compile(r"^\s*([0-9a-f]{16})\b")
 
 
 def read_cleared(path: Path) -> frozenset[str]:
-    """The fingerprints a cleared file holds (none when there is no file)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    """The fingerprints a cleared file holds (none when there is no file). It is read as
+    every input is (``documents/read.py``): a regular file of at most 256 MB; a device
+    (``/dev/zero``), a FIFO or a bigger file is a :class:`UsageError` (exit 2) naming it,
+    never a hang or a MemoryError."""
+    if not path.exists():
         return frozenset()
+    text, why = read_file(path)
+    if text is None or (why is not None and not text):
+        raise UsageError(f"--cleared {path}: not read: {why}")
     return frozenset(m.group(1) for line in text.splitlines() if (m := _LINE.match(line.casefold())))
 
 
