@@ -89,6 +89,8 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.offline:
         settings = dataclasses.replace(settings, offline=True)
+    if args.no_verify:  # no request in any mode: a venue's batches and Ray workers read it here
+        settings = dataclasses.replace(settings, verification_enabled=False)
     severity = dict(settings.diagnostic_severity)
     for item in args.severity or []:
         code, _, sev = item.partition("=")
