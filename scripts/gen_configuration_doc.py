@@ -1,4 +1,10 @@
-"""Write docs/configuration.md from citelens.core.settings (run after adding a setting)."""
+"""Write docs/configuration.md from citelens.core.settings (run after adding a setting).
+
+    python scripts/gen_configuration_doc.py          # rewrite docs/configuration.md
+    python scripts/gen_configuration_doc.py --check  # exit 1 when the page differs
+
+The whole page is generated: its prose is written here, never by hand in the page
+(tests/test_settings_sync.py fails when the page is not this script's output)."""
 
 from __future__ import annotations
 
@@ -95,7 +101,8 @@ A mark hides the findings about its entry (`NOT_FOUND`, `DOI_MISMATCH`, `METADAT
 `UNUSED_ENTRY`, `CLAIM_CONTRADICTED`, `CLAIM_UNSUPPORTED`), in the `.bib` and at its
 citations; a syntax error, an undefined key or a key defined twice is never hidden. A venue
 check (`citelens check FOLDER --venue OUT`) does not honour marks: the authors' word is not
-the programme chair's.
+the programme chair's, whose word is the venue's cleared file (`--cleared`, see
+[scale.md](scale.md)).
 
 ## Other environment variables
 
@@ -140,7 +147,25 @@ def render() -> str:
     return HEADER + "\n".join(rows) + "\n" + FOOTER.format(rows=sev)
 
 
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        if PAGE.read_text(encoding="utf-8") != render():
+            sys.stderr.write(
+                f"{PAGE} is not what scripts/gen_configuration_doc.py writes: edit the script's "
+                "text (not the page) and run it\n"
+            )
+            return 1
+        return 0
+    if argv:
+        sys.stderr.write(__doc__ + "\n")
+        return 2
+    PAGE.write_text(render(), encoding="utf-8")
+    sys.stdout.write(f"wrote {PAGE}\n")
+    return 0
+
+
 if __name__ == "__main__":
-    out = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
-    out.write_text(render(), encoding="utf-8")
-    sys.stdout.write(f"wrote {out}\n")
+    sys.exit(main(sys.argv[1:]))

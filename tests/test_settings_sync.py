@@ -6,6 +6,8 @@ the file that is out of date and how to bring it back in line.
 
 from __future__ import annotations
 
+import difflib
+import importlib.util
 import json
 import re
 import subprocess
@@ -24,6 +26,11 @@ from tests.harness import ROOT
 MANIFEST = ROOT / "clients" / "vscode" / "package.json"
 GENERATOR = ROOT / "clients" / "vscode" / "scripts" / "gen_settings.py"
 DOCS = ROOT / "docs" / "configuration.md"
+DOC_GENERATOR = ROOT / "scripts" / "gen_configuration_doc.py"
+DOCS_REGENERATE = (
+    "docs/configuration.md is not what scripts/gen_configuration_doc.py writes: write prose in "
+    "the script (HEADER/FOOTER), then run `python scripts/gen_configuration_doc.py` and commit both"
+)
 REGENERATE = (
     "clients/vscode/package.json is out of date with citelens.core.settings: "
     "run `python3 clients/vscode/scripts/gen_settings.py` and commit package.json"
@@ -85,6 +92,23 @@ def test_manifest_is_what_the_generator_writes() -> None:
         [sys.executable, str(GENERATOR), "--check"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, f"{REGENERATE}\n{proc.stderr}"
+
+
+def test_configuration_doc_is_what_the_generator_writes() -> None:
+    """docs/configuration.md is generated whole: a sentence written into the page by hand
+    (the venue's cleared file) was dropped the next time the generator ran."""
+    spec = importlib.util.spec_from_file_location("gen_configuration_doc", DOC_GENERATOR)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    written = DOCS.read_text(encoding="utf-8")
+    diff = "".join(difflib.unified_diff(written.splitlines(keepends=True),
+                                        gen.render().splitlines(keepends=True),
+                                        "docs/configuration.md", "generated"))
+    assert not diff, f"{DOCS_REGENERATE}\n{diff}"
+    proc = subprocess.run([sys.executable, str(DOC_GENERATOR), "--check"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
 
 
 def _docs_rows() -> list[str]:
