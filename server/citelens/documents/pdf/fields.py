@@ -7,11 +7,22 @@ Printed references come in a few shapes, and the reader tries them in this order
 - a year in parentheses after the authors: ``Vaswani, A., Shazeer, N. (2017). Attention is
   all you need. In NeurIPS.`` (APA, apalike, Harvard);
 - sentences: ``Ashish Vaswani and Noam Shazeer. Attention is all you need. In NeurIPS,
-  2017.`` (plain, alpha, natbib's plainnat, ACM, SIAM): the authors end at the first full
-  stop that does not close an initial.
+  2017.`` (plain, alpha, natbib's plainnat, SIAM; LNCS's ``Vaswani, A., Shazeer, N.:
+  Title. In: …``): the authors end at the first full stop (or LNCS's colon) that does not
+  close an initial;
+- the year after the authors, as a sentence of its own: ``Ashish Vaswani and Noam Shazeer.
+  2017. Attention is all you need. In NeurIPS.`` (ACL, ACM) or after a comma: ``Vaswani,
+  A., Shazeer, N., 2017. Attention is all you need. NeurIPS.`` (Elsevier's harv); the
+  title is the sentence after the year;
+- commas only: ``D. Helbing, J. Kim, Title words, Venue 12 (1997) 3–9`` (SIAM,
+  Elsevier's numbered style).
 
-A reader's slip costs nothing worse than a weaker search: verification confirms a paper by
-the whole printed string (:mod:`citelens.verify.printed`), not by these fields alone.
+:attr:`Fields.confident` says whether the reading is one to accuse on: a title of two
+words or more that reads like a title, names that read like names, a year. A reference
+read without confidence is never called "not found" on its fields (``verify/printed.py``:
+"could not read", with its printed text). A slip costs nothing worse than a weaker
+search: verification confirms a paper by the whole printed string, not by these fields
+alone.
 """
 
 from __future__ import annotations
@@ -48,6 +59,10 @@ _INVERTED = re.compile(
     r"^" + _ITEM + r"(?:(?:,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*)" + _ITEM + r")*"
     r"(?:,?\s*et\s+al\.)?"
 )
+#: The year as a sentence of its own after the authors: "2021." / "2021a." / ", 2021." / "(2021)."
+_YEAR_SENTENCE = re.compile(r"^[,;]?\s*\(?(1[89]\d\d|20\d\d)([a-z])?\)?[.,:](?:\s+|$)")
+_TITLE_GOES_ON = re.compile(r",\s*(?!in:|pp\.|vol\.)[a-z]")
+_IN_VENUE = re.compile(r",\s+(?:in:|In:?)\s+(?=[A-Z0-9])")
 _SPLIT_NAMES = re.compile(r"\s*(?:,\s*and\s+|\s+and\s+|\s*&\s*|;\s*|,\s*)\s*")
 
 
@@ -63,6 +78,7 @@ class Fields:
     doi: str | None = None
     arxiv: str | None = None
     url: str | None = None
+    confident: bool = False  # a title, names and a year that read as such (see the module)
 
 
 def _strip_end(s: str) -> str:
@@ -121,22 +137,38 @@ def _comma_style(text: str) -> tuple[int, int] | None:
     only): (where the title starts, where it ends), or None."""
     pos = 0
     names = 0
+    initials = False  # the names read so far have initials: so must the next ones
     for m in re.finditer(r",\s*(?:and\s+)?|\s+and\s+", text):
         chunk = text[pos : m.start()].strip()
-        if _PERSON.fullmatch(chunk) and any(c == "." for c in chunk) | (len(chunk.split()) <= 3):
+        if names and re.fullmatch(r"et\s*al\.?", chunk):  # "…, T. Reddy, et al., Title, …"
+            pos = m.end()
+            break
+        dotted = "." in chunk
+        if (
+            _PERSON.fullmatch(chunk)
+            and (dotted or len(chunk.split()) <= 3)
+            and (dotted or not initials)
+            and (dotted or len(chunk.split()) >= 2 or names == 0)
+        ):
             names += 1
+            initials |= dotted
             pos = m.end()
             continue
         break
     if names == 0 or pos >= len(text):
         return None
     end = text.find(",", pos)
+    # a title with commas goes on while the next part starts lower case ("On learning,
+    # representing, and generalizing a task", "… (FITS), version 3.0")
+    while end > pos and _TITLE_GOES_ON.match(text, end):
+        nxt = text.find(",", end + 1)
+        end = nxt if nxt > 0 else -1
     title_end = end if end > pos else len(text)
     return pos, title_end
 
 
 def _names(block: str) -> tuple[list[str], bool]:
-    block = _strip_end(block)
+    block = _strip_end(re.sub(r"(?:\.\s*){3}|…", " ", block))  # APA's ". . ." before the last name
     cut = bool(re.search(r"\bet\s*al\b|\bothers\b", block, re.IGNORECASE))
     block = re.sub(r",?\s*(?:et\s*al\.?|and\s+others)\s*$", "", block, flags=re.IGNORECASE)
     parts = [p.strip() for p in _SPLIT_NAMES.split(block) if p and p.strip()]
@@ -218,18 +250,47 @@ def read_fields(text: str) -> Fields:
         elif end > 0:
             out.authors, out.authors_cut = _names(rest[:end])
             after = rest[end + 1 :].strip()
+            y = _YEAR_SENTENCE.match(after)
+            if y is not None:  # ACL, ACM: "Authors. 2021. Title."; harv: "Authors, 2021. Title."
+                out.year, out.year_label = int(y.group(1)), y.group(1) + (y.group(2) or "")
+                after = after[y.end() :].strip()
             t_end = _sentence_end(after)
+            venue_at = _IN_VENUE.search(after)  # harv: "Title, in: Venue"
+            if venue_at is not None and (t_end < 0 or venue_at.start() < t_end):
+                t_end = venue_at.start()
             out.title = _strip_end(_TRAILING_YEAR.sub("", after[:t_end] if t_end > 0 else after))
             out.venue = _venue(after[t_end + 1 :] if t_end > 0 else "")
         else:
             out.title = _strip_end(rest)
-        _year(rest, out)
+        if out.year is None:
+            _year(rest, out)
+    out.title = _strip_end(out.title)
     out.families = [f for f in (family(a) for a in out.authors) if f]
+    out.confident = _confident(out)
     return out
 
 
+_NOT_TITLE = re.compile(
+    r"^(?:in:?\s|proceedings\b|proc\.|journal\b|arxiv\b|et\s+al\b|pp\.|pages\b|vol\.|volume\b|"
+    r"(?:1[89]|20)\d\d\b)|\barxiv preprint\b|\bpp\.\s*\d",
+    re.IGNORECASE,
+)
+
+
+def _confident(f: Fields) -> bool:
+    """Whether the reading is one to accuse on: a title of two to sixty words that does not
+    read as a venue, a year or page numbers, names that read as names, and a year."""
+    words = f.title.split()
+    return (
+        2 <= len(words) <= 60
+        and _NOT_TITLE.search(f.title) is None
+        and f.year is not None
+        and _names_look_right(f.authors)
+    )
+
+
 def _venue(text: str) -> str:
-    text = re.sub(r"^\s*(?:In:?|in)\s+", "", text.strip(" ,.;:"))
+    text = re.sub(r"^\s*(?:in:?)\s+", "", text.strip(" ,.;:"), flags=re.IGNORECASE)
     text = re.split(r",|\(|\b(?:pages|pp\.|vol\.|volume)\b|(?<=\s)\d+\s*[:(]|\s\d+\s*$", text)[0]
     text = re.sub(r"\s*\b(?:1[89]|20)\d\d[a-z]?$", "", _strip_end(text))  # a year alone is no venue
     return _strip_end(text)[:200] if re.search(r"[^\W\d_]{2}", text) else ""

@@ -1,0 +1,130 @@
+"""The fields of one printed reference in every common style: the title, the authors' family
+names and the year, as the publishers' templates print them (strings copied from PDFs typeset
+with each template's own .bst: acl_natbib, ACM-Reference-Format, elsarticle-harv/-num,
+apacite, IEEEtran, splncs04, naturemag). A reading that is not one to accuse on says so
+(``Fields.confident``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citelens.documents.pdf.fields import read_fields
+
+CASES = {
+    "acl": (
+        "Jacob Devlin, Ming-Wei Chang, Kenton Lee, and Kristina Toutanova. 2019. BERT: Pre-training of deep "
+        "bidirectional transformers for language understanding. In Proceedings of NAACL-HLT, pages "
+        "4171–4186, Minneapolis, Minnesota. Association for Computational Linguistics.",
+        "BERT: Pre-training of deep bidirectional transformers for language understanding",
+        ["Devlin", "Chang", "Lee", "Toutanova"],
+        2019,
+    ),
+    "acl-letter-year": (
+        "Ashish Vaswani, Noam Shazeer, Niki Parmar, and Illia Polosukhin. 2017a. Attention is all you need. "
+        "In Advances in Neural Information Processing Systems, pages 5998–6008.",
+        "Attention is all you need",
+        ["Vaswani", "Shazeer", "Parmar", "Polosukhin"],
+        2017,
+    ),
+    "acl-organisation": (
+        "OpenAI. 2023. GPT-4 technical report. arXiv preprint arXiv:2303.08774.",
+        "GPT-4 technical report",
+        ["OpenAI"],
+        2023,
+    ),
+    "acm": (
+        "Stefan Behnel, Robert Bradshaw, Craig Citro, Lisandro Dalcin, Dag Sverre Seljebotn, and Kurt Smith. "
+        "2011. Cython: The Best of Both Worlds. Computing in Science Engineering 13, 2 (2011), 31–39.",
+        "Cython: The Best of Both Worlds",
+        ["Behnel", "Bradshaw", "Citro", "Dalcin", "Seljebotn", "Smith"],
+        2011,
+    ),
+    "acm-one-author": (
+        "Henry S. Frank. 1970. The Structure of Ordinary Water. Science 169 (1970), 635–641.",
+        "The Structure of Ordinary Water",
+        ["Frank"],
+        1970,
+    ),
+    "elsevier-harv": (
+        "Behnel, S., Bradshaw, R., Citro, C., Dalcin, L., Seljebotn, D.S., Smith, K., 2011. Cython: The best "
+        "of both worlds. Computing in Science Engineering 13, 31–39.",
+        "Cython: The best of both worlds",
+        ["Behnel", "Bradshaw", "Citro", "Dalcin", "Seljebotn", "Smith"],
+        2011,
+    ),
+    "elsevier-harv-in": (
+        "Knutsson, H., Westin, C.F., 1993. Normalized and differential convolution, in: Proceedings of IEEE "
+        "Conference on Computer Vision and Pattern Recognition, pp. 515–523.",
+        "Normalized and differential convolution",
+        ["Knutsson", "Westin"],
+        1993,
+    ),
+    "apa": (
+        "Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N., . . . Polosukhin, I. "
+        "(2017). Attention is all you need. In Advances in neural information processing systems.",
+        "Attention is all you need",
+        ["Vaswani", "Shazeer", "Parmar", "Uszkoreit", "Jones", "Gomez", "Polosukhin"],
+        2017,
+    ),
+    "ieee": (
+        "A. Vaswani, N. Shazeer, and I. Polosukhin, “Attention is all you need,” in Advances in Neural "
+        "Information Processing Systems, 2017.",
+        "Attention is all you need",
+        ["Vaswani", "Shazeer", "Polosukhin"],
+        2017,
+    ),
+    "lncs": (
+        "Behnel, S., Bradshaw, R., Citro, C., Dalcin, L., Seljebotn, D.S., Smith, K.: Cython: The best of "
+        "both worlds. Computing in Science Engineering 13(2), 31–39 (2011)",
+        "Cython: The best of both worlds",
+        ["Behnel", "Bradshaw", "Citro", "Dalcin", "Seljebotn", "Smith"],
+        2011,
+    ),
+    "elsevier-num-et-al": (
+        "P. Virtanen, R. Gommers, T. E. Oliphant, M. Haberland, T. Reddy, et al., SciPy 1.0: Fundamental "
+        "algorithms for scientific computing in Python, Nature Methods 17 (2020) 261–272.",
+        "SciPy 1.0: Fundamental algorithms for scientific computing in Python",
+        ["Virtanen", "Gommers", "Oliphant", "Haberland", "Reddy"],
+        2020,
+    ),
+    "elsevier-num-and-in-title": (
+        "H. Knutsson, C.-F. Westin, Normalized and differential convolution, in: Proceedings of IEEE "
+        "Conference on Computer Vision and Pattern Recognition, 1993, pp. 515–523.",
+        "Normalized and differential convolution",
+        ["Knutsson", "Westin"],
+        1993,
+    ),
+    "elsevier-num-commas-in-title": (
+        "S. Calinon, F. Guenter, A. Billard, On learning, representing, and generalizing a task in a "
+        "humanoid robot, IEEE Transactions on Systems, Man, and Cybernetics, Part B 37 (2) (2007) 286–298.",
+        "On learning, representing, and generalizing a task in a humanoid robot",
+        ["Calinon", "Guenter", "Billard"],
+        2007,
+    ),
+    "nature": (
+        "Robinson, P. N. & Mundlos, S. The human phenotype ontology. Clinical Genetics 77, 525–534 (2010).",
+        "The human phenotype ontology",
+        ["Robinson", "Mundlos"],
+        2010,
+    ),
+}
+
+
+@pytest.mark.parametrize("style", sorted(CASES))
+def test_title_authors_and_year_in_every_style(style: str) -> None:
+    text, title, families, year = CASES[style]
+    f = read_fields(text)
+    assert (f.title, f.families, f.year) == (title, families, year)
+    assert f.confident
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Proceedings of the 2021 Conference on Empirical Methods, pages 1–10, 2021.",  # a venue, no title
+        "A. Smith. 2020.",  # no title at all
+        "Neural networks everywhere",  # no names, no year
+    ],
+)
+def test_a_reading_without_title_names_or_year_is_not_confident(text: str) -> None:
+    assert not read_fields(text).confident
