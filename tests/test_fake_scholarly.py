@@ -174,3 +174,86 @@ def test_standalone_process_serves_and_obeys_control() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+
+
+# ---------------------------------------------------------------------- the 2026 limits
+
+
+def test_openalex_meters_its_daily_budget_like_its_gateway(scholarly_server: ScholarlyFake) -> None:
+    """A search costs $0.001, a filter $0.0001, a lookup by DOI nothing; every answer says
+    what is left; past the budget a priced call is the gateway's 429, a free one still
+    answers; a key has its own budget."""
+    fake = scholarly_server
+    fake.set_openalex_budget(0.0021, 1.0, reset_s=3600)
+    oa = fake.urls()["openalex"]
+    search = {"filter": "title.search:attention is all you need"}
+    with httpx.Client() as c:
+        first = c.get(oa + "/works", params=search)
+        assert first.status_code == 200 and first.json()["results"]
+        assert first.headers["x-ratelimit-cost-usd"] == "0.001"
+        assert first.headers["x-ratelimit-remaining-usd"] == "0.0011"
+        assert first.headers["x-ratelimit-limit-usd"] == "0.0021"
+        assert 3590 <= int(first.headers["x-ratelimit-reset"]) <= 3600
+        listed = c.get(oa + "/works", params={"filter": "doi:10.1038/s41592-019-0686-2"})
+        assert listed.headers["x-ratelimit-cost-usd"] == "0.0001"
+        assert c.get(oa + "/works", params=search).status_code == 200  # $0.0000 left
+        spent = c.get(oa + "/works", params=search)
+        assert spent.status_code == 429
+        body = spent.json()
+        assert body["error"] == "Rate limit exceeded"
+        assert body["message"].startswith("Insufficient budget. This request costs $0.001 but "
+                                          "you only have $0 remaining. Resets at midnight UTC.")
+        assert spent.headers["x-ratelimit-cost-required-usd"] == "0.001"
+        assert spent.headers["x-ratelimit-remaining-usd"] == "0"
+        assert 3590 <= int(spent.headers["retry-after"]) <= 3600
+        free = c.get(oa + "/works/doi:10.1038/s41592-019-0686-2")
+        assert free.status_code == 200 and free.headers["x-ratelimit-cost-usd"] == "0"
+        keyed = c.get(oa + "/works", params={**search, "api_key": "k1"})
+        assert keyed.status_code == 200 and keyed.headers["x-ratelimit-limit-usd"] == "1"
+    assert fake.spent_usd() == 0.0031  # every payer: the IP $0.0021, the key $0.001
+    assert round(fake.openalex_left("k1"), 4) == 0.999
+
+
+def test_openalex_keys_and_its_rate_limit_endpoint(scholarly_server: ScholarlyFake) -> None:
+    fake = scholarly_server
+    fake.set_openalex_budget(0.10, 1.0, keys={"good-key-123"})
+    oa = fake.urls()["openalex"]
+    with httpx.Client() as c:
+        bad = c.get(oa + "/works/W1", params={"api_key": "wrong"})
+        assert bad.status_code == 401 and bad.json()["error"] == "Invalid or missing API key"
+        assert c.get(oa + "/rate-limit").status_code == 401
+        status = c.get(oa + "/rate-limit", params={"api_key": "good-key-123"})
+        assert status.status_code == 200 and "x-ratelimit-remaining-usd" not in status.headers
+        info = status.json()
+        assert info["api_key"] == "goo...123" and info["rate_limit"]["daily_budget_usd"] == 1
+
+
+def test_s2_shared_pool_bursts_and_keyed_rate(scholarly_server: ScholarlyFake) -> None:
+    fake = scholarly_server
+    fake.set_s2_pool(2, 5, key_rps=1.0, keys={"s2-key"})
+    url = fake.urls()["s2"] + "/paper/CorpusId:10888161"
+    with httpx.Client() as c:
+        codes = [c.get(url).status_code for _ in range(10)]
+        assert codes == [429, 429, 200, 200, 200] * 2
+        assert "retry-after" not in c.get(url).headers
+        assert c.get(url, headers={"x-api-key": "nope"}).json() == {"message": "Forbidden"}
+        assert c.get(url, headers={"x-api-key": "s2-key"}).status_code == 200
+        assert c.get(url, headers={"x-api-key": "s2-key"}).status_code == 429  # 1/s
+
+
+def test_challenge_pages_and_bot_checks(scholarly_server: ScholarlyFake) -> None:
+    fake = scholarly_server
+    fake.add_paper({"title": "A Paper Behind a Bot Check", "authors": ["Ada Lovelace"],
+                    "year": 2021, "doi": "10.1109/bot.2021.1", "landing_status": 202})
+    u = fake.urls()
+    with httpx.Client() as c:
+        fake.set_mode("crossref", "challenge", count=1)
+        page = c.get(u["crossref"] + "/works/10.1038/s41592-019-0686-2")
+        assert page.status_code == 200 and "Making sure you&#39;re not a bot!" in page.text
+        assert page.headers["content-type"].startswith("text/html")
+        fake.set_mode("s2", "accepted", count=1)
+        accepted = c.get(u["s2"] + "/paper/CorpusId:10888161")
+        assert accepted.status_code == 202 and accepted.content == b""
+        landing = c.get(u["doi"] + "/10.1109/bot.2021.1", follow_redirects=True,
+                        headers={"Accept": "application/vnd.citationstyles.csl+json"})
+        assert landing.status_code == 202 and landing.content == b""

@@ -35,11 +35,34 @@ another process (``POST /_control {"source": "s2", "mode": "down"}``):
 ``huge``       the normal answer padded with 64 MB of blanks (Content-Length says so)
 ``bomb``       the same, gzip-compressed: about 64 kB on the wire
 
+``challenge`` a challenge page served as HTTP 200 HTML (``kind="anubis"``: dblp's
+              proof-of-work page; ``kind="cloudflare"``: "Just a moment...")
+``accepted``   HTTP 202 with no content (a bot check, as IEEE's and ACM's pages answer scripts)
+
 ``count=N`` applies the fault to the next N requests only. ``fake.set_rate_limit``
 makes a source answer 429 when a client starts requests faster than allowed;
 ``fake.set_latency("s2", 0.05)`` makes a source answer that much later (which source answers
 first is then the test's choice). A paper's ``as`` key gives one source's own view of it
-(``{"as": {"s2": {"venue": "CVPR", "year": 2015}}}``, :func:`as_source`).
+(``{"as": {"s2": {"venue": "CVPR", "year": 2015}}}``, :func:`as_source`); a paper's
+``"landing_status": 202`` sends doi.org's content negotiation for its DOI to its
+publisher's page, which answers 202 with no content.
+
+The sources' 2026 limits, off unless a test or benchmark turns them on:
+
+* :meth:`ScholarlyFake.set_openalex_budget`: OpenAlex's daily budget in dollars
+  (developers.openalex.org, "Authentication & Pricing"): a lookup by id or DOI
+  (``/works/W…``, ``/works/doi:…``) is free, a list or filter call $0.0001, a search
+  (``search=``, a ``*.search`` filter) $0.001; $0.10 a day without a key (shared by the
+  IP address), $1 with a key (``api_key=``). Every answer carries the ``X-RateLimit-*``
+  headers (budget left, this call's cost, seconds to the reset at midnight UTC); past the
+  budget a priced call is refused with 429 and the gateway's JSON ("Insufficient budget.
+  This request costs $0.001 but you only have $0 remaining. Resets at midnight UTC. …",
+  ``Retry-After`` = seconds to the reset). An unknown key is 401; ``/rate-limit`` tells a
+  key's budget (401 without one).
+* :meth:`ScholarlyFake.set_s2_pool`: Semantic Scholar's shared pool: calls without an
+  ``x-api-key`` are answered 429 in bursts (``burst`` of every ``period``, no
+  ``Retry-After``, as S2 sends none); a key is held to ``key_rps`` (a new key: 1/s); an
+  unknown key is 403 ``{"message": "Forbidden"}``.
 
 Use from pytest (wired in ``tests/conftest.py``)::
 
@@ -48,7 +71,8 @@ Use from pytest (wired in ``tests/conftest.py``)::
     def test_x(scholarly_server): settings = scholarly_server.settings()
 
 From a subprocess: ``scholarly_server.env()`` gives the ``CITELENS_*_URL`` variables.
-Standalone: ``python -m tests.fakes.scholarly --port 8999 [--papers big.json] [--enforce-rates]``.
+Standalone: ``python -m tests.fakes.scholarly --port 8999 [--papers big.json] [--enforce-rates]
+[--openalex-budget 0.10] [--s2-pool 3/10]``.
 """
 
 from __future__ import annotations
@@ -699,6 +723,7 @@ class Fault:
     status: int | None = None
     stall_s: float = 30.0
     retry_after: str | None = None
+    kind: str = "anubis"  # the challenge page's kind (mode "challenge")
 
 
 @dataclass
@@ -757,6 +782,107 @@ NOT_A_DOI_HTML = (
 )
 S2_429 = {"message": "Too Many Requests. Please wait and try again or apply for a key for higher "
           "rate limits. https://www.semanticscholar.org/product/api#api-key-form", "code": "429"}
+#: dblp's answer to scripts since 2025: Anubis's proof-of-work page, HTTP 200 (the start of the
+#: page as curl receives it, github.com/gianlucasb/hallucinator issue 326).
+ANUBIS_HTML = (
+    '<!doctype html><html lang="en"><head><title>Making sure you&#39;re not a bot!</title>'
+    '<link rel="stylesheet" href="/.within.website/x/xess/xess.min.css?cachebuster=1.21.3">'
+    '<script id="anubis_challenge" type="application/json">{"rules":{"algorithm":"fast",'
+    '"difficulty":4,"report_as":4},"challenge":"5f3a0c2e9b"}</script></head><body id="top">'
+    '<main><h1 id="title" class="centered-div">Making sure you&#39;re not a bot!</h1>'
+    '<p id="status" class="centered-div">Loading...</p></main></body></html>'
+)
+CLOUDFLARE_HTML = ("<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
+                   "<body>Checking your browser</body></html>")
+CHALLENGES = {"anubis": ANUBIS_HTML, "cloudflare": CLOUDFLARE_HTML}
+
+
+# ---------------------------------------------------------------------- the 2026 limits
+
+#: OpenAlex prices in credits (1 credit = $0.0001), as its gateway counts them.
+CREDIT_USD = 0.0001
+OPENALEX_SEARCH_FILTERS = ("abstract.search", "default.search", "display_name.search",
+                           "fulltext.search", "keyword.search", "raw_affiliation_strings.search",
+                           "raw_author_name.search", "title.search", "title_and_abstract.search")
+
+
+def openalex_credits(path: str, query: Mapping[str, str]) -> int:
+    """What one OpenAlex call costs, in credits: a singleton by id or ``doi:`` free (0), a
+    list or filter 1, a search 10 (``search=``, ``search.*=``, a ``*.search`` filter).
+    A work asked by its DOI URL (``/works/https://doi.org/…``) is priced as a list, as
+    OpenAlex prices it."""
+    parts = [p for p in path.strip("/").split("/", 1) if p]
+    if len(parts) == 2 and (re.fullmatch(r"[A-Za-z]?\d+", parts[1])
+                            or parts[1].lower().startswith("doi:")):
+        return 0
+    if "search" in query or any(k.startswith("search.") for k in query):
+        return 10
+    if any(f in query.get("filter", "") for f in OPENALEX_SEARCH_FILTERS):
+        return 10
+    return 1
+
+
+def _usd(credits: int) -> str:
+    """Dollars as the gateway writes them (JavaScript's number text: "0.1", "1", "0.0999")."""
+    value = round(credits * CREDIT_USD, 4)
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def seconds_to_midnight_utc(now: float | None = None) -> int:
+    now = time.time() if now is None else now
+    return max(1, int(86400 - now % 86400 + 0.999))
+
+
+@dataclass
+class OpenAlexBudget:
+    """OpenAlex's daily budget as its gateway meters it (see the module docstring)."""
+
+    keyless_usd: float = 0.10
+    key_usd: float = 1.0
+    keys: frozenset[str] | None = None  # the keys it knows (None: any key)
+    reset_s: float | None = None  # seconds from now to the reset (None: midnight UTC)
+    used: dict[str, int] = field(default_factory=dict)  # credits spent, by key or "ip"
+    resets_at: float = 0.0  # time.time() of the next reset
+
+    def payer(self, key: str | None) -> str:
+        return f"key:{key}" if key else "ip"
+
+    def limit(self, key: str | None) -> int:
+        return round((self.key_usd if key else self.keyless_usd) / CREDIT_USD)
+
+    def left(self, key: str | None) -> int:
+        return max(0, self.limit(key) - self.used.get(self.payer(key), 0))
+
+    def reset_in(self) -> int:
+        now = time.time()
+        if now >= self.resets_at:  # a new day: every budget is whole again
+            self.used.clear()
+            self.resets_at = now + (self.reset_s if self.reset_s is not None
+                                    else seconds_to_midnight_utc(now))
+        return max(1, int(self.resets_at - now + 0.999))
+
+
+@dataclass
+class S2Pool:
+    """Semantic Scholar's pools: keyless calls share one (429 bursts), a key has its rate."""
+
+    burst: int = 3  # of every ``period`` keyless calls, this many in a row are refused
+    period: int = 10
+    key_rps: float = 1.0
+    keys: frozenset[str] | None = None
+    keyless_calls: int = 0
+    key_last: dict[str, float] = field(default_factory=dict)
+
+
+def _openalex_key(query: Mapping[str, str], headers: Mapping[str, str]) -> str | None:
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip() or None
+    return query.get("api_key") or query.get("api-key") or headers.get("api-key") or None
+
+
+def _mask(key: str) -> str:
+    return "***" if len(key) <= 6 else f"{key[:3]}...{key[-3:]}"
 
 
 class ScholarlyFake:
@@ -771,6 +897,8 @@ class ScholarlyFake:
         self._faults: dict[str, Fault] = {}
         self._limits: dict[str, _Limit] = {}
         self._latency: dict[str, float] = {}
+        self.openalex_budget: OpenAlexBudget | None = None
+        self.s2_pool: S2Pool | None = None
         self._log: list[dict[str, Any]] = []
         self._jitter = random.Random(1234)
         self._stop = threading.Event()
@@ -849,17 +977,58 @@ class ScholarlyFake:
 
     def set_mode(self, source: str, mode: str, count: int | None = None, *,
                  status: int | None = None, stall_s: float = 30.0,
-                 retry_after: str | float | None = None) -> None:
+                 retry_after: str | float | None = None, kind: str = "anubis") -> None:
         """Switch a source's behaviour (see the module docstring); ``count`` = next N only."""
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}")
         mode = "ok" if mode in {"up", "ok", "normal"} else mode
         if mode not in {"ok", "429", "5xx", "stall", "malformed", "html", "reset", "down",
-                        "echo", "bomb", "huge"}:
+                        "echo", "bomb", "huge", "challenge", "accepted"}:
             raise ValueError(f"unknown mode {mode!r}")
+        if kind not in CHALLENGES:
+            raise ValueError(f"unknown challenge {kind!r}")
         with self._lock:
             self._faults[source] = Fault(mode, count, status, stall_s,
-                                         None if retry_after is None else str(retry_after))
+                                         None if retry_after is None else str(retry_after), kind)
+
+    def set_openalex_budget(self, keyless_usd: float | None = 0.10, key_usd: float = 1.0, *,
+                            keys: set[str] | frozenset[str] | None = None,
+                            reset_s: float | None = None) -> None:
+        """Meter OpenAlex's daily budget (``keyless_usd`` None: unmetered, the world before
+        2026): ``keyless_usd`` a day without a key (shared by the IP), ``key_usd`` per key;
+        ``keys``: the keys OpenAlex knows (None: any); ``reset_s``: seconds to the reset
+        (None: midnight UTC). Budgets start whole."""
+        with self._lock:
+            self.openalex_budget = None if keyless_usd is None else OpenAlexBudget(
+                keyless_usd, key_usd, None if keys is None else frozenset(keys), reset_s)
+
+    def spend_openalex(self, usd: float, key: str | None = None) -> None:
+        """Spend ``usd`` of a budget (``key`` None: the keyless IP's), as other callers did."""
+        with self._lock:
+            b = self.openalex_budget
+            if b is None:
+                raise ValueError("OpenAlex's budget is not metered")
+            b.reset_in()
+            who = b.payer(key)
+            b.used[who] = b.used.get(who, 0) + round(usd / CREDIT_USD)
+
+    def openalex_left(self, key: str | None = None) -> float:
+        """Dollars left today (``key`` None: the keyless IP's budget)."""
+        with self._lock:
+            b = self.openalex_budget
+            if b is None:
+                return float("inf")
+            b.reset_in()
+            return b.left(key) * CREDIT_USD
+
+    def set_s2_pool(self, burst: int | None = 3, period: int = 10, *, key_rps: float = 1.0,
+                    keys: set[str] | frozenset[str] | None = None) -> None:
+        """Semantic Scholar's pools (``burst`` None: off): of every ``period`` calls without a
+        key, ``burst`` in a row answer 429; a key is held to ``key_rps``; ``keys``: the keys
+        S2 knows (None: any; another is 403)."""
+        with self._lock:
+            self.s2_pool = None if burst is None else S2Pool(
+                burst, max(1, period), key_rps, None if keys is None else frozenset(keys))
 
     def set_rate_limit(self, source: str, per_second: float | None,
                        max_concurrency: int | None = None, jitter_s: float = 0.0) -> None:
@@ -899,6 +1068,8 @@ class ScholarlyFake:
             self._latency.clear()
             self._log.clear()
             self.arxiv_legacy = False
+            self.openalex_budget = None
+            self.s2_pool = None
 
     # ------------------------------------------------------------------ request log
 
@@ -916,6 +1087,12 @@ class ScholarlyFake:
             for r in self._log:
                 out[r["source"]] = out.get(r["source"], 0) + 1
             return out
+
+    def spent_usd(self, source: str = "openalex") -> float:
+        """Dollars the logged requests of ``source`` cost (OpenAlex's prices, when metered)."""
+        with self._lock:
+            return round(sum(r.get("cost_usd", 0.0) for r in self._log
+                             if r["source"] == source), 4)
 
     def clear_log(self) -> None:
         with self._lock:
@@ -960,12 +1137,25 @@ class ScholarlyFake:
         if action == "mode":
             self.set_mode(str(data["source"]), str(data["mode"]), data.get("count"),
                           status=data.get("status"), stall_s=float(data.get("stall_s", 30.0)),
-                          retry_after=data.get("retry_after"))
+                          retry_after=data.get("retry_after"),
+                          kind=str(data.get("kind", "anubis")))
         elif action == "rate":
             self.set_rate_limit(str(data["source"]), data.get("per_second"),
                                 data.get("max_concurrency"), float(data.get("jitter_s", 0.0)))
         elif action == "enforce_real_limits":
             self.enforce_real_limits()
+        elif action == "openalex_budget":
+            keys = data.get("keys")
+            self.set_openalex_budget(data.get("keyless_usd"), float(data.get("key_usd", 1.0)),
+                                     keys=None if keys is None else set(keys),
+                                     reset_s=data.get("reset_s"))
+        elif action == "spend_openalex":
+            self.spend_openalex(float(data["usd"]), data.get("key"))
+        elif action == "s2_pool":
+            keys = data.get("keys")
+            self.set_s2_pool(data.get("burst"), int(data.get("period", 10)),
+                             key_rps=float(data.get("key_rps", 1.0)),
+                             keys=None if keys is None else set(keys))
         elif action == "add_paper":
             return self.add_paper(data["paper"])
         elif action == "load":
@@ -979,6 +1169,95 @@ class ScholarlyFake:
         else:
             raise ValueError(f"unknown control action {action!r}")
         return {"ok": True}
+
+    # ------------------------------------------------------------------ the 2026 limits
+
+    def _gate(self, source: str, path: str, query: Mapping[str, str],
+              headers: Mapping[str, str]) -> tuple[_Response | None, dict[str, str], float]:
+        """What a source's gateway does before it answers: (its refusal, or None; the
+        headers it adds to the answer; the call's cost in dollars)."""
+        if source == "openalex":
+            return self._openalex_gate(path, query, headers)
+        if source == "s2":
+            return self._s2_gate(headers), {}, 0.0
+        return None, {}, 0.0
+
+    def _openalex_gate(self, path: str, query: Mapping[str, str],
+                       headers: Mapping[str, str]) -> tuple[_Response | None, dict[str, str], float]:
+        with self._lock:
+            b = self.openalex_budget
+            if b is None:
+                return None, {}, 0.0
+            key = _openalex_key(query, headers)
+            if key and b.keys is not None and key not in b.keys:
+                return _json(401, {"error": "Invalid or missing API key",
+                                   "message": "API key not found"}), {}, 0.0
+            reset = b.reset_in()
+            limit, who = b.limit(key), b.payer(key)
+            used = b.used.get(who, 0)
+            if path.strip("/").lower() == "rate-limit":  # no X-RateLimit headers on it
+                if not key:
+                    return _json(401, {"error": "Authentication required", "message":
+                                       "You must provide a valid API key to check rate limit "
+                                       "status"}), {}, 0.0
+                left = max(0, limit - used)
+                return _json(200, {"api_key": _mask(key), "is_grandfathered": False, "rate_limit": {
+                    "daily_budget_usd": float(_usd(limit)), "daily_used_usd": float(_usd(used)),
+                    "daily_remaining_usd": float(_usd(left)), "prepaid_balance_usd": 0,
+                    "prepaid_remaining_usd": 0, "prepaid_expires_at": None,
+                    "resets_at": time.strftime("%Y-%m-%dT%H:%M:%S.000Z",
+                                               time.gmtime(time.time() + reset)),
+                    "resets_in_seconds": reset,
+                    "endpoint_costs_usd": {"singleton": 0, "list": 0.0001, "search": 0.001,
+                                           "content": 0.01, "semantic": 0.01, "text": 0.01},
+                    "credits_limit": limit, "credits_used": used, "credits_remaining": left,
+                    "credit_costs": {"singleton": 0, "list": 1, "search": 10, "content": 100,
+                                     "semantic": 100, "text": 100}}}), {}, 0.0
+            cost = openalex_credits(path, query)
+            if cost and used + cost > limit:  # the gateway's refusal, word for word
+                left = max(0, limit - used)
+                r = _json(429, {
+                    "error": "Rate limit exceeded",
+                    "message": f"Insufficient budget. This request costs ${_usd(cost)} but you "
+                               f"only have ${_usd(left)} remaining. Resets at midnight UTC. Need "
+                               "more? Add funds at https://openalex.org/pricing",
+                    "retryAfter": reset, "costUsd": float(_usd(cost)),
+                    "dailyRemainingUsd": float(_usd(left)), "prepaidRemainingUsd": 0,
+                    "creditsRequired": cost, "creditsRemaining": left,
+                    "onetimeCreditsRemaining": 0})
+                r.headers.update({
+                    "Retry-After": str(reset), "X-RateLimit-Limit-USD": _usd(limit),
+                    "X-RateLimit-Remaining-USD": _usd(left),
+                    "X-RateLimit-Prepaid-Remaining-USD": "0",
+                    "X-RateLimit-Cost-Required-USD": _usd(cost), "X-RateLimit-Limit": str(limit),
+                    "X-RateLimit-Remaining": str(left), "X-RateLimit-Onetime-Remaining": "0",
+                    "X-RateLimit-Credits-Required": str(cost), "X-RateLimit-Reset": str(reset)})
+                return r, {}, 0.0
+            b.used[who] = used + cost
+            left = limit - used - cost
+            return None, {
+                "X-RateLimit-Limit-USD": _usd(limit), "X-RateLimit-Remaining-USD": _usd(left),
+                "X-RateLimit-Prepaid-Remaining-USD": "0", "X-RateLimit-Cost-USD": _usd(cost),
+                "X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(left),
+                "X-RateLimit-Onetime-Remaining": "0", "X-RateLimit-Credits-Used": str(cost),
+                "X-RateLimit-Reset": str(reset)}, cost * CREDIT_USD
+
+    def _s2_gate(self, headers: Mapping[str, str]) -> _Response | None:
+        with self._lock:
+            pool = self.s2_pool
+            if pool is None:
+                return None
+            key = headers.get("x-api-key")
+            if key:
+                if pool.keys is not None and key not in pool.keys:
+                    return _json(403, {"message": "Forbidden"})
+                now = time.monotonic()
+                last = pool.key_last.get(key, -1e9)
+                pool.key_last[key] = now
+                return _json(429, S2_429) if now - last < 0.9 / pool.key_rps else None
+            n = pool.keyless_calls
+            pool.keyless_calls += 1
+            return _json(429, S2_429) if n % pool.period < pool.burst else None
 
     # ------------------------------------------------------------------ the APIs
 
@@ -1174,6 +1453,9 @@ class ScholarlyFake:
             return _json(200, csl_json(p), "application/vnd.citationstyles.csl+json")
         if doi.startswith("_landing/"):
             p = self.db.get("doi", doi[len("_landing/"):], "doi")
+            if p is not None and p.get("landing_status") == 202:  # the publisher's bot check
+                return _Response(202, b"", "text/html; charset=UTF-8",
+                                 {"x-amzn-waf-action": "challenge"})
             title = html.escape(p["title"]) if p else "Not found"
             return _text(200 if p else 404, f"<html><head><title>{title}</title></head>"
                          f"<body><h1>{title}</h1></body></html>", "text/html; charset=utf-8")
@@ -1184,7 +1466,9 @@ class ScholarlyFake:
             return _text(404, DOI_NOT_FOUND_HTML, "text/html;charset=utf-8")
         accept = headers.get("accept", "")
         key = _doi_key(doi) or doi
-        if "citationstyles" in accept or "bibtex" in accept:
+        if p.get("landing_status"):  # no content negotiation: the publisher's page
+            target = f"{self.root}/doi/_landing/{key}"
+        elif "citationstyles" in accept or "bibtex" in accept:
             if "crossref" in p["sources"]:
                 target = f"{self.root}/crossref/v1/works/{quote(key, safe='')}/transform"
             else:
@@ -1324,7 +1608,7 @@ class _Handler(BaseHTTPRequestHandler):
         entry = {"source": source, "method": method, "path": sub, "query": query,
                  "raw_path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                  "body": body.decode("utf-8", "replace") if body else None,
-                 "t": time.monotonic(), "status": None}
+                 "t": time.monotonic(), "status": None, "cost_usd": 0.0}
         fake._record(entry)
         fault = fake._take_fault(source)
         if fault.mode == "down":
@@ -1362,14 +1646,24 @@ class _Handler(BaseHTTPRequestHandler):
                 r = _json(fault.status or 400, {"error": "bad request", "request": {
                     "url": self.path, "headers": dict(self.headers.items())}})
             elif fault.mode == "html":
-                r = _text(200, "<!DOCTYPE html><html><head><title>Just a moment...</title>"
-                          "</head><body>Checking your browser</body></html>", "text/html")
+                r = _text(200, CLOUDFLARE_HTML, "text/html")
+            elif fault.mode == "challenge":
+                r = _text(200, CHALLENGES[fault.kind], "text/html; charset=utf-8")
+            elif fault.mode == "accepted":
+                r = _Response(202, b"", "text/html; charset=UTF-8",
+                              {"x-amzn-waf-action": "challenge"})
             else:
-                try:
-                    r = fake.answer(source, method, sub, query, body,
-                                    {k.lower(): v for k, v in self.headers.items()})
-                except Exception as e:  # a bug in the fake must not hang the client
-                    r = _json(500, {"error": f"fake server error: {e!r}"})
+                lowered = {k.lower(): v for k, v in self.headers.items()}
+                refused, added, cost = fake._gate(source, sub, query, lowered)
+                if refused is not None:
+                    r = refused
+                else:
+                    try:
+                        r = fake.answer(source, method, sub, query, body, lowered)
+                    except Exception as e:  # a bug in the fake must not hang the client
+                        r = _json(500, {"error": f"fake server error: {e!r}"})
+                    r.headers.update(added)
+                    entry["cost_usd"] = cost
                 if fault.mode == "malformed":
                     r = _Response(r.status, r.body[: max(1, len(r.body) // 2)], r.content_type,
                                   r.headers)
@@ -1439,12 +1733,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--papers", help="papers JSON replacing the built-in database")
     ap.add_argument("--enforce-rates", action="store_true",
                     help="answer 429 when a client exceeds the real services' rates")
+    ap.add_argument("--openalex-budget", type=float, metavar="USD",
+                    help="meter OpenAlex's daily budget: USD a day without a key (0.10 in 2026)")
+    ap.add_argument("--openalex-key-budget", type=float, default=1.0, metavar="USD",
+                    help="with --openalex-budget: USD a day with a key (default 1.0)")
+    ap.add_argument("--s2-pool", metavar="BURST/PERIOD",
+                    help="Semantic Scholar's shared pool: BURST of every PERIOD keyless calls 429")
     args = ap.parse_args(argv)
     fake = ScholarlyFake(load_papers(args.papers) if args.papers else None, host=args.host,
                          port=args.port)
     fake.start()
     if args.enforce_rates:
         fake.enforce_real_limits()
+    if args.openalex_budget is not None:
+        fake.set_openalex_budget(args.openalex_budget, args.openalex_key_budget)
+    if args.s2_pool:
+        burst, _, period = args.s2_pool.partition("/")
+        fake.set_s2_pool(int(burst), int(period or 10))
     print(f"fake scholarly APIs on {fake.root} ({len(fake.db.papers)} papers)", flush=True)
     for k, v in fake.env().items():
         print(f"export {k}={v}", flush=True)
