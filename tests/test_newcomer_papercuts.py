@@ -128,3 +128,51 @@ def test_the_checks_log_names_hosts_in_words_not_enum_reprs(tmp_path: Path) -> N
     assert line, proc.stderr
     assert "<Source." not in line and "{" not in line, line
     assert re.search(r"requests so far: [a-z0-9]+ \d+(, [a-z0-9]+ \d+)*$", line), line
+
+
+MATPLOTLIB_WRONG_DOI = """@article{hunter2007,
+  title = {Matplotlib: A 2D graphics environment},
+  author = {Hunter, J. D.},
+  journal = {Computing In Science \\& Engineering},
+  year = {2007},
+  pages = {90--95},
+  doi = {10.1109/mcse.2007.99},
+}
+"""
+WATER_IN_2032 = """@article{frank1970,
+  title = {The Structure of Ordinary Water},
+  author = {Frank, Henry S.},
+  journal = {Science},
+  year = {2032},
+  pages = {635--641},
+  doi = {10.1126/science.169.3946.635},
+}
+"""
+
+
+def test_a_doi_that_resolves_nowhere_is_reported_once(tmp_path: Path) -> None:
+    """A real paper with a DOI no source resolves: one line on the doi field ("resolves
+    nowhere; the paper's DOI is ..."), not a second one saying OpenAlex has another DOI."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(MATPLOTLIB_WRONG_DOI, encoding="utf-8")
+    with ScholarlyFake() as fake:
+        proc = run_citelens("check", str(bib), env=fake.env(cache=tmp_path / "cache"), cwd=tmp_path)
+    on_doi = [ln for ln in proc.stdout.splitlines() if ln.startswith("refs.bib:7:")]
+    assert len(on_doi) == 1, proc.stdout
+    assert "resolves nowhere" in on_doi[0] and "the paper's DOI is 10.1109/mcse.2007.55" in on_doi[0]
+    assert "1 warning" in proc.stdout, proc.stdout
+
+
+def test_a_year_in_the_future_shows_the_papers_year_and_the_fix_writes_it(tmp_path: Path) -> None:
+    """``year = {2032}`` of a paper of 1970: the line says the sources' year, and ``--fix``
+    writes it (it only said "in the future", and no fix was offered)."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(WATER_IN_2032, encoding="utf-8")
+    with ScholarlyFake() as fake:
+        env = fake.env(cache=tmp_path / "cache")
+        proc = run_citelens("check", str(bib), env=env, cwd=tmp_path)
+        (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("refs.bib:5:")]
+        assert "year: 2032 in the entry is in the future; 1970 in " in line, proc.stdout
+        fixed = run_citelens("check", str(bib), "--fix", env=env, cwd=tmp_path)
+    assert "frank1970: year 2032 -> 1970 [safe]" in fixed.stderr, fixed.stderr
+    assert bib.read_text(encoding="utf-8") == WATER_IN_2032.replace("2032", "1970")

@@ -229,16 +229,22 @@ def _doi(
     return FieldChange("doi", None, new, f"doi {new} added")
 
 
+#: The year discrepancies a fix answers: another year, and a year in the future when the
+#: paper's records give its year.
+_YEAR_KINDS = frozenset({Kind.YEAR, Kind.YEAR_FUTURE})
+
+
 def _year(
     entry: BibEntry, v: Verification, record: PaperRecord, versions: Sequence[PaperRecord]
 ) -> FieldChange | None:
     """The year most versions of the paper give (a Crossref online year one before the
     print year is outvoted), the settled record's on a tie."""
-    d = next((d for d in v.discrepancies if d.kind == Kind.YEAR and d.field == Field.YEAR), None)
+    d = next((d for d in v.discrepancies if d.kind in _YEAR_KINDS and d.field == Field.YEAR), None)
     old = _value(entry, "year")
-    if d is None or old is None:
+    if d is None or old is None or (d.kind is Kind.YEAR_FUTURE and not d.source_value):
         return None
-    years = Counter(r.year for r in versions if r.year)
+    cap = int(d.source_value) if d.kind is Kind.YEAR_FUTURE and d.source_value.isdigit() else None
+    years = Counter(r.year for r in versions if r.year and (cap is None or r.year <= cap))
     if not years:
         return None
     top = max(years.values())

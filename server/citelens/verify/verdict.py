@@ -397,8 +397,12 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
         verified_threshold=settings.title_verified_threshold,
         candidate_threshold=settings.title_candidate_threshold,
     )
-    found = list(cmp.discrepancies)
-    found += _unresolvable_ids(view, asked, match, ans.same_fields)
+    # an identifier no source resolves is one problem, said once: "resolves nowhere; the
+    # paper's DOI is ..." stands for the comparison's "the paper has another DOI"
+    unresolved = _unresolvable_ids(view, asked, match, ans.same_fields)
+    said = {d.field for d in unresolved}
+    found = [d for d in cmp.discrepancies if not (d.kind is Kind.IDENTIFIER and d.field in said)]
+    found += unresolved
     if (
         any(a.lookup.source == Source.S2 and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
         and match.source != Source.S2

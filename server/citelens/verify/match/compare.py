@@ -229,25 +229,30 @@ def _arxiv_of(value: str | None) -> str:
 def _compare_year(view: EntryView, versions: Sequence[PaperRecord], current_year: int) -> list[Discrepancy]:
     if view.year is None:
         return []
+    dated = [v for v in versions if v.year is not None]
+    others = sorted({(v.year, source_of(v)) for v in dated}, key=lambda t: (t[0] or 0, t[1]))
+    where = ", ".join(f"{y} in {s}" for y, s in others)
     if view.year > current_year:
+        # the paper's own year, when its records give one, is what to write instead
+        known = [v for v in dated if (v.year or 0) <= current_year]
+        closest = max(known, key=lambda v: v.year or 0) if known else None
         return [
             Discrepancy(
                 Field.YEAR,
                 Kind.YEAR_FUTURE,
                 Severity.WARNING,
-                f"year: {view.year} in the entry is in the future",
+                f"year: {view.year} in the entry is in the future" + (f"; {where}" if known else ""),
                 str(view.year),
+                str(closest.year) if closest is not None else "",
+                closest.source if closest is not None else "",
             )
         ]
-    dated = [v for v in versions if v.year is not None]
     if not dated:
         return []
     closest = min(dated, key=lambda v: abs((v.year or 0) - view.year))  # type: ignore[operator]
     gap = abs((closest.year or 0) - view.year)
     if gap == 0:
         return []
-    others = sorted({(v.year, source_of(v)) for v in dated}, key=lambda t: (t[0] or 0, t[1]))
-    where = ", ".join(f"{y} in {s}" for y, s in others)
     severity = Severity.INFORMATION if gap == 1 else Severity.WARNING
     return [
         Discrepancy(
