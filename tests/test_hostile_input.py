@@ -179,6 +179,53 @@ def test_text_output_escapes_terminal_control_characters(tmp_path: Path) -> None
     assert "ch\\x1b[2Japter.tex:3:" in proc.stdout, proc.stdout
 
 
+_CONTROL_TITLE = "Dogs\x1b]0;pwned\x07 and their \x9b2J tails: a \u202efabricated study"
+_CONTROL_KEY = "fab\x9b\u202e\x1bricated"
+_RAW_CONTROLS = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_every_report_format_escapes_control_characters(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """A fabricated entry whose title holds ESC, BEL, the one-character CSI U+009B and a
+    right-to-left override, and whose key holds ESC, U+009B and U+202E: no report has one of them raw in its
+    bytes (text, JSON, SARIF, a venue's summary.html, paper page, summary.jsonl, paper
+    report); JSON and SARIF still give the title back exactly when parsed, the pages show
+    it escaped. Before, summary.html and the paper pages held them raw and JSON kept U+009B
+    and U+202E raw (issue 41 #9)."""
+    bib = FABRICATED.replace("Dogs and their tails: a fabricated study", _CONTROL_TITLE).replace(
+        "{fabricated,", "{" + _CONTROL_KEY + ",").replace("  doi = {10.9999/fabricated.1}\n", "")
+    tex = "\\cite{" + _CONTROL_KEY + "}\n\\bibliography{refs}\n"
+    paper = tmp_path / "venue" / "p1"
+    paper.mkdir(parents=True)
+    for folder in (tmp_path, paper):
+        (folder / "refs.bib").write_text(bib, encoding="utf-8")
+        (folder / "main.tex").write_text(tex, encoding="utf-8")
+    env = scholarly_server.env(tmp_path / "cache")
+    for fmt in ("text", "json", "sarif"):
+        proc = check("main.tex", "--format", fmt, cwd=tmp_path, env=env)
+        assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+        for raw in _RAW_CONTROLS:
+            assert raw not in proc.stdout and raw not in proc.stderr, (fmt, raw, proc.stdout)
+        if fmt == "json":
+            assert [e["key"] for e in json.loads(proc.stdout)["entries"]] == [_CONTROL_KEY]
+        if fmt == "sarif":
+            assert json.loads(proc.stdout)["runs"][0]["results"], proc.stdout
+    proc = check("venue", "--venue", "out", cwd=tmp_path, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    out = tmp_path / "out"
+    written = [out / "summary.html", out / "summary.jsonl", out / "run.json",
+               *sorted((out / "papers").iterdir())]
+    assert any(p.suffix == ".html" for p in written[3:]), written
+    for path in written:
+        data = path.read_text(encoding="utf-8")
+        for raw in _RAW_CONTROLS:
+            assert raw not in data, (path.name, raw)
+    page = next(p for p in written[3:] if p.suffix == ".html").read_text(encoding="utf-8")
+    assert "Dogs\\x1b]0;pwned\\x07 and their \\x9b2J tails" in page, page
+    line = json.loads((out / "summary.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert [f["title"] for f in line["findings"]] == [_CONTROL_TITLE], line
+
+
 FABRICATED = ("@article{fabricated,\n  title = {Dogs and their tails: a fabricated study},\n"
               "  author = {Nobody, Ann},\n  journal = {Journal of Dogs},\n  year = {2021},\n"
               "  doi = {10.9999/fabricated.1}\n}\n")

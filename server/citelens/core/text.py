@@ -168,7 +168,13 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z|\Z")
 
 #: Characters a terminal or CI log would act on rather than show: C0 and C1 controls (ESC,
 #: BEL, the one-character CSI U+009B), DEL, and the bidirectional overrides and isolates.
-_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: The same, but for line breaks and tabs: what a page of several lines shows escaped.
+_CONTROLS_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What a JSON encoder with ``ensure_ascii=False`` leaves raw that a terminal acts on or a
+#: viewer reorders: DEL, C1 controls, the bidirectional marks, overrides and isolates (it
+#: writes C0 controls as ``\u001b`` itself).
+_JSON_RAW_CONTROLS = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
@@ -176,6 +182,24 @@ def printable(text: str) -> str:
     a file or an API answer can never write terminal escapes (OSC, colours, a cleared
     screen, a hidden line) into a terminal or a CI log."""
     return _CONTROLS.sub(_escape_control, text)
+
+
+def printable_lines(text: str) -> str:
+    """:func:`printable` for a text of several lines (a web page, an entry as written):
+    line breaks and tabs are kept, every other control character is escaped."""
+    return _CONTROLS_IN_LINES.sub(_escape_control, text)
+
+
+def json_escaped(encoded: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the control characters the
+    encoder leaves raw written as ``\\u009b`` escapes: the same data to a JSON reader, and
+    no CSI, no bidi override in the bytes a terminal or a viewer shows. (They can only occur
+    inside strings, where the escape means the character itself.)"""
+    return _JSON_RAW_CONTROLS.sub(_json_escape, encoded)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
 
 
 def _escape_control(m: re.Match[str]) -> str:

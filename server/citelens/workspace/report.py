@@ -38,7 +38,7 @@ from typing import Any, TextIO
 
 from citelens import __version__
 from citelens.core.findings import Finding, Related, Severity, code_name, code_url
-from citelens.core.text import LineIndex, printable
+from citelens.core.text import LineIndex, json_escaped, printable
 from citelens.documents.pdf.read import is_pdf
 from citelens.verify.verdict import offline_summary
 from citelens.workspace.check import CheckResult
@@ -58,7 +58,13 @@ _RELATED_SHOWN = 5  # text: related places on the indented line before "and N mo
 _HINT_GROUPS = 3  # text: hint lines summed by code and message before "N other hints"
 
 _IndexOf = Callable[[str], LineIndex | None]
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _dumps(item: Any) -> str:
+    """JSON text of ``item`` with the control characters the encoder leaves raw (U+009B,
+    U+202E) escaped, for the JSON and SARIF reports alike."""
+    return json_escaped(_encode(item))
 
 
 def _indexes(store: DocumentStore) -> _IndexOf:

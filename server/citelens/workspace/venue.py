@@ -31,6 +31,7 @@ from citelens.core.codes import Code
 from citelens.core.dockind import kind_of
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
+from citelens.core.text import json_escaped
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import read_text
@@ -415,11 +416,11 @@ class VenueOutput:
         run = self.run
         for c in checked:
             (self.out / "papers" / f"{c.paper.name}.json").write_text(
-                json.dumps(c.report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+                json_escaped(json.dumps(c.report, indent=1, ensure_ascii=False)) + "\n", encoding="utf-8"
             )
             apply_cleared(c.line, c.report.get("diagnostics") or [], self.cleared)
             write_paper_page(self.out, c.line)
-            self._summary.write(json.dumps(c.line, ensure_ascii=False) + "\n")
+            self._summary.write(json_escaped(json.dumps(c.line, ensure_ascii=False)) + "\n")
             self._summary.flush()
             self.rows[c.paper.name] = c.line
             self.health.add(c.report.get("entries") or [])
@@ -454,7 +455,7 @@ class VenueOutput:
         if final:
             meta["finished"] = utc_now()
         tmp = self.out / "run.json.tmp"
-        tmp.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.write_text(json_escaped(json.dumps(meta, indent=1, ensure_ascii=False)) + "\n", encoding="utf-8")
         os.replace(tmp, self.out / "run.json")
         now = time.monotonic()
         if final or now - self._index_at >= INDEX_EVERY:

@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from citelens.core.text import printable_lines
 from citelens.workspace.venue_cleared import clear_line
 from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 
@@ -320,9 +321,11 @@ def paper_html(row: dict[str, Any]) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    """Whole or not at all: a reader (or a kill) never sees half a page."""
+    """Whole or not at all: a reader (or a kill) never sees half a page. Every control
+    character a title, a key or a PDF label brought (ESC, BEL, U+009B, a bidi override) is
+    shown escaped (``\\x1b``), on the page and in its bytes: the page's own markup has none."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(printable_lines(text), encoding="utf-8")
     os.replace(tmp, path)
 
 
