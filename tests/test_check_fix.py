@@ -6,10 +6,12 @@ the command line."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types as lsp
 
 from citelens.core.codes import Code
@@ -313,3 +315,37 @@ def test_the_command_line_names_the_document_a_refused_merge_could_not_check(tmp
     proc = run_citelens("check", str(folder), "--no-verify", "--fix", "--unsafe-fixes", timeout=120)
     assert (folder / "refs.bib").read_text(encoding="utf-8") == text  # nothing merged
     assert "duplicate not merged: could not check" in proc.stderr and "notes.md" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_fix_keeps_symlinks_and_hard_links(
+    scholarly_server: ScholarlyFake, tmp_path: Path, link: str
+) -> None:
+    """``--fix`` on a paper whose refs.bib is a symlink to a shared library, or a hard link
+    to it: the library is fixed, a symlink stays a link to it, a hard link stays the same
+    file (one inode, both names fixed, its mode kept), and no temporary file is left.
+    Before, each link was replaced by a private fixed copy: the library was not fixed and
+    the paper stopped following it (issue 41 #7)."""
+    env = _env(scholarly_server, tmp_path)
+    library = tmp_path / "library"
+    library.mkdir()
+    shared = library / "shared.bib"
+    shared.write_bytes(CRLF_BIB.encode("utf-8"))
+    shared.chmod(0o640)
+    paper = _project(tmp_path, b"", "paper")
+    (paper / "refs.bib").unlink()
+    if link == "symlink":
+        (paper / "refs.bib").symlink_to(shared)
+    else:
+        os.link(shared, paper / "refs.bib")
+    proc = _check(paper, env, "--fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert shared.read_bytes() == CRLF_FIXED.encode("utf-8")
+    if link == "symlink":
+        assert (paper / "refs.bib").is_symlink() and (paper / "refs.bib").resolve() == shared
+    else:
+        assert (paper / "refs.bib").stat().st_ino == shared.stat().st_ino
+        assert shared.stat().st_nlink == 2
+    assert shared.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in library.iterdir()) == ["shared.bib"]  # no temporary file left
+    assert sorted(p.name for p in paper.iterdir()) == ["paper.tex", "refs.bib"]

@@ -180,7 +180,10 @@ async def _fixed(
     if args.diff:
         diffs.append(apply.unified_diff(run))
     else:
+        said = len(run.notes)
         apply.write(run)
+        for note in run.notes[said:]:  # a file that could not be written
+            log(note)
     if run.unsafe_left and not args.unsafe_fixes:
         log(
             f"{len(run.unsafe_left)} more fixes are unsafe (another paper, a merge, a less than "

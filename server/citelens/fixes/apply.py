@@ -7,13 +7,15 @@ overlap one already taken waits for the next run. The files are read again as by
 written back in the encoding they were read in (``documents/read.decode``: UTF-8, with its BOM if
 it had one, or the file's own encoding; a file whose encoding is uncertain is not edited,
 and a character its encoding cannot hold is written as its LaTeX command by the rules),
-atomically, with their line endings: edits carry the file's own.
+atomically, with their line endings: edits carry the file's own; a symlinked file's target is
+written (the link stays), and a hard-linked file is written in place (every name keeps it).
 Nothing is written for ``--diff``: :func:`unified_diff` shows what would change."""
 
 from __future__ import annotations
 
 import codecs
 import difflib
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -198,31 +200,73 @@ def unified_diff(run: FixRun, relative: Callable[[str], str] = lambda p: shown_p
 
 
 def write(run: FixRun) -> list[str]:
-    """Write the changed files (atomically, in their encodings); the paths written."""
+    """Write the changed files (in their encodings; see :func:`replace_file` for how), and
+    the paths written. A file that cannot be written is left as it was, with a note in
+    ``run.notes`` saying why."""
     written = []
     for path, new in sorted(run.fixed.items()):
         enc = run.files[path]
         if new == enc.text:
             continue
         data = (codecs.BOM_UTF8 if enc.bom else b"") + new.encode(enc.encoding)
-        _replace(path, data)
+        try:
+            replace_file(path, data)
+        except OSError as exc:
+            run.notes.append(f"{shown_path(path)} was not changed: {exc.strerror or exc}")
+            continue
         written.append(path)
     return written
 
 
-def _replace(path: str, data: bytes) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = os.stat(path).st_mode & 0o7777
+def replace_file(path: str, data: bytes) -> None:
+    """Give ``path`` the content ``data``, keeping what the file is to others.
+
+    A symlink is followed: its target is written and the link stays a link (a paper that
+    links a shared library keeps following it, and the library is fixed). A file with one
+    name is replaced atomically (a new file beside it, renamed over it). A file with other
+    hard links is written in place, so every name still shows the same file: the space is
+    reserved first (a full disk fails before a byte is changed), and a write that fails
+    half way puts the old bytes back."""
+    target = os.path.realpath(path)
+    st = os.stat(target)
+    if st.st_nlink > 1:
+        _write_in_place(target, data)
+        return
+    folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix=".citelens-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.chmod(tmp, st.st_mode & 0o7777)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _write_in_place(target: str, data: bytes) -> None:
+    with open(target, "r+b") as fh:
+        old = fh.read()
+        fd = fh.fileno()
+        if len(data) > len(old) and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(data))
+            except OSError as exc:  # not supported here: EINVAL / EOPNOTSUPP; a full disk: raise
+                if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
+                    raise
+        try:
+            fh.seek(0)
+            fh.write(data)
+            fh.truncate(len(data))
+            fh.flush()
+            os.fsync(fd)
+        except BaseException:
+            fh.seek(0)
+            fh.write(old)
+            fh.truncate(len(old))
+            fh.flush()
+            raise
 
 
 def shown_path(path: str) -> str:
