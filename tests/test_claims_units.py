@@ -298,6 +298,19 @@ def test_evidence_ranking_stems_counts_numbers_and_prefers_findings() -> None:
     assert rank_sentences("Metformin lowers colorectal cancer risk.", abstract)[0] == 1
     # no shared content word: last, never shown as evidence
     assert best_sentences("Quantum annealers factor semiprimes.", "Tea is drunk in Asia.") == []
+    # what the abstract asked is not what it found: the question ("is unknown", "we examined
+    # whether") repeats the claim's words, the finding comes after it in fewer of them
+    abstract = ["Whether statins prevent ischaemic stroke in older adults is unknown.",
+                "We examined whether statins prevent stroke in 4,000 older adults over ten years.",
+                "Statin users had a third fewer ischaemic strokes than non-users."]
+    assert rank_sentences("Statins prevent ischaemic stroke in older adults.", abstract) == [2, 1, 0]
+    # a structured abstract's INTERVENTIONS names both arms: the result sentence comes first
+    abstract = ["INTERVENTIONS Conventional diabetes therapy vs gastric banding surgery.",
+                "Remission of diabetes was achieved by 73% in the surgical group and 13% in the "
+                "conventional group."]
+    claim = ("Diabetes remission occurs more often after gastric banding surgery than after "
+             "conventional therapy.")
+    assert rank_sentences(claim, abstract)[0] == 1
 
 
 def test_a_quote_is_the_papers_words_only_when_it_is_in_the_text() -> None:
