@@ -176,3 +176,58 @@ def test_a_year_in_the_future_shows_the_papers_year_and_the_fix_writes_it(tmp_pa
         fixed = run_citelens("check", str(bib), "--fix", env=env, cwd=tmp_path)
     assert "frank1970: year 2032 -> 1970 [safe]" in fixed.stderr, fixed.stderr
     assert bib.read_text(encoding="utf-8") == WATER_IN_2032.replace("2032", "1970")
+
+
+def test_a_pdf_reference_in_the_text_report_is_named_by_its_printed_title(tmp_path: Path) -> None:
+    """``paper.pdf: page 2, [18]`` alone sent the reader to the PDF to learn which reference
+    was meant: the line names it by its title as printed, the related place too."""
+    with ScholarlyFake() as fake:
+        proc = run_citelens("check", str(ROOT / "tests" / "data" / "pdf" / "ieeetr-2col.pdf"),
+                            env=fake.env(cache=tmp_path / "cache"), cwd=ROOT)
+    lines = proc.stdout.splitlines()
+    fabricated = [ln for ln in lines if "NOT_FOUND" in ln and ", [18]" in ln]
+    assert fabricated and fabricated[0].startswith(
+        "tests/data/pdf/ieeetr-2col.pdf: page 2, [18] “Recursive neural symbolic gradient networks for "
+        "protein folding dynamics”: warning NOT_FOUND: "), proc.stdout
+    also = next((ln for ln in lines if ln.startswith("    also: ") and "duplicate entry [8]" in ln), "")
+    assert ", [8] “Matplotlib: A 2D graphics environment” (duplicate entry [8])" in also, also
+
+
+async def test_an_entry_marked_as_checked_leaves_the_reports_class_counts(
+        scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """After "Mark as checked" on an invented entry, the editor's report (``citelens.report``,
+    text and JSON) still said "entries by class: 1 fabricated" for a finding it no longer
+    showed."""
+    bib = tmp_path / "refs.bib"
+    text = ("@article{invented,\n  title = {Quantum Gravitational Embeddings for Citation Graph "
+            "Compression},\n  author = {Nobody, Ann}, year = {2021}, journal = {Journal of Imaginary "
+            "Results}\n}\n")
+    bib.write_text(text, encoding="utf-8")
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\\begin{document}\nA \\cite{invented}.\n"
+                                       "\\bibliography{refs}\\end{document}\n", encoding="utf-8")
+    settings = {"verifyDebounceMs": 30, "s2RequestsPerSecond": 200, "requestTimeoutS": 2.0,
+                "retryBackoffS": 0.01, "maxRetries": 1}
+    async with session("neovim", tmp_path, env=scholarly_server.env(cache=tmp_path / "cache"),
+                       settings=settings) as client:
+        u = open_doc(client, bib, text)
+        ds = await diagnostics(client, u, lambda ds: any(d.code == "NOT_FOUND" for d in ds), timeout=60)
+        before = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            "citelens.report", [{"format": "text"}]))
+        assert "entries by class: 1 fabricated" in before, before
+        (d,) = [d for d in ds if d.code == "NOT_FOUND"]
+        got = await client.text_document_code_action_async(lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(u), d.range, lsp.CodeActionContext(diagnostics=[d])))
+        mark = next(a for a in got or [] if isinstance(a, lsp.CodeAction)
+                    and a.title == "Mark as checked (NOT_FOUND)")
+        assert mark.edit is not None and mark.edit.changes is not None
+        (edit,) = mark.edit.changes[u]
+        marked = edit.new_text + text  # the mark is one line before the entry (line 0)
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=u),
+            [lsp.TextDocumentContentChangeWholeDocument(text=marked)]))
+        await diagnostics(client, u, lambda ds: not any(d.code == "NOT_FOUND" for d in ds), timeout=30)
+        after = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+            "citelens.report", [{"format": "text"}]))
+        report = await client.workspace_execute_command_async(lsp.ExecuteCommandParams("citelens.report"))
+    assert "1 entry checked: 0 errors, 0 warnings" in after and "fabricated" not in after, after
+    assert report["summary"]["by_class"] == {}, report["summary"]

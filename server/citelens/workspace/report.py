@@ -28,6 +28,7 @@ the lookups an offline run could not make ("offline: not in the cache") are coun
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import os
@@ -37,7 +38,9 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from citelens import __version__
+from citelens.checks.verification import CODE_OF_STATUS
 from citelens.core.findings import Finding, Related, Severity, code_name, code_url
+from citelens.core.model import BibEntry
 from citelens.core.text import LineIndex, json_escaped, printable
 from citelens.documents.pdf.read import is_pdf
 from citelens.verify.verdict import offline_summary
@@ -45,6 +48,8 @@ from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 
 JSON_VERSION = 2
+#: The codes of a verdict's findings (an entry's class is counted when one of them is shown).
+VERDICT_CODES = frozenset(CODE_OF_STATUS.values())
 #: The severities ``--fail-on LEVEL`` fails on.
 FAIL_ON = {
     "error": frozenset({Severity.ERROR}),
@@ -225,12 +230,22 @@ def _class(f: Finding) -> dict[str, Any]:
     return {"class": klass} if isinstance(klass, str) and klass else {}
 
 
+def _reported_keys(result: CheckResult) -> set[str]:
+    """The keys whose verdict is reported: a finding of their verdict's code is shown (an
+    entry marked as checked, or whose code is off, is not counted in any class)."""
+    return {f.key for f in result.findings if f.key is not None and f.code in VERDICT_CODES}
+
+
 def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | None = None) -> dict[str, Any]:
     """Counts of problems (each once, whatever its number of places)."""
     by_sev = Counter(f.severity.value for f in result.findings)
     by_code = Counter(f.code for f in result.findings)
-    # entries, not findings: one fabricated entry may have three wrong fields
-    by_class = Counter(k for v in result.verifications.values() if (k := getattr(v, "klass", None)))
+    # entries, not findings: one fabricated entry may have three wrong fields; and only the
+    # entries the report shows a finding of (not one the writer marked as checked)
+    shown = _reported_keys(result)
+    by_class = Counter(
+        k for key, v in result.verifications.items() if key in shown and (k := getattr(v, "klass", None))
+    )
     out: dict[str, Any] = {
         "entries": len(result.entries),
         "citations": result.citations,
@@ -282,10 +297,50 @@ def _write_list(out: TextIO, name: str, items: Iterable[dict[str, Any]]) -> None
 # ------------------------------------------------------------------------------- text
 
 
-def _place(index_of: _IndexOf, rel: Callable[[str], str], path: str, offset: int, result: CheckResult) -> str:
+#: A printed reference's title on a text report's line: cut beyond this many characters.
+_TITLE_SHOWN = 90
+
+
+def _pdf_entries(result: CheckResult) -> Callable[[str, int], BibEntry | None]:
+    """For one report: the entry read from a PDF that holds an offset of its text."""
+    starts: dict[str, tuple[list[int], list[BibEntry]]] = {}
+    for e in sorted((e for e in result.entries if e.path in result.printed), key=lambda e: e.span.start):
+        at, entries = starts.setdefault(e.path, ([], []))
+        at.append(e.span.start)
+        entries.append(e)
+
+    def entry(path: str, offset: int) -> BibEntry | None:
+        at, entries = starts.get(path, ([], []))
+        i = bisect.bisect_right(at, offset) - 1
+        return entries[i] if i >= 0 else None
+
+    return entry
+
+
+def _as_printed(entry: BibEntry | None, raw: str) -> str:
+    """A printed reference named as a reader finds it in the PDF: its title as read, else
+    the start of the reference as printed; cut to :data:`_TITLE_SHOWN` characters."""
+    title = entry.fields.get("title") if entry is not None else None
+    text = " ".join((title.value if title is not None else "").split()) or " ".join(raw.split())
+    if len(text) > _TITLE_SHOWN:
+        text = text[: _TITLE_SHOWN - 1].rstrip() + "…"
+    return f" “{text}”" if text else ""
+
+
+def _place(
+    index_of: _IndexOf,
+    rel: Callable[[str], str],
+    path: str,
+    offset: int,
+    result: CheckResult,
+    pdf_entry: Callable[[str, int], BibEntry | None] | None = None,
+) -> str:
     if is_pdf(path):
         where = _printed(result, path, offset)
-        return f"{rel(path)}: page {where['page']}, {where['label']}" if "page" in where else rel(path)
+        if "page" not in where:
+            return rel(path)
+        named = _as_printed(pdf_entry(path, offset), where["raw"]) if pdf_entry is not None else ""
+        return f"{rel(path)}: page {where['page']}, {where['label']}{named}"
     index = index_of(path)
     if index is not None:
         line = index.line_of(offset)
@@ -304,17 +359,18 @@ def _text_lines(result: CheckResult, verbose: bool) -> Iterator[str]:
 def _lines(result: CheckResult, verbose: bool) -> Iterator[str]:
     index_of = _indexes(result.store)
     rel = _rels()
+    pdf_entry = _pdf_entries(result) if result.printed else None
     hidden: Counter[tuple[str, str]] = Counter()
     order = sorted(result.findings, key=lambda f: (f.path, f.span.start, -f.severity.rank, f.code, f.message))
     for f in order:
         if f.severity is Severity.HINT and not verbose:
             hidden[(f.code, f.message)] += 1
             continue
-        place = _place(index_of, rel, f.path, f.span.start, result)
+        place = _place(index_of, rel, f.path, f.span.start, result, pdf_entry)
         yield f"{place}: {f.severity.value} {f.code}: {f.message}"
         if f.related:
             shown = [
-                f"{_place(index_of, rel, r.path, r.span.start, result)} ({r.message})"
+                f"{_place(index_of, rel, r.path, r.span.start, result, pdf_entry)} ({r.message})"
                 for r in f.related[:_RELATED_SHOWN]
             ]
             more = len(f.related) - len(shown)
