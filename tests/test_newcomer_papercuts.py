@@ -116,6 +116,31 @@ async def test_without_a_model_the_first_hover_waits_for_the_abstract(
     assert_evidence(first)
 
 
+NO_ABSTRACT = {k: v for k, v in LATTICES.items() if k != "abstract"}
+
+
+async def test_a_paper_without_an_abstract_says_so_in_the_hover(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """A paper no source has an abstract for: the hover said "the sources have not answered
+    in time" while they were answering "none", and nothing once they all had. It says which
+    sources have none while the last is still asked, then that none has one."""
+    scholarly_server.add_paper(NO_ABSTRACT)
+    doc, text = write_project(tmp_path, "lovelace23", NO_ABSTRACT, CLAIM_A)
+    env = scholarly_server.env(cache=tmp_path / "cache")
+    settings = {**NO_MODEL_SETTINGS, "requestTimeoutS": 10}
+    async with session("neovim", tmp_path, env=env, settings=settings) as client:
+        u = await open_and_wait(client, doc, text)
+        scholarly_server.set_latency("ncbi", 4.5)  # PubMed, asked last, answers after the hover's wait
+        hovering = Hovering(client, u, position_of(text, "lovelace23"))
+        first = await hovering.hover()
+        final = await hovering.hover()
+    assert "have not answered in time" not in first, first
+    assert ("Looking up the abstract of the cited paper: Semantic Scholar, OpenAlex and Crossref have none, "
+            "the other sources are still being asked; hover again in a few seconds.") in first, first
+    assert ("No abstract of the cited paper: Semantic Scholar, OpenAlex, Crossref and PubMed have none for "
+            "it, so there are no sentences to show.") in final, final
+
+
 def test_the_checks_log_names_hosts_in_words_not_enum_reprs(tmp_path: Path) -> None:
     """The last log line of a check counted requests as a dict of enum members:
     'requests so far: {<Source.S2: 's2'>: 2, ...}'."""

@@ -92,6 +92,7 @@ async def check_claim(
     result = ClaimResult(
         claim=claim, paper=paper_identity(view, record), prompt_version=prompts.PROMPT_VERSION
     )
+    result.log = ctx.log  # one list: a hover on the running check sees the stages so far
     if live is not None:
         live(result)
     before = ctx.source_requests()

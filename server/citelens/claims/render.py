@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from citelens.claims.result import ClaimResult, Status, Verdict
+from citelens.claims.result import ClaimResult, StageOutcome, Status, Step, Verdict
 from citelens.core.mdplain import link_target, plain
+from citelens.core.source_names import source_name
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",
@@ -19,8 +20,10 @@ NO_MODEL = (
     "ℹ️ Claim check: no model configured (no verdict); set citelens.llmBaseUrl and "
     "citelens.llmModel, see docs/claims.md"
 )
-#: A hover is complete when sent (LSP cannot update it): what is still missing, plainly.
-ABSTRACT_MISSING = "No abstract of the cited paper: the sources have not answered in time."
+#: No abstract: the sources answered, and none has one (no evidence without it).
+NO_ABSTRACT = "No abstract of the cited paper: {sources} {have} none for it, so there are no sentences to show."
+#: A hover is complete when sent (LSP cannot update it): the lookup still running, plainly.
+STILL_LOOKING = "Looking up the abstract of the cited paper: {so_far}; hover again in a few seconds."
 STILL_CHECKING = "⏳ Checking claim… the model has not answered yet; hover again for its verdict."
 #: No sentence of the abstract shares a content word with the claim (instead of its start).
 NO_OVERLAP = "no sentence of it shares a content word with the claim."
@@ -88,11 +91,57 @@ def render_looking_up(claim: str, note: str = "") -> str:
     return "\n".join([NO_MODEL, "", LOOKING_UP, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
 
 
+def _names(sources: list[str]) -> str:
+    """``Semantic Scholar, OpenAlex and Crossref``."""
+    return sources[0] if len(sources) == 1 else ", ".join(sources[:-1]) + " and " + sources[-1]
+
+
+def _abstract_answers(result: ClaimResult) -> tuple[list[str], list[str]]:
+    """(the sources asked for the abstract that have none for the paper, those that could
+    not be asked), each named once, in the order asked."""
+    none: dict[str, None] = {}
+    failed: dict[str, None] = {}
+    for stage in result.log:
+        if stage.step != Step.ABSTRACT or stage.source == "given":
+            continue
+        src = stage.source.removeprefix("record:")
+        name = "the entry's URL" if src == "entry_url" else source_name(src)
+        if stage.outcome in (StageOutcome.NOT_FOUND, StageOutcome.REJECTED):
+            none[name] = None
+        elif stage.outcome in (StageOutcome.FAILED, StageOutcome.UNAVAILABLE):
+            failed[name] = None
+    return [n for n in none if n not in failed], list(failed)
+
+
+def _no_abstract(result: ClaimResult) -> list[str]:
+    """Why there is no evidence: the sources that have no abstract for the paper, and
+    those that could not be asked ([] with an abstract, or when nothing was asked)."""
+    if result.abstract:
+        return []
+    none, failed = _abstract_answers(result)
+    out = []
+    if none:
+        out.append(NO_ABSTRACT.format(sources=_names(none), have="has" if len(none) == 1 else "have"))
+    if failed:
+        out.append(f"{_names(failed)} could not be asked for it; a later hover asks again.")
+    return ["", " ".join(out)] if out else []
+
+
+def _still_looking(live: ClaimResult | None) -> str:
+    none, failed = _abstract_answers(live) if live is not None else ([], [])
+    said = [f"{_names(none)} {'has' if len(none) == 1 else 'have'} none"] if none else []
+    said += [f"{_names(failed)} could not be asked"] if failed else []
+    so_far = "; ".join(said) + ", the other sources are still being asked" if said else (
+        "its sources are answering behind the verification's requests"
+    )
+    return STILL_LOOKING.format(so_far=so_far)
+
+
 def render_unsettled(claim: str, live: ClaimResult | None, no_model: bool) -> str:
     """What a hover says when the check did not finish within its wait: what is missing,
     without promising an update (LSP has no hover refresh)."""
     if no_model:
-        return "\n".join([NO_MODEL, "", ABSTRACT_MISSING, "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
+        return "\n".join([NO_MODEL, "", _still_looking(live), "", f"*Claim:* {_quote(claim, QUOTE_MAX)}"])
     evidence = _evidence(live) if live is not None else []
     if evidence:
         evidence = ["", "The evidence so far:", *evidence]
@@ -133,12 +182,12 @@ def render_markdown(result: ClaimResult, verbose: bool = False) -> str:
         out.append("⚠️ **Claim check failed**")
         out.append("")
         out.append(_quote(result.error or "unknown error", 300))
-        out += _evidence(result)
+        out += _evidence(result) or _no_abstract(result)
         if result.fulltext_url:
             out += ["", f"Full text: {_link(result.fulltext_source, result.fulltext_url)}"]
     elif result.status is Status.NO_LLM:
         out.append(NO_MODEL)
-        out += _evidence(result)
+        out += _evidence(result) or _no_abstract(result)
     else:
         verdict = result.verdict or Verdict.NOT_ENOUGH_INFO
         out.append(f"**{MARKERS[verdict]}**")

@@ -26,7 +26,7 @@ HOVER_WAIT_S = 1.0
 #: batch asks without it), so the first hover looks it up: through the rate limiters,
 #: behind the background verification (Semantic Scholar: about a request a second), then
 #: the next source when the first has none; over a second was common, and the first hover
-#: said "the sources have not answered in time" where the second showed the sentences.
+#: said it was still looking where the second showed the sentences.
 HOVER_WAIT_NO_MODEL_S = 4.0
 
 
