@@ -21,7 +21,9 @@ NO_MODEL = (
     "citelens.llmModel, see docs/claims.md"
 )
 #: No abstract: the sources answered, and none has one (no evidence without it).
-NO_ABSTRACT = "No abstract of the cited paper: {sources} {have} none for it, so there are no sentences to show."
+NO_ABSTRACT = (
+    "No abstract of the cited paper: {sources} {have} none for it, so there are no sentences to show."
+)
 #: A hover is complete when sent (LSP cannot update it): the lookup still running, plainly.
 STILL_LOOKING = "Looking up the abstract of the cited paper: {so_far}; hover again in a few seconds."
 STILL_CHECKING = "⏳ Checking claim… the model has not answered yet; hover again for its verdict."
