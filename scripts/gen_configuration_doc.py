@@ -94,9 +94,13 @@ places say so:
   ```
 
   In `pyproject.toml` the table is `[tool.citelens.checked]`. The editor reads the file
-  again when it changes (at the next edit).
+  again when it changes (at the next edit). It is read as data, a regular file of at most
+  1 MB; one that cannot be read (not TOML, nested too deep, too big) marks nothing and the
+  log says why in one line, and the checks go on.
 
-A mark hides the findings about its entry (`NOT_FOUND`, `DOI_MISMATCH`, `METADATA_MISMATCH`,
+A mark belongs to its entry, the definition of that key in that `.bib` (a project file's
+mark: in the projects under its folder): another paper's `smith2020` in its own `.bib` is
+another entry, and its findings are not hidden. A mark hides the findings about its entry (`NOT_FOUND`, `DOI_MISMATCH`, `METADATA_MISMATCH`,
 `DUPLICATE_ENTRY`, `UNVERIFIED`, `RETRACTED`, `EXPRESSION_OF_CONCERN`, `CORRECTION`,
 `UNUSED_ENTRY`, `CLAIM_CONTRADICTED`, `CLAIM_UNSUPPORTED`), in the `.bib` and at its
 citations; a syntax error, an undefined key or a key defined twice is never hidden. A venue

@@ -227,7 +227,7 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
     for a in session.analyses.values():
         for e in a.bibs[0].entries if a.bibs else []:
             view = session.entry_view(e, a)
-            v = result.verifications.get(e.key)
+            v = result.verdict(e)
             if view is not None and v is not None:
                 session.keep_verdict(view, v)
     text = CRLF_BIB
@@ -259,7 +259,7 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
         for a in session.analyses.values():
             for e in a.bibs[0].entries if a.bibs else []:
                 view = session.entry_view(e, a)
-                v = result.verifications.get(e.key)
+                v = result.verdict(e)
                 if view is not None and v is not None:
                     session.keep_verdict(view, v)
     assert text == cli_text == CRLF_FIXED

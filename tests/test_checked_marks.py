@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import bibtexparser
+import pytest
 from lsprotocol import types as lsp
 
 from citelens.documents.bibtex.parse import parse_bib
@@ -197,3 +198,130 @@ def test_a_venue_check_does_not_take_the_authors_word(
     lines = [json.loads(x) for x in (out / "summary.jsonl").read_text(encoding="utf-8").splitlines()]
     (line,) = [x for x in lines if x.get("paper") == "paper-a"]
     assert line["likely_fabricated"] == 1, line
+
+
+# ------------------------------------------------------------------------- two papers, one key
+
+SMITH_A = """% citelens: checked ALL 2026-11-27
+@article{smith2020,
+  title = {Ballistic Transport in Imaginary Graphene Ribbons},
+  author = {Smith, Ann}, year = {2020}, journal = {Journal of Imaginary Results}
+}
+"""
+SMITH_B = """@article{smith2020,
+  title = {Neural Citation Oracles for Unwritten Papers},
+  author = {Smith, Bob}, year = {2020}, journal = {Annals of Made-up Science}
+}
+"""
+SMITH_TEX = ("\\documentclass{article}\\begin{document}\nSee \\cite{smith2020}.\n"
+             "\\bibliography{refs}\\end{document}\n")
+
+
+def _two_papers(root: Path) -> tuple[Path, Path]:
+    out = []
+    for name, bib in (("paper-a", SMITH_A), ("paper-b", SMITH_B)):
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "refs.bib").write_text(bib, encoding="utf-8")
+        (folder / "main.tex").write_text(SMITH_TEX, encoding="utf-8")
+        out.append(folder)
+    return out[0], out[1]
+
+
+def test_a_mark_on_one_papers_entry_never_hides_another_papers_entry_of_that_key(
+        scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """Paper A marks its ``smith2020`` as checked; paper B's ``smith2020`` is another
+    (invented) reference. Checked in one run, B's NOT_FOUND is reported and A's is not.
+    Before, A's mark hid B's finding: marks were looked up by key name, in the first
+    project that had the key (issue 41 #5)."""
+    a, b = _two_papers(tmp_path / "work")
+    env = {**os.environ, **scholarly_server.env(cache=tmp_path / "cache")}
+    proc = run_citelens("check", str(a), str(b), "--format", "json", "-q", env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    found = {(Path(d["file"]).parent.name, d["key"]) for d in json.loads(proc.stdout)["diagnostics"]
+             if d["code"] == "NOT_FOUND"}
+    assert found == {("paper-b", "smith2020")}, proc.stdout
+    # the other order, and the two papers' folder at once
+    for args in ((str(b), str(a)), (str(a.parent),)):
+        proc = run_citelens("check", *args, "--format", "json", "-q", env=env)
+        found = {(Path(d["file"]).parent.name, d["key"]) for d in json.loads(proc.stdout)["diagnostics"]
+                 if d["code"] == "NOT_FOUND"}
+        assert found == {("paper-b", "smith2020")}, (args, proc.stdout)
+
+
+async def test_in_the_editor_a_mark_on_one_papers_entry_never_hides_another_papers(
+        scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """The same in the editor once paper A is open: paper B's ``smith2020`` keeps its
+    NOT_FOUND, in its .bib and at its citation."""
+    a, b = _two_papers(tmp_path / "work")
+    settings = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
+                "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
+    env = scholarly_server.env(cache=tmp_path / "cache")
+    async with session("neovim", a.parent, env=env, settings=settings) as client:
+        open_doc(client, a / "refs.bib")
+        open_doc(client, a / "main.tex")
+        u_b = open_doc(client, b / "refs.bib")
+        u_btex = open_doc(client, b / "main.tex")
+        await diagnostics(client, u_b, lambda ds: bool(_not_found(ds, "smith2020")), timeout=60)
+        await diagnostics(client, u_btex, lambda ds: bool(_not_found(ds, "smith2020")), timeout=30)
+
+
+# ------------------------------------------------------------------------- hostile project files
+
+
+def _hostile(kind: str, paper: Path) -> None:
+    if kind == "nested":
+        (paper / ".citelens.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                              encoding="utf-8")
+    elif kind == "tool-not-a-table":
+        (paper.parent / "pyproject.toml").write_text(
+            'tool = "x"\n# [tool.citelens.checked] is in a comment\n', encoding="utf-8")
+    elif kind == "citelens-not-a-table":
+        (paper / "pyproject.toml").write_text('[tool]\ncitelens = 3\n', encoding="utf-8")
+    elif kind == "checked-not-a-table":
+        (paper / ".citelens.toml").write_text('checked = "invented"\n', encoding="utf-8")
+    elif kind == "fifo":
+        os.mkfifo(paper / ".citelens.toml")
+    elif kind == "huge":
+        (paper / ".citelens.toml").write_text("# " + "x" * (2 << 20) + "\n", encoding="utf-8")
+
+
+HOSTILE = ["nested", "tool-not-a-table", "citelens-not-a-table", "checked-not-a-table", "fifo", "huge"]
+#: the one line each says (no line for a pyproject.toml that holds nothing of ours)
+SAID = {"nested": ".citelens.toml: not read: nested too deep",
+        "fifo": ".citelens.toml: not read: not a regular file",
+        "huge": ".citelens.toml: not read: larger than 1 MB"}
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_hostile_project_file_is_one_line_and_the_check_goes_on(
+        scholarly_server: ScholarlyFake, tmp_path: Path, kind: str) -> None:
+    """A ``.citelens.toml`` nested 100,000 deep, a ``pyproject.toml`` above the paper with
+    ``tool = "x"`` and ``[tool.citelens`` in a comment, tables of the wrong type, a FIFO, a
+    file over 1 MB: ``citelens check`` reports the paper's findings, says why the file was
+    not read in one line, and never shows a traceback. Before, it died with a traceback and
+    exit 1 (issue 41 #6)."""
+    folder = _paper(tmp_path / "work" / "p", REAL + "\n" + INVENTED)
+    _hostile(kind, folder)
+    env = {**os.environ, **scholarly_server.env(cache=tmp_path / "cache")}
+    proc = run_citelens("check", str(folder), "--fail-on", "warning", env=env, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1 and "NOT_FOUND" in proc.stdout, proc.stdout + proc.stderr
+    if kind in SAID:
+        lines = [ln for ln in proc.stderr.splitlines() if "not read" in ln]
+        assert len(lines) == 1 and SAID[kind] in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["nested", "tool-not-a-table"])
+async def test_a_hostile_project_file_does_not_silence_the_editor(
+        scholarly_server: ScholarlyFake, tmp_path: Path, kind: str) -> None:
+    """The same files in the editor: the verification findings are published. Before, the
+    server published none, silently."""
+    folder = _paper(tmp_path / "work" / "p", REAL + "\n" + INVENTED)
+    _hostile(kind, folder)
+    settings = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
+                "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
+    env = scholarly_server.env(cache=tmp_path / "cache")
+    async with session("neovim", folder, env=env, settings=settings) as client:
+        u = open_doc(client, folder / "refs.bib")
+        await diagnostics(client, u, lambda ds: bool(_not_found(ds)), timeout=60)

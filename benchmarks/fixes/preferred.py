@@ -34,7 +34,7 @@ async def _verdicts(folder: str) -> dict[str, Any]:
         result = await run_check([folder], pipeline)
     finally:
         await pipeline.aclose()
-    return dict(result.verifications)
+    return {e.key: v for e in result.entries if (v := result.verdict(e)) is not None}
 
 
 def main(folder: str) -> int:

@@ -97,13 +97,13 @@ def plan(result: CheckResult, settings: Settings, level: Applicability) -> FixRu
         elif why is not None:
             run.notes.append(why)
     projects = [a.project for a in result.analyses]
-    verdicts: dict[str, Verification] = {
+    verdicts: dict[tuple[str, str], Verification] = {
         k: v for k, v in result.verifications.items() if isinstance(v, Verification)
     }
     ctx = CheckContext(result.store, verdicts, settings, projects)
     taken: dict[str, list[TextEdit]] = {}
     for entry in result.entries:
-        if entry.path not in run.files or entry.key not in verdicts:
+        if entry.path not in run.files or (entry.path, entry.key) not in verdicts:
             continue
         fixes = [f for f in entry_fixes(ctx, entry.path, entry.key) if f.edits]
         chosen = next((f for f in fixes if f.applicability in allowed), None)

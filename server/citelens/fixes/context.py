@@ -86,13 +86,13 @@ class SessionContext:
 
 
 class CheckContext:
-    """``citelens check``'s answers: the files as the check read them, the verdicts by key
-    of each key's first definition."""
+    """``citelens check``'s answers: the files as the check read them, the verdicts of its
+    entries by place (their .bib and key: two papers' ``smith2020`` are two entries)."""
 
     def __init__(
         self,
         store: DocumentStore,
-        verdicts: Mapping[str, Verification],
+        verdicts: Mapping[tuple[str, str], Verification],
         settings: Settings,
         projects: Sequence[Project] = (),
     ) -> None:
@@ -121,7 +121,7 @@ class CheckContext:
         return self.store.encoding(path)[0]
 
     def verdict(self, entry: BibEntry) -> Verification | None:
-        v = self.verdicts.get(entry.key)
+        v = self.verdicts.get((entry.path, entry.key))
         return v if v is not None and v.key == entry.key else None
 
     def view(self, entry: BibEntry) -> EntryView | None:

@@ -6,9 +6,10 @@ analysis, verify the entries, place the findings. No LSP here.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import not_regular
-from citelens.workspace.checked import MARK_WORD, hide_marked, project_marks_of
+from citelens.workspace.checked import MARK_WORD, Mark, ProjectFile, hide_marked, project_file_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
 from citelens.workspace.pdfs import PrintedSource, read_pdfs, split_paths
@@ -44,14 +45,20 @@ class CheckResult:
     store: DocumentStore
     analyses: list[Analysis] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    # every entry, each key once (its first definition, as BibTeX reads it): the one
+    # every entry a project reads, each once: in each project, each key's first definition
+    # (as BibTeX reads it); two papers' different ``smith2020`` are two entries. The one
     # meaning of "entry" in every count (text, JSON, SARIF, the log, the editor's progress)
     entries: list[BibEntry] = field(default_factory=list)
     citations: int = 0  # cited keys in the documents, every occurrence (labelled as such)
-    verifications: dict[str, Any] = field(default_factory=dict)  # key -> Verification
+    #: each entry's verdict, by its place: (its .bib, its key) -> Verification
+    verifications: dict[tuple[str, str], Any] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
     #: PDFs read for their printed references: path -> where each entry came from
     printed: dict[str, PrintedSource] = field(default_factory=dict)
+
+    def verdict(self, entry: BibEntry) -> Any:
+        """The verdict on ``entry`` (this .bib's definition of its key), or None."""
+        return self.verifications.get((entry.path, entry.key))
 
     def __repr__(self) -> str:  # asyncio may repr the result: keep it short
         return f"CheckResult({len(self.entries)} entries, {len(self.findings)} findings)"
@@ -129,6 +136,26 @@ def all_entries(bibs: Iterable[BibFile]) -> list[BibEntry]:
     return out
 
 
+def used_entries(analyses: Iterable[Analysis], bibs: Iterable[BibFile]) -> list[BibEntry]:
+    """The entries the projects read, in file order, each once: each project's first
+    definition of each key. A key two projects define in different .bib files is two
+    entries (two papers' ``smith2020`` are not one reference); a key defined again in the
+    same project is a DUPLICATE_KEY finding, not another entry."""
+    used: set[tuple[str, str]] = set()
+    for a in analyses:
+        for key, e in a.first.items():
+            used.add((e.path, key))
+    seen: set[tuple[str, str]] = set()
+    out: list[BibEntry] = []
+    for bib in bibs:
+        for e in bib.entries:
+            place = (e.path, e.key)
+            if place in used and place not in seen:
+                seen.add(place)
+                out.append(e)
+    return out
+
+
 def count_citations(analyses: Iterable[Analysis]) -> int:
     """Citations (every cited key at every place), each source file counted once."""
     seen: set[str] = set()
@@ -192,14 +219,13 @@ async def run_check(
             bibs[bib.path] = bib
         for key in a.cited_keys():
             cited_first.setdefault(key, None)
-    result.entries = all_entries(bibs.values())
+    result.entries = used_entries(result.analyses, bibs.values())
     result.citations = count_citations(result.analyses)
     verifying = verify and settings.verification_enabled
     if verifying and result.entries:
         findings.extend(
             await _verify(
                 result,
-                list(bibs.values()),
                 cited_first,
                 settings,
                 log,
@@ -218,7 +244,7 @@ async def run_check(
     # entries marked as checked: one look per .bib and per project file, and nothing more
     # when there is no mark at all (a 68,000-entry library pays two string searches)
     marked = {p for p in bibs if MARK_WORD in (store.text(p) or "")} if marks else set()
-    in_file = {id(a): project_marks_of(a) for a in result.analyses} if marks else {}
+    in_file = _project_marks(result, log) if marks else {}
     if marked or any(in_file.values()):
         shown = hide_marked(
             shown,
@@ -230,6 +256,28 @@ async def run_check(
         )
     result.findings = one_per_problem(by_place(shown))
     return result
+
+
+def _project_marks(
+    result: CheckResult, log: Callable[[str], None] | None
+) -> dict[int, Mapping[str, list[Mark]]]:
+    """Each project's ``[checked]`` marks from its project file; a file that cannot be read
+    is said once (one line) and marks nothing."""
+    files: dict[str, ProjectFile] = {}
+    out: dict[int, Mapping[str, list[Mark]]] = {}
+    for a in result.analyses:
+        pf = project_file_of(a)
+        if pf is None:
+            out[id(a)] = {}
+            continue
+        if pf.path not in files:
+            files[pf.path] = pf
+            if pf.problem is not None:
+                result.log.append(pf.problem)
+                if log is not None:
+                    log(pf.problem)
+        out[id(a)] = files[pf.path].marks
+    return out
 
 
 def _same_doi_findings(dois: dict[str, list[BibEntry]], settings: Settings) -> list[Finding]:
@@ -272,7 +320,6 @@ def _field_problems(
 
 async def _verify(
     result: CheckResult,
-    bibs: list[BibFile],
     cited_first: dict[str, None],
     settings: Settings,
     log: Callable[[str], None] | None,
@@ -289,43 +336,82 @@ async def _verify(
         if log is not None:
             log(msg)
 
-    # Cited entries first, then the rest; one view per key (BibTeX uses the first definition).
-    first: dict[str, BibEntry] = {}
+    # Cited entries first, then the rest; one view per entry, each seen by its project (its
+    # @crossref parents). A key two papers define differently is two entries: each is asked
+    # about under a name of its own, so the verifier (which answers by key) keeps them apart.
+    owner: dict[tuple[str, str], Analysis] = {}
+    for a in result.analyses:
+        for key, e in a.first.items():
+            owner.setdefault((e.path, key), a)
+    by_key: dict[str, list[BibEntry]] = {}
     for e in result.entries:
-        first.setdefault(e.key, e)
-    order = [k for k in cited_first if k in first] + [k for k in first if k not in cited_first]
-    lookup = {k: v for k, v in first.items()}
-    views = [entry_view(first[k], lookup) for k in order]
-    by_entry = {id(first[k]): v for k, v in zip(order, views, strict=True)}
+        by_key.setdefault(e.key, []).append(e)
+    order = [e for k in cited_first for e in by_key.get(k, ())]
+    cited = {id(e) for e in order}
+    order += [e for e in result.entries if id(e) not in cited]
+    taken = set(by_key)
+    asked: dict[str, BibEntry] = {}
+    views: list[EntryView] = []
+    by_entry: dict[int, EntryView] = {}
+    for e in order:
+        mine = owner.get((e.path, e.key))
+        view = entry_view(e, mine.first if mine is not None else {})
+        by_entry[id(e)] = view
+        name = e.key if e.key not in asked else _unused_name(e.key, taken)
+        asked[name] = e
+        views.append(view if name == e.key else dataclasses.replace(view, key=name))
     if verifier is not None:
-        result.verifications = await verifier(views)
+        got = dict(await verifier(views))
     else:
-        result.verifications = await pipeline.verify(
-            views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
+        got = dict(
+            await pipeline.verify(
+                views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
+            )
         )
     if result.printed:  # references read from a PDF: checked against the string as printed
-        await _confirm_printed(result, first, settings, pipeline)
-    citations: dict[str, list[Any]] = {}
-    for a in result.analyses:
-        for path, cits in a.citations.items():
-            citations[path] = list(cits)
-    return list(
-        verification_findings(bibs, citations, result.verifications, settings, lambda e: by_entry.get(id(e)))
-    )
+        got = await _confirm_printed(result, asked, got, settings, pipeline)
+    result.verifications = {}
+    for name, e in asked.items():
+        v = got.get(name)
+        if v is not None:
+            result.verifications[(e.path, e.key)] = v if v.key == e.key else dataclasses.replace(v, key=e.key)
+    out: list[Finding] = []
+    for a in result.analyses:  # each project's findings from its own entries' verdicts
+        verdicts = {k: v for k, e in a.first.items() if (v := result.verdict(e)) is not None}
+        if verdicts:
+            out += verification_findings(
+                a.bibs, a.citations, verdicts, settings, lambda e: by_entry.get(id(e))
+            )
+    return out
+
+
+def _unused_name(key: str, taken: set[str]) -> str:
+    """A name for another entry of ``key`` that no entry of the run has."""
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    name = f"{key}#{n}"
+    taken.add(name)
+    return name
 
 
 async def _confirm_printed(
-    result: CheckResult, first: dict[str, BibEntry], settings: Settings, pipeline: Pipeline
-) -> None:
+    result: CheckResult,
+    asked: dict[str, BibEntry],
+    got: dict[str, Any],
+    settings: Settings,
+    pipeline: Pipeline,
+) -> dict[str, Any]:
     from citelens.verify.printed import confirm_printed
 
     raws = {}
-    for key, e in first.items():
+    for name, e in asked.items():
         source = result.printed.get(e.path)
         ref = source.at(e.span.start) if source is not None else None
         if ref is not None:
-            raws[key] = ref.text
-    if raws:
-        result.verifications = await confirm_printed(
-            raws, result.verifications, pipeline.sources(), pipeline.cache(), settings, pipeline.snapshot()
-        )
+            raws[name] = ref.text
+    if not raws:
+        return got
+    return await confirm_printed(
+        raws, got, pipeline.sources(), pipeline.cache(), settings, pipeline.snapshot()
+    )

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from citelens.core.accents import strip_accents
 from citelens.core.codes import Code
+from citelens.core.dockind import kind_of
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.titles import normalize_title
@@ -159,17 +161,34 @@ def mark_edit(
 
 # ----------------------------------------------------------------------------- project file
 
+#: A project file larger than this is not read (a real one is a few lines).
+MAX_PROJECT_FILE_BYTES = 1 << 20
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+class ProjectFileError(Exception):
+    """A project file that cannot be read: one line naming it and saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
+    """A project file read: its ``[checked]`` marks by key, or why it was not read."""
+
+    path: str
+    marks: Mapping[str, list[Mark]]
+    problem: str | None = None  # one line: "…/.citelens.toml: not read: …"
+
 
 def project_file(folder: str) -> str | None:
-    """The ``.citelens.toml``, or the ``pyproject.toml`` with ``[tool.citelens]``, of
+    """The ``.citelens.toml``, or the ``pyproject.toml`` that mentions ``tool.citelens``, of
     ``folder`` or the nearest folder above it; None when there is none."""
     here = os.path.abspath(folder)
     while True:
         own = os.path.join(here, PROJECT_FILE)
-        if os.path.isfile(own):
+        if os.path.lexists(own):
             return own
         py = os.path.join(here, "pyproject.toml")
-        if os.path.isfile(py) and "[tool.citelens" in _read(py):
+        if os.path.isfile(py) and _mentions_citelens(py):
             return py
         up = os.path.dirname(here)
         if up == here:
@@ -177,34 +196,77 @@ def project_file(folder: str) -> str | None:
         here = up
 
 
-def _read(path: str) -> str:
+def _mentions_citelens(path: str) -> bool:
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(1 << 20)
-    except (OSError, UnicodeDecodeError):
-        return ""
+        return "tool.citelens" in _read(path)
+    except ProjectFileError:
+        return False  # a pyproject.toml that cannot be read is not ours to complain about
 
 
-def read_project_marks(path: str | None) -> dict[str, list[Mark]]:
+def _read(path: str) -> str:
+    """The text of a project file: a regular file of at most 1 MB, in UTF-8, opened as
+    every input is (``documents/read.py``: non-blocking, checked again once open), or
+    :class:`ProjectFileError`."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise ProjectFileError(f"cannot read it ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ProjectFileError("not a regular file")
+        if st.st_size > MAX_PROJECT_FILE_BYTES:
+            raise ProjectFileError(f"larger than {MAX_PROJECT_FILE_BYTES >> 20} MB")
+        data = os.read(fd, MAX_PROJECT_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ProjectFileError(f"cannot read it ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PROJECT_FILE_BYTES:
+        raise ProjectFileError(f"larger than {MAX_PROJECT_FILE_BYTES >> 20} MB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProjectFileError(f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def _table(data: object, *names: str) -> dict[str, object] | None:
+    """``data[names[0]][names[1]]…`` when each is a table; None when one is missing or not a
+    table (``tool = "x"``)."""
+    for name in names:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(name)
+    return data if isinstance(data, dict) else None
+
+
+def load_project_file(path: str) -> ProjectFile:
     """The ``[checked]`` table of a project file: key -> marks ("CODE" or "CODE #fp" each).
-    A file that is not valid TOML marks nothing (and is never executed: TOML is data)."""
-    if path is None:
-        return {}
+    TOML is data, never executed; a file that cannot be read or is not valid TOML (too
+    big, not a regular file, nested past the parser's depth, a ``tool`` that is not a
+    table) marks nothing and says why in one line (``problem``); the checks go on."""
     try:
         data = tomllib.loads(_read(path))
-    except tomllib.TOMLDecodeError:
-        return {}
+    except ProjectFileError as exc:
+        return ProjectFile(path, {}, f"{path}: not read: {exc}")
+    except tomllib.TOMLDecodeError as exc:
+        return ProjectFile(path, {}, f"{path}: not read: not valid TOML ({exc})")
+    except RecursionError:
+        return ProjectFile(path, {}, f"{path}: not read: nested too deep")
     if os.path.basename(path) == "pyproject.toml":
-        data = data.get("tool", {}).get("citelens", {})
-    table = data.get("checked", {}) if isinstance(data, dict) else {}
+        section = _table(data, "tool", "citelens")
+        if section is None:
+            return ProjectFile(path, {})  # "tool.citelens" only in a comment or a string
+        data = section
+    table = _table(data, "checked") or {}
     out: dict[str, list[Mark]] = {}
-    for key, values in table.items() if isinstance(table, dict) else ():
+    for key, values in table.items():
         for value in values if isinstance(values, list) else [values]:
             if isinstance(value, str):
                 mark = parse_mark(f"% citelens: checked {value}")
                 if mark is not None:
                     out.setdefault(str(key), []).append(mark)
-    return out
+    return ProjectFile(path, out)
 
 
 # ----------------------------------------------------------------------------- filtering
@@ -219,29 +281,35 @@ def hide_marked(
     has_marks: Callable[[str], bool] = lambda _path: True,
 ) -> list[Finding]:
     """``findings`` without those a mark hides (the editor's and ``citelens check``'s one
-    filter): each markable finding's entry is its key's definition in the first project
-    that has it; its marks are the comment lines before it (read through ``text_slice``,
-    the store's ``slice``) and its project file's (``project_marks``); a mark with a
-    fingerprint holds only while the entry's (``view_of``) is the same. ``has_marks``: whether
-    a .bib may hold a mark at all (``citelens check`` looks once per file, so 68,000 findings
-    of a library without one cost a dictionary lookup each)."""
+    filter). A mark belongs to its entry, a .bib file and a key, never to a key name: each
+    markable finding's entry is the definition of its key in its own .bib (the ``bib`` its
+    data names, or the .bib it is in), or, at a citation, in the project of the document it
+    is in; two papers' different ``smith2020`` are two entries, and a mark on one never
+    hides the other's finding. Its marks are the comment lines before it (read through
+    ``text_slice``, the store's ``slice``) and its project's file (``project_marks``); a
+    mark with a fingerprint holds only while the entry's (``view_of``) is the same.
+    ``has_marks``: whether a .bib may hold a mark at all (``citelens check`` looks once per
+    file, so 68,000 findings of a library without one cost a dictionary lookup each)."""
     projects = [(a, a.first) for a in analyses]
     by_project: dict[int, Mapping[str, list[Mark]]] = {}
-    #: key -> (its marks, the entry's fingerprint now): each key once, however many findings
-    memo: dict[str, tuple[list[Mark], str]] = {}
+    #: (its .bib or its document, key) -> (its marks, the entry's fingerprint now)
+    memo: dict[tuple[str, str], tuple[list[Mark], str]] = {}
     out = []
     for f in findings:
         key = f.key
         if not key or f.code not in MARKABLE:
             out.append(f)
             continue
-        got = memo.get(key)
+        bib = f.data.get("bib")
+        if not isinstance(bib, str):
+            bib = f.path if kind_of(f.path) == "bib" else None
+        place = (bib if bib is not None else f.path, key)
+        got = memo.get(place)
         if got is None:
-            got = memo[key] = _NO_MARKS
-            for analysis, first in projects:
-                entry = first.get(key)
-                if entry is None:
-                    continue
+            got = memo[place] = _NO_MARKS
+            owner = _owner(projects, key, bib, f.path)
+            if owner is not None:
+                entry, analysis = owner
                 marks = _marks_at(text_slice, entry.path, entry.span.start) if has_marks(entry.path) else []
                 project = by_project.get(id(analysis))
                 if project is None:
@@ -249,13 +317,36 @@ def hide_marked(
                 marks += project.get(key, ())
                 if marks:
                     view = view_of(entry, analysis) if any(m.fingerprint for m in marks) else None
-                    got = memo[key] = (marks, fingerprint(view) if view is not None else "")
-                break
+                    got = memo[place] = (marks, fingerprint(view) if view is not None else "")
         marks, current = got
         if marks and any(m.covers(f.code, current) for m in marks):
             continue
         out.append(f)
     return out
+
+
+def _owner(
+    projects: Sequence[tuple[Analysis, Mapping[str, BibEntry]]], key: str, bib: str | None, path: str
+) -> tuple[BibEntry, Analysis] | None:
+    """The entry a finding about ``key`` is about, and a project that reads it: the
+    definition in ``bib`` when the finding names its .bib, else the definition the project
+    of the document ``path`` uses. None when no project has it."""
+    for analysis, first in projects:
+        entry = first.get(key)
+        if bib is None:
+            if entry is not None and path in analysis.sources:
+                return entry, analysis
+        elif entry is not None and entry.path == bib:
+            return entry, analysis
+    if bib is None:
+        return None
+    for analysis, _first in projects:  # a later definition in its .bib (a duplicate key)
+        for b in analysis.bibs:
+            if b.path == bib:
+                entry = next((e for e in b.entries if e.key == key), None)
+                if entry is not None:
+                    return entry, analysis
+    return None
 
 
 _NO_MARKS: tuple[list[Mark], str] = ([], "")
@@ -270,6 +361,7 @@ def _marks_at(text_slice: Callable[[str, int, int], str], path: str, start: int)
     return marks_before(text_slice(path, max(0, start - _LOOK_BACK), start))
 
 
-def project_marks_of(analysis: Analysis) -> dict[str, list[Mark]]:
-    """The project file's marks for a project (read now: ``citelens check`` reads once)."""
-    return read_project_marks(project_file(os.path.dirname(analysis.project.root)))
+def project_file_of(analysis: Analysis) -> ProjectFile | None:
+    """The project file of a project, read now (``citelens check`` reads once), or None."""
+    path = project_file(os.path.dirname(analysis.project.root))
+    return load_project_file(path) if path is not None else None

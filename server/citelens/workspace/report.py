@@ -183,7 +183,7 @@ def _entry_items(result: CheckResult, offline: _Offline, statuses: Counter[str])
         }
         if pdf:
             item.update(_printed(result, e.path, e.span.start))
-        v = result.verifications.get(e.key)
+        v = result.verdict(e)
         if v is not None and hasattr(v, "compact_json"):
             item.update(v.compact_json())
             audit = _audit(v.audit, offline)

@@ -45,7 +45,7 @@ from citelens.verify.identity import content_hash
 from citelens.verify.status import Status, Verification
 from citelens.workspace.bibsearch import haystacks
 from citelens.workspace.changes import Changes, Edit, Reported
-from citelens.workspace.checked import Mark, hide_marked, project_file, read_project_marks
+from citelens.workspace.checked import Mark, hide_marked, load_project_file, project_file
 from citelens.workspace.citesearch import PaperSearch
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
@@ -109,7 +109,7 @@ class Session:
         self._hashes: dict[EntryKey, str] = {}
         self._findings: dict[str, tuple[object, tuple[Any, ...], list[Finding]]] = {}
         #: project file -> (its modification time, its [checked] marks)
-        self._project_marks: dict[str, tuple[int, dict[str, list[Mark]]]] = {}
+        self._project_marks: dict[str, tuple[int, Mapping[str, list[Mark]]]] = {}
         #: project root -> (ids of the views, the views, the pairs their text gives)
         self._text_pairs: dict[str, tuple[tuple[int, ...], list[EntryView], Pairs]] = {}
         #: The verification stage and this process's clients, cache and snapshot: the
@@ -553,7 +553,10 @@ class Session:
             return {}
         kept = self._project_marks.get(path)
         if kept is None or kept[0] != stamp:
-            kept = self._project_marks[path] = (stamp, read_project_marks(path))
+            loaded = load_project_file(path)
+            if loaded.problem is not None:  # said once per version of the file
+                self.log(loaded.problem)
+            kept = self._project_marks[path] = (stamp, loaded.marks)
         return kept[1]
 
     def verification_findings(self, analysis: Analysis) -> list[Finding]:
