@@ -1,27 +1,41 @@
 """Papers as PDFs: the labelled fabrication set typeset by LaTeX, read back, and verified.
 
-    CITELENS_CORPUS=/path/to/shared/corpus .venv/bin/python -m benchmarks.bench_pdf [-v] [--per-pdf N]
+    CITELENS_TEX_STYLES=DIR .venv/bin/python -m benchmarks.bench_pdf [-v] [--per-pdf N]
 
 The set of ``benchmarks/fabrications`` (real entries with natural variation, fabricated
 ones of every type, labelled) is cut into PDFs of ``--per-pdf`` entries, each typeset by
-pdflatex + bibtex in one of ten BibTeX styles (numbered, alpha, author-year, natbib, ACM,
-SIAM), half of them two-column (generated once into ``fabrications/.cache/pdf-*``; needs
-TeX: Debian's texlive-latex-base, -recommended, -extra). Then:
+pdflatex + bibtex (``tests/data/pdf/make.py``'s templates; generated once into
+``fabrications/.cache/pdf-*``; needs TeX: Debian's texlive-latex-base, -recommended, -extra,
+texlive-publishers, texlive-bibtex-extra, texlive-fonts-recommended, and not cm-super):
 
-- **references found**: of the references printed (the .bbl's \\bibitem), those read as one
+- the ten BibTeX styles in the article class (numbered, alpha, author-year, natbib, ACM,
+  SIAM), half of them two-column, every chunk of the set once;
+- the publishers' templates (ACL, IEEEtran, LNCS, acmart, Elsevier num and harv, APA), the
+  review copies with margin line numbers (ACL, ICLR, NeurIPS, plainnat with lineno) and
+  two styles in Type 3 fonts, each over three chunks and each followed by an appendix
+  whose heading takes another form (``A Proof ...``, ``Appendix A``, ``Supplementary
+  Material``, ``NeurIPS Paper Checklist``) and whose text reads like references in places.
+  ACL, ICLR and NeurIPS need their style files: ``CITELENS_TEX_STYLES`` as for make.py
+  (skipped without it).
+
+Per style:
+
+- **found**: of the references printed (the .bbl's \\bibitem), those read as one
   reference whose text holds the entry's title (letters and digits compared);
-- **field accuracy**: of those, the title, first author's family name, year and DOI (where
-  the style prints it) read exactly as the .bib has them;
+- **titles exact**: of those, the title read as the .bib has it;
 - **detection and false alarms**: every PDF checked as ``citelens check paper.pdf`` does it
   (read, the engine on the fields read, then the whole printed string) against the fake
   scholarly APIs serving the truth, compared with the same entries checked as one .bib
   (``fabrications/e2e.py``): a fabricated entry is detected when it gets a warning or an
   error; a real one with a warning or an error is a false alarm;
+- **not references**: references read that are no printed entry (appendix text, a heading,
+  a footer), and how many of them were flagged;
 - **seconds per PDF**: reading (child process, layout, splitting, fields) apart from
   verification.
 
-Targets (issue 34): references found >= 98 %, detection within 3 points of the .bib,
-false alarms <= 2 %; the exit status is 1 when one is missed.
+Targets (issue 40), per style: found >= 98 %, detection within 3 points of the .bib, false
+alarms <= max(2 %, .bib + 1 point), at most 1 flagged line that is not a reference, every
+PDF read; the exit status is 1 when one is missed.
 """
 
 from __future__ import annotations
@@ -30,6 +44,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -38,6 +53,7 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +62,14 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.fabrications.e2e import COUNTED_CODES, FLAG_SEVERITIES, fake_papers, run  # noqa: E402
 from benchmarks.fabrications.generate import ensure_generated, load_set, load_truth  # noqa: E402
+from tests.data.pdf.make import (  # noqa: E402
+    BIBTEX_STYLES,
+    STYLES_VARIABLE,
+    Variant,
+    printed_labels,
+    styles_dir,
+    typeset,
+)
 from tests.fakes.scholarly import fast_rates, running  # noqa: E402
 
 from citelens.checks.verification import verification_findings  # noqa: E402
@@ -54,6 +78,7 @@ from citelens.core.titles import normalize_title  # noqa: E402
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
 from citelens.documents.bibtex.view import entry_view  # noqa: E402
 from citelens.documents.pdf.fields import read_fields  # noqa: E402
+from citelens.documents.pdf.layout import hyphen_readings  # noqa: E402
 from citelens.documents.pdf.read import PdfReading, read_pdf, to_bibtex  # noqa: E402
 from citelens.sources.transport import Sources  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
@@ -62,22 +87,32 @@ from citelens.verify.scheduler import verify_entries  # noqa: E402
 
 #: Fabrications in an identifier alone (the title, authors and year are a real paper's).
 ID_TYPES = ("fabricated_identifier", "doi_other_paper")
-STYLES = ("plain", "ieeetr", "alpha", "apalike", "plainnat", "acm", "unsrt", "abbrvnat", "siam", "abbrv")
-GENERATOR = "bench_pdf v2"
+GENERATOR = "bench_pdf v4"
 Row = dict[str, Any]
+
+#: Publishers' templates, review copies and Type 3 fonts: (style name as reported, variant).
+#: Each is typeset over ``TEMPLATE_CHUNKS`` chunks of the set, with an appendix after the list.
+TEMPLATE_VARIANTS: tuple[tuple[str, Variant], ...] = (
+    ("acl (review, line numbers)", Variant("acl", 2, "letter")),
+    ("ieeetran", Variant("ieeetran", 2, "appendix")),
+    ("lncs splncs04", Variant("lncs", 1, "letter")),
+    ("acmart ACM-Reference-Format", Variant("acmart", 2, "supplementary")),
+    ("elsarticle-num", Variant("elsarticle-num", 1, "letter")),
+    ("elsarticle-harv", Variant("elsarticle-harv", 2, "appendix")),
+    ("apacite", Variant("apacite", 1, "supplementary")),
+    ("plainnat + lineno", Variant("plainnat-lineno", 2, "supplementary")),
+    ("iclr (review, line numbers)", Variant("iclr", 1, "letter")),
+    ("neurips (review, line numbers)", Variant("neurips", 1, "checklist")),
+    ("plain, Type 3 fonts", Variant("plain", 1, "letter", "type3")),
+    ("plainnat, Type 3 fonts", Variant("plainnat", 2, "appendix", "type3")),
+)
+TEMPLATE_CHUNKS = 3
+#: Groups reported together (style names that start with one of these).
+LINE_NUMBERED = ("acl", "plainnat + lineno", "iclr", "neurips")
+TYPE3 = ("plain, Type 3", "plainnat, Type 3")
 
 
 # ---------------------------------------------------------------------------- making PDFs
-
-
-def _tex(style: str, two: bool) -> str:
-    cls = "\\documentclass[10pt,twocolumn]{article}" if two else "\\documentclass[11pt]{article}"
-    natbib = "\\usepackage{natbib}\n" if style.endswith("nat") else ""
-    return (
-        f"{cls}\n\\usepackage[utf8]{{inputenc}}\n\\usepackage{{url}}\n{natbib}\\pagestyle{{headings}}\n"
-        "\\begin{document}\n\\section*{A benchmark paper}\nAll references are cited.\\nocite{*}\n"
-        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n\\end{{document}}\n"
-    )
 
 
 _TEXT_FIELD = re.compile(r"^(\s*(?:title|journal|booktitle|publisher)\s*=\s*)(.*)$", re.MULTILINE)
@@ -89,46 +124,52 @@ def _latex_safe(bibtex: str) -> str:
     return _TEXT_FIELD.sub(lambda m: m.group(1) + re.sub(r"(?<!\\)([_&%#])", r"\\\1", m.group(2)), bibtex)
 
 
-def _bbl_keys(bbl: str) -> list[str]:
-    return [m.group(1) for m in re.finditer(r"\\bibitem(?:\[(?:[^\[\]]|\[[^\]]*\])*\])?\s*\{([^}]*)\}", bbl)]
+def plan(n_chunks: int) -> list[tuple[str, Variant, int]]:
+    """(style, variant, chunk) of each PDF: every chunk once in one of the ten BibTeX styles
+    (half two-column), then each template over TEMPLATE_CHUNKS chunks."""
+    out = []
+    for i in range(n_chunks):
+        style = BIBTEX_STYLES[i % len(BIBTEX_STYLES)]
+        two = (i + i // len(BIBTEX_STYLES)) % 2 == 1
+        out.append((style, Variant(style, 2 if two else 1), i))
+    for j, (name, variant) in enumerate(TEMPLATE_VARIANTS):
+        for k in range(TEMPLATE_CHUNKS):
+            out.append((name, variant, (j * TEMPLATE_CHUNKS + k) % n_chunks))
+    return out
 
 
 def make_pdfs(rows: Sequence[Row], out: Path, per_pdf: int) -> list[dict[str, Any]]:
-    """PDFs of ``per_pdf`` rows each (cached in ``out``): [{pdf, style, two, keys (printed order)}]."""
+    """PDFs of ``per_pdf`` rows each (cached in ``out``): [{pdf, style, keys (printed order)}]."""
     index = out / "index.json"
     if index.exists():
         return list(json.loads(index.read_text(encoding="utf-8")))
     if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
         raise SystemExit(
             "pdflatex and bibtex are needed once to make the PDFs (Debian: texlive-latex-base, "
-            "texlive-latex-recommended, texlive-latex-extra)"
+            "texlive-latex-recommended, texlive-latex-extra, texlive-publishers, texlive-bibtex-extra)"
         )
     out.mkdir(parents=True, exist_ok=True)
+    styles = styles_dir()
+    # shuffled once (seeded): the set lists its real entries first, and each style should
+    # get both kinds
+    mixed = list(rows)
+    random.Random(40).shuffle(mixed)
+    chunks = [mixed[start : start + per_pdf] for start in range(0, len(mixed), per_pdf)]
     made = []
-    for i, start in enumerate(range(0, len(rows), per_pdf)):
-        style = STYLES[i % len(STYLES)]
-        two = (i + i // len(STYLES)) % 2 == 1
-        name = f"{i:03d}-{style}-{'2col' if two else '1col'}"
+    body = "All references are cited.\\nocite{*}\n\\lipsum[1]\n"
+    for n, (style, variant, c) in enumerate(plan(len(chunks))):
+        slug = re.sub(r"[^a-z0-9]+", "-", style.lower()).strip("-")
+        name = f"{n:03d}-{slug}-{variant.columns}col"
+        bib = "\n".join(_latex_safe(r["bibtex"]) for r in chunks[c]) + "\n"
         with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            (work / "refs.bib").write_text(
-                "\n".join(_latex_safe(r["bibtex"]) for r in rows[start : start + per_pdf]) + "\n",
-                encoding="utf-8",
-            )
-            (work / f"{name}.tex").write_text(_tex(style, two), encoding="utf-8")
-            for cmd in (
-                ["pdflatex", "-interaction=nonstopmode", f"{name}.tex"],
-                ["bibtex", name],
-                ["pdflatex", "-interaction=nonstopmode", f"{name}.tex"],
-                ["pdflatex", "-interaction=nonstopmode", f"{name}.tex"],
-            ):
-                subprocess.run(cmd, cwd=work, capture_output=True, check=False, timeout=300)
-            if not (work / f"{name}.pdf").exists():
-                print(f"{name}: LaTeX made no PDF", file=sys.stderr)
+            try:
+                pdf, bbl = typeset(variant, bib, Path(tmp), styles, body=body, title="A benchmark paper")
+            except RuntimeError as exc:
+                print(f"{name}: no PDF ({str(exc).strip().splitlines()[-1][:200]})", file=sys.stderr)
                 continue
-            shutil.copy(work / f"{name}.pdf", out / f"{name}.pdf")
-            keys = _bbl_keys((work / f"{name}.bbl").read_text(encoding="utf-8", errors="replace"))
-        made.append({"pdf": f"{name}.pdf", "style": style, "two": two, "keys": keys})
+            shutil.copy(pdf, out / f"{name}.pdf")
+        keys = [k for _label, k in printed_labels(bbl, numbered=True)]
+        made.append({"pdf": f"{name}.pdf", "style": style, "keys": keys})
     index.write_text(json.dumps(made, indent=1) + "\n", encoding="utf-8")
     return made
 
@@ -204,7 +245,9 @@ def field_accuracy(reading: PdfReading, aligned: dict[str, int], by_key: dict[st
         e = by_key[key]["entry"]
         f = read_fields(reading.references[i].text)
         c["n"] += 1
-        c["title"] += normalize_title(f.title) == normalize_title(_plain(e["title"]))
+        truth = normalize_title(_plain(e["title"]))
+        # a line-end hyphen read as the verifier reads it: either way, against the title
+        c["title"] += any(normalize_title(t) == truth for t in hyphen_readings(f.title))
         fam = _first_family(e)
         c["first author"] += bool(fam) and bool(f.families) and compact(f.families[0]) == fam
         c["authors n"] += bool(fam)
@@ -264,7 +307,6 @@ def sweep(folder: str, sample: int) -> int:
     time: what each reading ended with (references, or the one line saying why not), and
     the seconds each took. Any PDF will do (TeX Live's documentation: 578 PDFs from many
     producers, /usr/share/doc/texlive-doc with Debian's texlive-*-doc packages)."""
-    import random
     from concurrent.futures import ThreadPoolExecutor
 
     paths = sorted(str(p) for p in Path(folder).rglob("*.pdf"))
@@ -289,6 +331,58 @@ def sweep(folder: str, sample: int) -> int:
     return 0
 
 
+@dataclass(slots=True)
+class StyleFigures:
+    """One style's figures (see the module's docstring)."""
+
+    pdfs: int = 0
+    not_read: int = 0
+    printed: int = 0
+    found: int = 0
+    titles: int = 0
+    fab: list[str] = field(default_factory=list)  # "style:key" of the fabricated entries the PDFs show
+    real: list[str] = field(default_factory=list)  # "style:key" of the real entries found
+    not_refs: int = 0  # references read that are no printed entry
+    not_refs_flagged: int = 0
+    read_s: list[float] = field(default_factory=list)
+
+    def add(self, other: StyleFigures) -> None:
+        for name in ("pdfs", "not_read", "printed", "found", "titles", "not_refs", "not_refs_flagged"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.fab += other.fab
+        self.real += other.real
+        self.read_s += other.read_s
+
+
+def _rate(keys: list[str], flag: dict[str, bool]) -> float:
+    return sum(flag.get(k, False) for k in keys) / len(keys) if keys else 0.0
+
+
+def figures_line(
+    name: str, f: StyleFigures, pdf_flag: dict[str, bool], bib_flag: dict[str, bool]
+) -> tuple[str, bool]:
+    """One style's row and whether it meets the targets (flags by "style:key")."""
+    det_pdf, det_bib = _rate(f.fab, pdf_flag), _rate(f.fab, bib_flag)
+    fa_pdf, fa_bib = _rate(f.real, pdf_flag), _rate(f.real, bib_flag)
+    ok = (
+        f.printed > 0
+        and f.found / f.printed >= 0.98
+        and det_bib - det_pdf <= 0.03
+        and fa_pdf <= max(0.02, fa_bib + 0.01)
+        and f.not_refs_flagged <= 1
+        and f.not_read == 0
+    )
+    secs = sorted(f.read_s)
+    med = secs[len(secs) // 2] if secs else 0.0
+    row = (
+        f"{name:32s} {f.pdfs:3d} {f.not_read:4d} "
+        f"{_pct(f.found, f.printed):>8s} {_pct(f.titles, f.found):>8s} "
+        f"{100 * det_pdf:6.1f}/{100 * det_bib:5.1f} {100 * fa_pdf:5.1f}/{100 * fa_bib:4.1f} "
+        f"{f.not_refs:4d}/{f.not_refs_flagged:<3d} {med:5.2f}  {'ok' if ok else 'MISSED'}"
+    )
+    return row, ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--per-pdf", type=int, default=40)
@@ -301,107 +395,123 @@ def main(argv: list[str] | None = None) -> int:
     data = ensure_generated()
     rows, truth = load_set(data), load_truth(data)
     by_key = {r["entry"]["key"]: r for r in rows}
-    key = hashlib.sha256(
-        f"{GENERATOR}:{data.name}:{args.per_pdf}:{Path(__file__).read_bytes()[:0]!r}".encode()
-    )
+    key = hashlib.sha256(f"{GENERATOR}:{data.name}:{args.per_pdf}:{bool(styles_dir())}".encode())
     folder = HERE / "fabrications" / ".cache" / f"pdf-{key.hexdigest()[:12]}"
     pdfs = make_pdfs(rows, folder, args.per_pdf)
 
-    printed = found = extracted = 0
-    fields: Counter[str] = Counter()
-    readings: list[PdfReading] = []
+    readings: list[tuple[dict[str, Any], PdfReading]] = []
     aligned_all: dict[str, dict[str, int]] = {}
-    per_style: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    read_s: list[float] = []
+    per_style: dict[str, StyleFigures] = defaultdict(StyleFigures)
+    fields: Counter[str] = Counter()
     for item in pdfs:
         path = str(folder / item["pdf"])
+        f = per_style[item["style"]]
         t0 = time.perf_counter()
         reading = read_pdf(path)
-        read_s.append(time.perf_counter() - t0)
+        f.read_s.append(time.perf_counter() - t0)
+        f.pdfs += 1
         keys = [k for k in item["keys"] if k in by_key]
-        printed += len(keys)
+        f.printed += len(keys)
         if reading.error:
+            f.not_read += 1
             print(f"{item['pdf']}: not read: {reading.error}")
             continue
-        readings.append(reading)
-        extracted += len(reading.references)
+        readings.append((item, reading))
         aligned = _align(reading, keys, by_key)
         aligned_all[path] = aligned
-        found += len(aligned)
-        per_style[item["style"]][0] += len(aligned)
-        per_style[item["style"]][1] += len(keys)
-        fields.update(field_accuracy(reading, aligned, by_key))
+        f.found += len(aligned)
+        c = field_accuracy(reading, aligned, by_key)
+        fields.update(c)
+        f.titles += c["title"]
+        f.not_refs += len(reading.references) - len(aligned)
         if args.verbose:
             for k in keys:
                 if k not in aligned:
                     print(f"  {item['pdf']}: not found: {k}: {_plain(by_key[k]['entry']['title'])[:80]}")
 
     print(
-        f"{len(pdfs)} PDFs ({args.per_pdf} entries each, {len(STYLES)} styles, half two-column), "
-        f"{printed} references printed"
+        f"{len(pdfs)} PDFs ({args.per_pdf} entries each): the ten BibTeX styles over the whole set, "
+        f"{len(TEMPLATE_VARIANTS)} templates over {TEMPLATE_CHUNKS} chunks each"
+        + ("" if styles_dir() else f" (no ${STYLES_VARIABLE}: ACL, ICLR and NeurIPS left out)")
     )
-    print(
-        f"references found: {found}/{printed} = {_pct(found, printed)} "
-        f"({extracted} references read in all; {extracted - found} not matched to a printed entry)"
-    )
-    print("  by style: " + ", ".join(f"{s} {_pct(a, b)}" for s, (a, b) in sorted(per_style.items())))
     print(
         f"field accuracy (of the references found): title {_pct(fields['title'], fields['n'])}, "
         f"first author {_pct(fields['first author'], fields['authors n'])}, "
         f"year {_pct(fields['year'], fields['n'])}, "
         f"DOI {_pct(fields['doi'], fields['doi n'])} (of {fields['doi n']} printed)"
     )
-    print(f"seconds per PDF (reading): median {sorted(read_s)[len(read_s) // 2]:.2f}, max {max(read_s):.2f}")
 
     with tempfile.TemporaryDirectory() as tmp:
         bib_run = run(rows, truth, Path(tmp) / "bib")
-        pdf_verdicts, verify_s = asyncio.run(verify_pdfs(readings, truth, Path(tmp) / "pdf"))
+        pdf_verdicts, verify_s = asyncio.run(verify_pdfs([r for _i, r in readings], truth, Path(tmp) / "pdf"))
     bib_flag = {r.row["entry"]["key"]: r.flagged for r in bib_run.entries}
     bib_why = {r.row["entry"]["key"]: r.why(300) for r in bib_run.entries}
-    pdf_flag: dict[str, bool] = {}
+    pdf_flag: dict[str, bool] = {}  # "style:key" -> flagged
+    bib_sk: dict[str, bool] = {}  # "style:key" -> flagged in the .bib
     pdf_why: dict[str, str] = {}
-    for reading in readings:
+    for item, reading in readings:
+        f = per_style[item["style"]]
         aligned = aligned_all[reading.path]
         verdicts = pdf_verdicts.get(reading.path, {})
+        taken = set(aligned.values())
+        for i, ref in enumerate(reading.references):
+            if i not in taken and verdicts.get(ref.label, (None, False))[1]:
+                f.not_refs_flagged += 1
+                if args.verbose:
+                    print(f"  {item['pdf']}: flagged, not a reference: {ref.label}: {ref.text[:100]}")
+        text = {k: compact(reading.references[i].text) for k, i in aligned.items()}
         for k, i in aligned.items():
-            label = reading.references[i].label
-            v, flag = verdicts.get(label, (None, False))
-            pdf_flag[k] = bool(flag)
+            v, flag = verdicts.get(reading.references[i].label, (None, False))
+            sk = f"{item['style']}:{k}"
+            pdf_flag[sk], bib_sk[sk] = bool(flag), bib_flag.get(k, False)
+            row = by_key[k]
+            if row["label"] == "real":
+                f.real.append(sk)
+            elif not (row["type"] in ID_TYPES and not _id_printed(row, text[k])):
+                f.fab.append(sk)  # (a fabricated identifier the style does not print: no reader sees it)
             if v is not None:
                 ds = " | ".join(
                     f"[{d.severity.value}] {d.field}/{d.kind}: {d.message}" for d in v.discrepancies
                 )
-                pdf_why[k] = (
-                    f"{v.status.value}: {v.summary} {ds}"[:300]
-                    + f"\n      printed: {reading.references[i].text}"
+                pdf_why[sk] = f"{v.status.value}: {v.summary} {ds}"[:300] + (
+                    f"\n      printed: {reading.references[i].text}"
                 )
-    fab_all = [k for k, r in by_key.items() if r["label"] == "fabricated"]
-    # a fabricated identifier a style does not print is not in the PDF: no reader can see it
-    printed_text = {
-        k: compact(reading.references[i].text)
-        for reading in readings
-        for k, i in aligned_all[reading.path].items()
-    }
-    hidden = [
-        k
-        for k in fab_all
-        if by_key[k]["type"] in ID_TYPES and not _id_printed(by_key[k], printed_text.get(k, ""))
-    ]
-    fab = [k for k in fab_all if k not in set(hidden)]
-    real = [k for k, r in by_key.items() if r["label"] == "real"]
-    det_bib = sum(bib_flag.get(k, False) for k in fab) / len(fab)
-    det_pdf = sum(pdf_flag.get(k, False) for k in fab) / len(fab)
-    fa_bib = sum(bib_flag.get(k, False) for k in real) / len(real)
-    fa_pdf = sum(pdf_flag.get(k, False) for k in real) / len(real)
-    all_pdf = sum(pdf_flag.get(k, False) for k in fab_all) / len(fab_all)
-    all_bib = sum(bib_flag.get(k, False) for k in fab_all) / len(fab_all)
+    for item in pdfs:  # an entry not found (or in a PDF not read) is not detected
+        aligned = aligned_all.get(str(folder / item["pdf"]), {})
+        for k in item["keys"]:
+            if k in by_key and k not in aligned:
+                sk = f"{item['style']}:{k}"
+                pdf_flag[sk], bib_sk[sk] = False, bib_flag.get(k, False)
+                f = per_style[item["style"]]
+                (f.real if by_key[k]["label"] == "real" else f.fab).append(sk)
+
     print(
-        f"detection (fabrications the PDF shows): PDF {100 * det_pdf:.1f} % vs .bib {100 * det_bib:.1f} % "
-        f"({100 * (det_bib - det_pdf):+.1f} points; {len(fab)} fabricated, {len(hidden)} others whose "
-        f"fabricated identifier the style does not print: PDF {100 * all_pdf:.1f} % "
-        f"vs .bib {100 * all_bib:.1f} % with them)"
+        f"\n{'style':32s} PDF unread   found   titles  detected PDF/bib  false al.  not ref/flagged  s/PDF"
     )
-    print(f"false alarms: PDF {100 * fa_pdf:.1f} % vs .bib {100 * fa_bib:.1f} % (of {len(real)} real)")
+    all_ok = True
+    groups: dict[str, StyleFigures] = defaultdict(StyleFigures)
+    for style in [*BIBTEX_STYLES, *(n for n, _v in TEMPLATE_VARIANTS)]:
+        if style not in per_style:
+            continue
+        f = per_style[style]
+        line, ok = figures_line(style, f, pdf_flag, bib_sk)
+        all_ok &= ok
+        print(line)
+        group = (
+            "ten BibTeX styles" if style in BIBTEX_STYLES
+            else "Type 3 fonts" if style.startswith(TYPE3)
+            else "line-numbered review copies" if style.startswith(LINE_NUMBERED)
+            else "publishers' templates"
+        )
+        groups[group].add(f)
+        if style not in BIBTEX_STYLES:
+            groups["with an appendix after the list"].add(f)
+    print()
+    for group, f in groups.items():
+        line, _ok = figures_line(group, f, pdf_flag, bib_sk)
+        print(line[:-7])
+    secs = sorted(t for f in per_style.values() for t in f.read_s)
+    print(f"\nseconds per PDF (reading): median {secs[len(secs) // 2]:.2f}, max {secs[-1]:.2f}")
     print(f"seconds per PDF (verification, fake APIs, fresh cache): {verify_s / max(1, len(readings)):.2f}")
     big = thesis(folder)
     t0 = time.perf_counter()
@@ -410,37 +520,25 @@ def main(argv: list[str] | None = None) -> int:
         f"a {long_read.pages}-page thesis: {len(long_read.references)} references read in "
         f"{time.perf_counter() - t0:.2f} s ({long_read.error or 'read'})"
     )
-    by_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for k in fab:
-        t = by_key[k]["type"]
-        by_type[t][0] += pdf_flag.get(k, False)
-        by_type[t][1] += bib_flag.get(k, False)
-        by_type[t][2] += 1
-    print(
-        "  detection by type (PDF / .bib): "
-        + ", ".join(f"{t} {a}/{b} of {n}" for t, (a, b, n) in sorted(by_type.items()))
-    )
     if args.verbose:
-        for k in real:
-            if pdf_flag.get(k) and not bib_flag.get(k):
-                print(
-                    f"  false alarm (PDF only): {k}: {_plain(by_key[k]['entry']['title'])[:80]}\n"
-                    f"      PDF: {pdf_why.get(k)}"
-                )
-        for k in fab:
-            if bib_flag.get(k) and not pdf_flag.get(k):
-                print(
-                    f"  missed (PDF only): {k} {by_key[k]['type']}: "
-                    f"{_plain(by_key[k]['entry']['title'])[:80]}\n"
-                    f"      PDF: {pdf_why.get(k)}\n      bib: {bib_why.get(k)}"
-                )
-    ok = found / printed >= 0.98 and det_bib - det_pdf <= 0.03 and fa_pdf <= 0.02
+        for f in per_style.values():
+            for sk in f.real:
+                if pdf_flag.get(sk) and not bib_sk.get(sk):
+                    title = _plain(by_key[sk.split(":", 1)[1]]["entry"]["title"])[:80]
+                    print(f"  false alarm (PDF only), {sk}: {title}\n      PDF: {pdf_why.get(sk)}")
+            for sk in f.fab:
+                if bib_sk.get(sk) and not pdf_flag.get(sk):
+                    row = by_key[sk.split(":", 1)[1]]
+                    print(
+                        f"  missed (PDF only), {sk} {row['type']}: {_plain(row['entry']['title'])[:80]}\n"
+                        f"      PDF: {pdf_why.get(sk)}\n      bib: {bib_why.get(row['entry']['key'])}"
+                    )
     print(
-        "targets: "
-        + ("met" if ok else "MISSED")
-        + " (found >= 98 %, detection within 3 points, false alarms <= 2 %)"
+        "targets: " + ("met" if all_ok else "MISSED")
+        + " (per style: found >= 98 %, detection within 3 points of the .bib, false alarms <= "
+        "max(2 %, .bib + 1), at most 1 flagged line that is no reference, every PDF read)"
     )
-    return 0 if ok else 1
+    return 0 if all_ok else 1
 
 
 if __name__ == "__main__":

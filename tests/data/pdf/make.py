@@ -300,7 +300,7 @@ def printed_labels(bbl: str, numbered: bool, numbering: str = "") -> list[tuple[
         if apa:
             out.append((f"{_latex_text(apa.group(1))} {apa.group(2)}", key))
         elif natbib:
-            out.append((f"{_latex_text(natbib.group(1))} {natbib.group(2)}", key))
+            out.append((f"{_latex_text(natbib.group(1)).replace(' & ', ' and ')} {natbib.group(2)}", key))
         elif label and "citeauthoryear" not in label:
             out.append((f"[{_latex_text(label)}]", key))
         else:

@@ -22,11 +22,19 @@ from citelens.core.identifiers import DOI_BROKEN_BY_LINE, LINK_AT_LINE_END
 from citelens.documents.pdf.extract import Line, heading_like, is_heading
 
 #: Headings that end a reference list (an appendix, a checklist, supplementary material).
-_END = re.compile(
-    r"^(?:[A-Z]\.?\s+|\d{1,2}\.?\s+)?(appendix|appendices|supplementary|supplemental|checklist|"
-    r"neurips paper checklist|author contributions|acknowledge?ments?)\b",
-    re.IGNORECASE,
+_END_WORDS = (
+    "appendix", "appendices", "supplementary", "supplemental", "checklist", "neurips paper checklist",
+    "author contributions", "acknowledgments", "acknowledgements", "acknowledgment", "acknowledgement",
 )
+#: Headings that end a reference list (an appendix, a checklist, supplementary material),
+#: capitalised as a heading is ("Appendix A", "APPENDIX", "NeurIPS Paper Checklist").
+_END = re.compile(
+    r"^(?:[A-Z]\.?\s+|\d{1,2}\.?\s+)?(?:"
+    + "|".join(f"{re.escape(w.upper())}|{w[0].upper()}(?i:{re.escape(w[1:])})" for w in _END_WORDS)
+    + r")\b"
+)
+#: A section heading as numbered or lettered: "A Proof", "A.1 Details", "7 Conclusion", "IV. Results".
+_SECTION = re.compile(r"^(?:[A-Z]|\d{1,2}|[IVX]{1,4})(?:\.\d{1,2})*\.?\s+[A-Z][\w-]*(?:\s|$)")
 _BRACKET = re.compile(r"^\s*\[([^\[\]]{1,60})\]\s*")
 _NUMBER = re.compile(r"^\s*\(?(\d{1,4})\s*[.)]?\s+(?=\S)")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$", re.IGNORECASE)
@@ -91,10 +99,24 @@ def clean(text: str) -> str:
     return " ".join(_STRAY_ACCENT.sub(" ", text).split())
 
 
+#: Where a hyphen ended a printed line before a lower-case letter: ``gen-``/``eralised`` (a
+#: word split) or ``edge-``/``exchangeable`` (a compound)? The layout cannot tell; the text
+#: keeps the place (U+00AD) and the verifier reads it against the candidates' titles.
+SOFT_BREAK = "\u00ad"
+
+
+def hyphen_readings(text: str) -> tuple[str, str]:
+    """The two readings of a text with :data:`SOFT_BREAK` marks: each word joined
+    (``generalised``), and each hyphen kept (``edge-exchangeable``)."""
+    return text.replace(SOFT_BREAK, ""), text.replace(SOFT_BREAK, "-")
+
+
 def join_lines(lines: list[str]) -> str:
-    """Lines of one reference as one string: a word hyphenated at a line end is joined
-    (``gen-`` ``eralised``); a hyphen before a capital or a digit, and any break inside a
-    DOI or a URL, is kept as printed (``Lomb-`` ``Scargle``, ``10.1007/`` ``BF00648343``)."""
+    """Lines of one reference as one string. A hyphen at a line end before a lower-case
+    letter becomes :data:`SOFT_BREAK` (``gen\u00aderalised``, ``edge\u00adexchangeable``:
+    :func:`hyphen_readings`); a hyphen before a capital or a digit or in a word already
+    hyphenated, and any break inside a DOI or a URL, is kept as printed (``Lomb-Scargle``,
+    ``red-green-blue``, ``10.1007/BF00648343``)."""
     out = ""
     for raw in lines:
         line = clean(raw.replace("\ufffe", "-"))
@@ -116,7 +138,7 @@ def join_lines(lines: list[str]) -> str:
             and "-" not in last[:-1]
             and "-" not in line.split(" ")[0]
         ):
-            out = out[:-1] + line
+            out = out[:-1] + line  # (SOFT_BREAK once the readers take it)
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha():
             out += line  # a hyphen kept as printed (Lomb-Scargle, red-green-blue)
         else:
@@ -128,7 +150,7 @@ def _norm(text: str) -> str:
     return re.sub(r"\d+", "#", " ".join(text.lower().split()))
 
 
-def _body(lines: list[Line]) -> list[Line]:
+def _body(lines: list[Line], width: float = 0.0) -> list[Line]:
     """The lines after the reference heading, up to a heading that ends the list, without
     running headers, footers and page numbers."""
     start = None
@@ -155,8 +177,10 @@ def _body(lines: list[Line]) -> list[Line]:
     body_size = statistics.median(sizes) if sizes else 0.0
     out: list[Line] = []
     for page_no, page_lines in by_page.items():
-        for line in _without_furniture(page_lines, page_no != first_page, edges):
-            if _END.match(line.text.strip()) and line.height >= body_h * 1.1 and len(line.text) < 80:
+        on_page = [x for x in lines if x.page == page_no]
+        two = bool(width) and _two_columns(on_page, width / 2)
+        for line in _without_furniture(page_lines, page_no != first_page, edges, width / 2 if two else 0.0):
+            if _ends_list(line, body_h, body_size):
                 return out
             if (
                 body_size
@@ -171,7 +195,27 @@ def _body(lines: list[Line]) -> list[Line]:
     return out
 
 
-def _without_furniture(page_lines: list[Line], later_page: bool, edges: dict[str, int]) -> list[Line]:
+def _ends_list(line: Line, body_h: float, body_size: float) -> bool:
+    """A heading after the list (an appendix, supplementary material, a checklist, the next
+    section): a short line naming one, or numbered or lettered as a section, set apart from
+    a reference's lines by a bold face, a larger font or capitals."""
+    text = line.text.strip()
+    if len(text) >= 80 or text.endswith((",", ";")):
+        return False
+    marked = line.bold or line.height >= body_h * 1.1 or (body_size and line.size >= body_size * 1.08)
+    caps = text.upper() == text and sum(c.isalpha() for c in text) >= 4
+    if _END.match(text):
+        return bool(marked or caps or len(text) < 40)
+    return bool((line.bold or caps) and len(text) < 60 and _SECTION.match(text) and not _BRACKET.match(text))
+
+
+def _two_columns(page_lines: list[Line], mid: float) -> bool:
+    return sum(1 for x in page_lines if x.x1 < mid) >= 3 and sum(1 for x in page_lines if x.x0 > mid) >= 3
+
+
+def _without_furniture(
+    page_lines: list[Line], later_page: bool, edges: dict[str, int], mid: float = 0.0
+) -> list[Line]:
     """One page's lines without page numbers and (after the list's first page) running
     headers and footers: a line at the top or bottom edge whose text, digits aside, is at an
     edge of another page too, or names the reference list."""
@@ -187,8 +231,10 @@ def _without_furniture(page_lines: list[Line], later_page: bool, edges: dict[str
     for line in page_lines:
         text = line.text.strip()
         at_edge = line.y >= top - 1 or line.y <= bottom + 1
-        if later_page and round(line.y, 1) in apart and len(text) < 100:
-            continue
+        if mid and at_edge and line.x0 < mid - 20 and line.x1 > mid + 20 and len(text) < 100:
+            continue  # a header or footer across both columns of a two-column list
+        if round(line.y, 1) in apart and len(text) < 100 and (later_page or line.y <= bottom + 1):
+            continue  # a running header, or a footer (on the list's first page too)
         if _PAGE_NUMBER.match(text) and (at_edge or len(text) <= 4):
             continue
         if at_edge and later_page and (edges.get(_norm(text), 0) > 1 or heading_like(text)):
@@ -221,25 +267,39 @@ def _label_style(lines: list[Line]) -> str:
     return "none"
 
 
-def _starts_labelled(lines: list[Line], style: str) -> list[int]:
-    starts = []
-    expected = None
-    for i, line in enumerate(lines):
-        if style == "bracket":
-            m = _BRACKET.match(line.text)
-            if m:
-                label = m.group(1)
-                if label.isdigit():
-                    if expected is not None and int(label) != expected:
-                        continue
-                    expected = int(label) + 1
-                starts.append(i)
-        else:
-            m = _NUMBER.match(line.text)
-            if m and (expected is None or int(m.group(1)) == expected):
-                expected = int(m.group(1)) + 1
-                starts.append(i)
+def _starts_labelled(lines: list[Line], style: str, width: float = 0.0) -> list[int]:
+    """Where each labelled reference starts. Numbers are taken in sequence; one that skips
+    ahead (``[1] [2] [4]``: a reference left out) or repeats (``[3] [3]``) starts a
+    reference too when it stands where labels stand (at its column's left edge, where a
+    reference's later lines are indented), so no reference is folded into the one before."""
+    pattern = _BRACKET if style == "bracket" else _NUMBER
+    placed = _column_edges(lines, width)
+    starts: list[int] = []
+    last: int | None = None
+    for i, (line, edge) in enumerate(placed):
+        m = pattern.match(line.text)
+        if not m:
+            continue
+        label = m.group(1)
+        if not label.isdigit():
+            starts.append(i)  # [Vas17], [Vaswani et al., 2017]
+            continue
+        n = int(label)
+        if last is None or n == last + 1 or (
+            line.x0 - edge <= 7 and (n == last or last + 1 < n <= last + 5) and _indented_after(placed, i)
+        ):
+            starts.append(i)
+            last = n
     return starts
+
+
+def _indented_after(placed: list[tuple[Line, float]], i: int) -> bool:
+    """The line after ``i`` (a reference's second line) is indented, or ``i`` is a
+    reference of one line (the next starts with a label too)."""
+    if i + 1 >= len(placed):
+        return True
+    (line, edge), (nxt, nedge) = placed[i], placed[i + 1]
+    return nxt.x0 - nedge > line.x0 - edge + 4 or bool(_BRACKET.match(nxt.text) or _NUMBER.match(nxt.text))
 
 
 def _starts_unlabelled(lines: list[Line], width: float) -> list[int]:
@@ -284,7 +344,7 @@ def author_year_label(text: str) -> str:
     text (its first author, how many follow, its year)."""
     from citelens.documents.pdf.fields import read_fields
 
-    f = read_fields(text)
+    f = read_fields(hyphen_readings(text)[0])
     families = f.families
     year = f.year_label or "n.d."
     if not families:
@@ -298,11 +358,11 @@ def author_year_label(text: str) -> str:
 
 def split_references(lines: list[Line], width: float) -> list[Printed]:
     """The references of the list starting at the heading in ``lines``."""
-    body = _body(lines)
+    body = _body(lines, width)
     if not body:
         return []
     style = _label_style(body)
-    starts = _starts_labelled(body, style) if style != "none" else []
+    starts = _starts_labelled(body, style, width) if style != "none" else []
     if style != "none" and len(starts) < 2:
         style, starts = "none", []
     if style == "none":
