@@ -230,10 +230,15 @@ def _class(f: Finding) -> dict[str, Any]:
     return {"class": klass} if isinstance(klass, str) and klass else {}
 
 
-def _reported_keys(result: CheckResult) -> set[str]:
-    """The keys whose verdict is reported: a finding of their verdict's code is shown (an
-    entry marked as checked, or whose code is off, is not counted in any class)."""
-    return {f.key for f in result.findings if f.key is not None and f.code in VERDICT_CODES}
+def _reported_entries(result: CheckResult) -> set[tuple[str, str]]:
+    """The entries (.bib, key) whose verdict is reported: a finding of their verdict's code
+    is shown (an entry marked as checked, or whose code is off, is not counted in any class)."""
+    out = set()
+    for f in result.findings:
+        if f.key is not None and f.code in VERDICT_CODES:
+            bib = f.data.get("bib")
+            out.add((bib if isinstance(bib, str) else f.path, f.key))
+    return out
 
 
 def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | None = None) -> dict[str, Any]:
@@ -242,9 +247,9 @@ def _summary(result: CheckResult, statuses: Counter[str], offline: _Offline | No
     by_code = Counter(f.code for f in result.findings)
     # entries, not findings: one fabricated entry may have three wrong fields; and only the
     # entries the report shows a finding of (not one the writer marked as checked)
-    shown = _reported_keys(result)
+    shown = _reported_entries(result)
     by_class = Counter(
-        k for key, v in result.verifications.items() if key in shown and (k := getattr(v, "klass", None))
+        k for place, v in result.verifications.items() if place in shown and (k := getattr(v, "klass", None))
     )
     out: dict[str, Any] = {
         "entries": len(result.entries),
