@@ -256,3 +256,37 @@ async def test_an_entry_marked_as_checked_leaves_the_reports_class_counts(
         report = await client.workspace_execute_command_async(lsp.ExecuteCommandParams("citelens.report"))
     assert "1 entry checked: 0 errors, 0 warnings" in after and "fabricated" not in after, after
     assert report["summary"]["by_class"] == {}, report["summary"]
+
+
+def test_a_resumed_venue_reports_every_run_and_links_its_bib_files_relatively(tmp_path: Path) -> None:
+    """After a resumed venue run, summary.html's header described the last run alone (its
+    start, its sources' counts), and a paper's page linked its .bib as an absolute
+    ``file://`` path, which broke once the chair moved or zipped the report with the papers."""
+    root = tmp_path / "chair"
+    first = root / "venue" / "paper-a"
+    first.mkdir(parents=True)
+    (first / "refs.bib").write_text(MATPLOTLIB_WRONG_DOI, encoding="utf-8")
+    out = root / "report"
+    with ScholarlyFake() as fake:
+        env = {**os.environ, **fake.env(cache=tmp_path / "cache")}
+        one = run_citelens("check", "venue", "--venue", "report", env=env, cwd=root)
+        assert one.returncode == 0, one.stderr
+        started = re.search(r"Started ([^,(]+UTC)", (out / "summary.html").read_text(encoding="utf-8"))
+        assert started is not None
+        second = root / "venue" / "paper-b"
+        second.mkdir()
+        (second / "refs.bib").write_text(WATER_IN_2032, encoding="utf-8")
+        two = run_citelens("check", "venue", "--venue", "report", env=env, cwd=root)
+    assert "resuming: 1 of 2 papers already checked" in two.stderr, two.stderr
+    meta = re.search(r"<p class=s id=meta>(.*?)</p>", (out / "summary.html").read_text(encoding="utf-8"))
+    assert meta is not None
+    header = meta.group(1)
+    assert header.startswith(f"Started {started.group(1)} (resumed "), header  # the first run's start
+    assert "2 of 2 papers done" in header and "Semantic Scholar 2/2" in header, header  # both runs' papers
+
+    moved = tmp_path / "elsewhere"
+    root.rename(moved)  # the chair moves the whole folder (or zips and unzips it)
+    page = moved / "report" / "papers" / "paper-a.html"
+    links = re.findall(r"<a class=bib href='([^']+)'>", page.read_text(encoding="utf-8"))
+    assert links == ["../../venue/paper-a/refs.bib"], links
+    assert (page.parent / links[0]).resolve() == (moved / "venue" / "paper-a" / "refs.bib").resolve()

@@ -6,6 +6,7 @@ author, and a paper's page with each finding's evidence."""
 from __future__ import annotations
 
 import os
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -95,7 +96,10 @@ def test_the_venue_page_sorts_filters_searches_and_opens_a_paper(
             assert doi.count() == 1  # the paper found, linked
             bib = finding.locator("a.bib")
             assert bib.inner_text().endswith("refs.bib:2")  # the entry's 1-based line
-            assert bib.get_attribute("href", timeout=1000).startswith("file://")  # type: ignore[union-attr]
+            href = bib.get_attribute("href", timeout=1000)
+            assert href == "../../venue/paper-d/refs.bib", href  # relative: the report moves with the papers
+            target = urllib.parse.urljoin(page.url, href)
+            assert Path(urllib.parse.unquote(urllib.parse.urlparse(target).path)).is_file(), target
             page.screenshot(path=str(tmp_path / "paper.png"), full_page=True)
             page.go_back()
             page.locator("a[href='papers/paper-a.html']").click()

@@ -53,8 +53,15 @@ from citelens.workspace.venue_evidence import (
     retractions,
     written_entries,
 )
-from citelens.workspace.venue_health import FAIL_LEVELS, BatchHealth, host_load, run_metadata, utc_now
-from citelens.workspace.venue_page import rank_key, write_index, write_paper_page
+from citelens.workspace.venue_health import (
+    FAIL_LEVELS,
+    BatchHealth,
+    host_load,
+    resumed_metadata,
+    run_metadata,
+    utc_now,
+)
+from citelens.workspace.venue_page import rank_key, read_run, write_index, write_paper_page
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
 Log = Callable[[str], None]
@@ -400,6 +407,10 @@ class VenueOutput:
         self.started = time.monotonic()
         self.health = BatchHealth()
         self.meta = run_metadata(settings, len(self.papers))
+        if self.run.skipped:  # the papers of the earlier runs stay in the report: so do their counts
+            earlier = read_run(self.out)
+            self.meta = resumed_metadata(earlier, self.meta)
+            self.health.carry(earlier.get("health"))
         self.rows = {str(r["paper"]): r for r in _rows(self.out)}
         self.cleared = read_cleared(Path(cleared) if cleared else self.out / CLEARED_FILE)
         for row in self.rows.values():  # a chair's word reaches the papers already checked

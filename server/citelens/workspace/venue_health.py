@@ -101,6 +101,25 @@ class BatchHealth:
                     )
         self.recent.append(miss)
 
+    def carry(self, earlier: object) -> None:
+        """Start from the counts of the runs before this one (``run.json``'s ``health``):
+        a resumed run's report describes every paper it holds, not only the last run's."""
+        if not isinstance(earlier, dict):
+            return
+        self.references += _count(earlier.get("references"))
+        self.not_found += _count(earlier.get("not_found"))
+        self.unchecked += _count(earlier.get("unchecked"))
+        self.local += _count(earlier.get("answered_locally"))
+        sources = earlier.get("sources")
+        for src, n in (sources.items() if isinstance(sources, dict) else ()):
+            if isinstance(n, dict):
+                self.asked[src] += _count(n.get("asked"))
+                self.answered[src] += _count(n.get("answered"))
+                self.failed[src] += _count(n.get("failed"))
+        jump = earlier.get("jump")
+        if isinstance(jump, str) and jump and self.jump is None:
+            self.jump = jump  # the earlier run's silent outage: its verdicts are still in the report
+
     def problems(self) -> list[str]:
         out = []
         for src, n in sorted(self.asked.items()):
@@ -130,7 +149,24 @@ class BatchHealth:
                 for s, n in sorted(self.asked.items())
             },
             "problems": self.problems(),
+            "jump": self.jump,
         }
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def resumed_metadata(earlier: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """``run.json``'s metadata for a run that resumes an earlier one in the same OUT: the
+    first run's start, and when each later run resumed it (the page's header describes the
+    whole report, not the last run)."""
+    started = earlier.get("started")
+    if not isinstance(started, str) or not started:
+        return meta
+    before = earlier.get("resumed")
+    resumed = [r for r in before if isinstance(r, str)] if isinstance(before, list) else []
+    return {**meta, "started": started, "resumed": [*resumed, meta["started"]]}
 
 
 def utc_now() -> str:

@@ -23,6 +23,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from citelens.core.text import printable_lines
 from citelens.workspace.venue_cleared import clear_line
@@ -113,6 +114,10 @@ def _doi_link(doi: str) -> str:
     return f"<a href='https://doi.org/{_e(doi, quote=True)}'>{_e(doi)}</a>" if doi else ""
 
 
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _meta(run: dict[str, Any]) -> list[str]:
     parts = []
     problems = (run.get("health") or {}).get("problems") or []
@@ -145,9 +150,11 @@ def _meta(run: dict[str, Any]) -> list[str]:
         if run.get("cleared")
         else ""
     )
+    resumed = [str(r) for r in run.get("resumed") or [] if r]
+    again = f" (resumed {_e(_and(resumed))})" if resumed else ""
     parts.append(
         "<p class=s id=meta>"
-        f"Started {_e(str(run.get('started', '?')))}, {state}; {snap_text}; "
+        f"Started {_e(str(run.get('started', '?')))}{again}, {state}; {snap_text}; "
         f"{int(run.get('papers_done', 0))} of {int(run.get('papers_total', 0))} papers done. "
         f"Sources that answered (references answered/asked): {answered or 'none asked'}. "
         f"<b>{int(health.get('unchecked', 0))}</b> references could not be checked "
@@ -239,7 +246,9 @@ def _record_html(label: str, r: dict[str, Any]) -> str:
     return f"<div><b>{_e(label)}</b>{sim}: {', '.join(b for b in bits if b)}</div>"
 
 
-def _bib_link(f: dict[str, Any], paper_dir: str) -> str:
+def _bib_link(f: dict[str, Any], paper_dir: str, page_dir: Path | None) -> str:
+    """A link to the file a finding is in, relative to the page (``page_dir``): the report
+    and the papers moved or zipped together still link (an absolute ``file://`` broke)."""
     file, line = str(f.get("file") or ""), f.get("line")
     if not file:
         return ""
@@ -249,10 +258,16 @@ def _bib_link(f: dict[str, Any], paper_dir: str) -> str:
     path = file if os.path.isabs(file) else os.path.abspath(file)
     if not os.path.exists(path) and paper_dir:
         path = os.path.join(os.path.abspath(paper_dir), os.path.basename(file))
-    return f"<a class=bib href='{_e(Path(path).as_uri(), quote=True)}'>{where}</a>"
+    try:
+        href = quote(Path(os.path.relpath(path, page_dir.resolve())).as_posix()) if page_dir else ""
+    except ValueError:  # another drive (Windows): no relative path exists
+        href = ""
+    return f"<a class=bib href='{_e(href or Path(path).as_uri(), quote=True)}'>{where}</a>"
 
 
-def paper_html(row: dict[str, Any]) -> str:
+def paper_html(row: dict[str, Any], page_dir: Path | None = None) -> str:
+    """A paper's page; ``page_dir``: the folder it is written to (its links to the papers'
+    files are relative to it)."""
     c = _classes(row)
     title = str(row.get("title") or row["paper"])
     out = [
@@ -275,7 +290,8 @@ def paper_html(row: dict[str, Any]) -> str:
         link = f" <a href='{_e(url, quote=True)}'>notice</a>" if url.startswith("https://") else ""
         out.append(
             f"<div class='finding'><span class=retracted>RETRACTED</span> <b>{_e(str(t.get('key')))}</b>: "
-            f"{_e(str(t.get('message')))}{link} <span class=s>{_bib_link(t, str(row.get('path') or ''))}"
+            f"{_e(str(t.get('message')))}{link} "
+            f"<span class=s>{_bib_link(t, str(row.get('path') or ''), page_dir)}"
             "</span></div>"
         )
     cleared = row.get("cleared") or []
@@ -297,7 +313,7 @@ def paper_html(row: dict[str, Any]) -> str:
             f"<div class=finding id='{_e(str(f.get('key')), quote=True)}'>"
             f"<div><span class='{_e(klass)}'>{_e(CLASS_LABEL.get(klass, klass))}</span> · "
             f"{_e(str(f.get('status')))} · <b>{_e(str(f.get('key')))}</b> · "
-            f"{_bib_link(f, str(row.get('path') or ''))}</div>"
+            f"{_bib_link(f, str(row.get('path') or ''), page_dir)}</div>"
             f"<p>{_e(str(f.get('summary') or ''))}</p>"
             + (f"<div>DOI as written: {_doi_link(str(fields.get('doi')))}</div>" if fields.get("doi") else "")
             + "<div><b>The entry as written</b></div>"
@@ -330,7 +346,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def write_paper_page(out: Path, row: dict[str, Any]) -> None:
-    _write(out / page_name(row), paper_html(row))
+    page = out / page_name(row)
+    _write(page, paper_html(row, page.parent))
 
 
 def read_run(out: Path) -> dict[str, Any]:
