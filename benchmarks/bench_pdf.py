@@ -24,7 +24,7 @@ Per style:
   reference whose text holds the entry's title (letters and digits compared);
 - **titles exact**: of those, the title read as the .bib has it;
 - **detection and false alarms**: every PDF checked as ``citelens check paper.pdf`` does it
-  (read, the engine on the fields read, then the whole printed string) against the fake
+  (read, each reference an entry whose verdict reads its fields and its printed string) against the fake
   scholarly APIs serving the truth, compared with the same entries checked as one .bib
   (``fabrications/e2e.py``): a fabricated entry is detected when it gets a warning or an
   error; a real one with a warning or an error is a false alarm;
@@ -75,15 +75,14 @@ from tests.fakes.scholarly import fast_rates, running  # noqa: E402
 from citelens.checks.verification import verification_findings  # noqa: E402
 from citelens.core.latextext import latex_to_text  # noqa: E402
 from citelens.core.titles import normalize_title  # noqa: E402
-from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
-from citelens.documents.bibtex.view import entry_view  # noqa: E402
 from citelens.documents.pdf.fields import read_fields  # noqa: E402
 from citelens.documents.pdf.layout import hyphen_readings  # noqa: E402
-from citelens.documents.pdf.read import PdfReading, read_pdf, to_bibtex  # noqa: E402
+from citelens.documents.pdf.read import PdfReading, read_pdf  # noqa: E402
 from citelens.sources.transport import Sources  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
-from citelens.verify.printed import compact, confirm_printed  # noqa: E402
+from citelens.verify.match.printed import compact  # noqa: E402
 from citelens.verify.scheduler import verify_entries  # noqa: E402
+from citelens.workspace.pdfs import printed_bib  # noqa: E402
 
 #: Fabrications in an identifier alone (the title, authors and year are a real paper's).
 ID_TYPES = ("fabricated_identifier", "doi_other_paper")
@@ -274,16 +273,11 @@ async def verify_pdfs(
         t0 = time.perf_counter()
         try:
             for reading in readings:
-                bib = parse_bib(to_bibtex(reading.references), reading.path)
-                raws = {}
-                for e, ref in zip(bib.entries, reading.references, strict=False):
-                    e.key = ref.label
-                    raws[e.key] = ref.text
-                views = [entry_view(e) for e in bib.entries]
+                bib, printed = printed_bib(reading.path, reading.references)
+                raws = {ref.label: ref.text for ref in reading.references}
                 verdicts = await verify_entries(
-                    views, settings, sources=sources, cache=cache, log=lambda _m: None
+                    printed.views, settings, sources=sources, cache=cache, log=lambda _m: None
                 )
-                verdicts = await confirm_printed(raws, verdicts, sources, cache, settings)
                 flagged: dict[str, bool] = defaultdict(bool)
                 for f in verification_findings([bib], {}, verdicts, settings):
                     if f.code in COUNTED_CODES and f.severity in FLAG_SEVERITIES and f.key:

@@ -25,7 +25,7 @@ from citelens.documents.bibtex.keytable import key_table
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Discrepancy, Kind
-from citelens.verify.status import Status, Verification
+from citelens.verify.status import Status, Unverified, Verification
 
 #: BibTeX fields holding what a discrepancy is about, most likely first.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
@@ -63,7 +63,18 @@ _AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
 
 def status_of(code: Code) -> Status | None:
     """The verdict a verification code comes from (None: not a verdict's code)."""
+    if code is Code.REFERENCE_NOT_READ:
+        return Status.UNVERIFIED
     return next((s for s, c in CODE_OF_STATUS.items() if c is code), None)
+
+
+def code_of(v: Verification) -> Code | None:
+    """A verdict's code (None for VERIFIED): its status's (:data:`CODE_OF_STATUS`), or
+    REFERENCE_NOT_READ for a reference read from a PDF without confidence that no source
+    recognised (the reader's failure: never NOT_FOUND)."""
+    if v.status is Status.UNVERIFIED and v.unverified is Unverified.UNREAD:
+        return Code.REFERENCE_NOT_READ
+    return CODE_OF_STATUS.get(v.status)
 
 
 def verdict_severity(
@@ -72,7 +83,9 @@ def verdict_severity(
     """The severity of a verdict's finding (None: its code is off): a miss of a book or
     thesis is information at most; a METADATA_MISMATCH is a warning by default when one of
     its ``discrepancies`` (all of the verdict's unless given) is."""
-    code = CODE_OF_STATUS[v.status]
+    code = code_of(v)
+    if code is None:
+        return None
     if v.status is Status.PARTIAL:
         ds = v.discrepancies if discrepancies is None else discrepancies
         worst = max((d.severity.rank for d in ds), default=Severity.INFORMATION.rank)
@@ -149,7 +162,7 @@ def _on_field(entry: BibEntry, what: str) -> tuple[Span, dict[str, object]]:
 
 
 def _entry_findings(entry: BibEntry, v: Verification, settings: Settings) -> list[Finding]:
-    code = CODE_OF_STATUS.get(v.status)
+    code = code_of(v)
     if code is None:
         return []
     if v.status is Status.PARTIAL:

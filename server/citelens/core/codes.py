@@ -35,6 +35,7 @@ class Code(StrEnum):
     DUPLICATE_ENTRY = "DUPLICATE_ENTRY"
     METADATA_MISMATCH = "METADATA_MISMATCH"
     UNVERIFIED = "UNVERIFIED"
+    REFERENCE_NOT_READ = "REFERENCE_NOT_READ"
     # notices of a found paper
     RETRACTED = "RETRACTED"
     EXPRESSION_OF_CONCERN = "EXPRESSION_OF_CONCERN"
@@ -114,6 +115,9 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
             joins_entry=True,
         ),
         Code.UNVERIFIED: CodeInfo("Unverified", "hint", "on the entry key"),
+        Code.REFERENCE_NOT_READ: CodeInfo(
+            "Reference not read", "information", "on a PDF's printed reference, with its printed text"
+        ),
         Code.RETRACTED: CodeInfo(
             "Retracted",
             "error",

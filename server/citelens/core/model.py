@@ -243,6 +243,17 @@ def _unparsable(written: str) -> Name:  # pragma: no cover - an Authors.of list 
 
 
 @dataclass(frozen=True, slots=True)
+class PrintedReference:
+    """A reference as a PDF prints it: what an entry read from a PDF carries besides the
+    fields read from it, so that the verdict reads the print itself (``verify/match/printed.py``)."""
+
+    text: str  # the whole reference, one line (U+00AD marks a hyphen printed at a line end)
+    page: int
+    confident: bool  # its fields were read with confidence (``documents/pdf/fields.py``)
+    title: str = ""  # the title as read, U+00AD kept where a line-end hyphen was printed
+
+
+@dataclass(frozen=True, slots=True)
 class EntryView:
     """An entry's fields as plain Unicode, for comparison with scholarly records."""
 
@@ -258,6 +269,8 @@ class EntryView:
     pmid: str | None
     s2_id: str | None
     url: str | None
+    #: an entry read from a PDF: the reference as printed (None for a .bib's entry)
+    printed: PrintedReference | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.authors, Authors):  # names already parsed, as a tuple

@@ -60,6 +60,7 @@ class Settings:
     venue_paper_max_files: int = 2_000
     venue_paper_max_mb: float = 64.0
     venue_paper_max_seconds: float = 300.0
+    pdf_readers: int = 0  # PDFs read at once in the process (0: as many as the machine has cores)
     # --- claim checks
     llm_base_url: str | None = None
     llm_api_key: str | None = None
@@ -119,6 +120,7 @@ _ENV: dict[str, str] = {
     "venue_paper_max_files": "CITELENS_VENUE_PAPER_MAX_FILES",
     "venue_paper_max_mb": "CITELENS_VENUE_PAPER_MAX_MB",
     "venue_paper_max_seconds": "CITELENS_VENUE_PAPER_MAX_SECONDS",
+    "pdf_readers": "CITELENS_PDF_READERS",
     "llm_base_url": "CITELENS_LLM_BASE_URL",
     "llm_api_key": "CITELENS_LLM_API_KEY",
     "llm_model": "CITELENS_LLM_MODEL",
@@ -169,7 +171,9 @@ _DESCRIPTIONS: dict[str, str] = {
     "a paper with more is checked as far as that goes and reported as not fully checked.",
     "venue_paper_max_mb": "Venue checks: megabytes of files one paper may have read.",
     "venue_paper_max_seconds": "Venue checks: seconds one paper's files may take to read and "
-    "parse (its verification shares the run's verifyDeadlineS).",
+    "parse, its PDFs' reading included (its verification shares the run's verifyDeadlineS).",
+    "pdf_readers": "PDFs read at once in one process (each in a child process of up to 1.5 GB); "
+    "0: as many as the machine has cores.",
     "llm_base_url": "OpenAI-compatible endpoint for claim checks (e.g. http://localhost:11434/v1).",
     "llm_api_key": "API key for the LLM endpoint (falls back to OPENAI_API_KEY; never logged).",
     "llm_model": "Model for claim checks (phase 1, abstract).",

@@ -47,6 +47,8 @@ def content_hash(item: EntryView | BibEntry) -> str:
             item.s2_id,
             item.url,
         ]
+        if item.printed is not None:  # (only then: every .bib entry keeps its hash)
+            payload.append(item.printed.text)
     raw = _HASH_JSON.encode([ENGINE_VERSION, payload])
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
+from citelens.documents.pdf.read import one_reading
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
@@ -218,14 +219,28 @@ async def _pubmed_title(sources: Sources, view: EntryView) -> Lookup:
     return await ncbi.search_title(sources.ncbi, view.title)
 
 
+def printed_text(view: EntryView) -> str:
+    """A PDF reference's printed string as it is asked (``documents/pdf/read.one_reading``)."""
+    return one_reading(view.printed.text) if view.printed is not None else ""
+
+
+async def _crossref_reference(sources: Sources, view: EntryView) -> Lookup:
+    return await crossref.search_reference(sources.crossref, printed_text(view))
+
+
 S2_MATCH = Tier(Method.S2_TITLE_MATCH, Source.S2, Source.S2, "title_match", _s2_match)
 S2_SEARCH = Tier(Method.S2_TITLE_SEARCH, Source.S2, Source.S2, "title_search", _s2_search)
 #: Its cache key holds the first author's family name too (:func:`title_cache_key`).
 CROSSREF_TITLE = Tier(Method.CROSSREF_TITLE, Source.CROSSREF, Source.CROSSREF, "title", _crossref_title)
 OPENALEX_TITLE = Tier(Method.OPENALEX_TITLE, Source.OPENALEX, Source.OPENALEX, "title", _openalex_title)
 PUBMED_TITLE = Tier(Method.PUBMED_TITLE, Source.NCBI, Source.PUBMED, "title", _pubmed_title)
+#: A reference read from a PDF: Crossref's search on the whole printed string (a reader's
+#: slip in the fields does not hide the paper; the verdict confirms a hit against the print).
+CROSSREF_REFERENCE = Tier(
+    Method.CROSSREF_REFERENCE, Source.CROSSREF, Source.CROSSREF, "reference", _crossref_reference
+)
 #: Every title tier, in the order one host takes them (PubMed's for biomedical entries).
-TITLE_TIERS = (S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE, PUBMED_TITLE)
+TITLE_TIERS = (S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE, PUBMED_TITLE, CROSSREF_REFERENCE)
 
 TITLE_HOSTS = tuple(dict.fromkeys(t.host for t in TITLE_TIERS))
 #: Keyword title searches of other hosts: they index what S2's keyword search would find.
@@ -234,8 +249,16 @@ _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
 def title_tiers(view: EntryView) -> list[Tier]:
-    """Title lookups for an entry, in the order one host takes them."""
-    return [t for t in TITLE_TIERS if t is not PUBMED_TITLE or looks_biomedical(view)]
+    """Title lookups for an entry, in the order one host takes them (a reference read from a
+    PDF: its whole printed string too; one with no title read: that alone)."""
+    if view.printed is not None and not view.title.strip():
+        return [CROSSREF_REFERENCE]
+    return [
+        t
+        for t in TITLE_TIERS
+        if (t is not PUBMED_TITLE or looks_biomedical(view))
+        and (t is not CROSSREF_REFERENCE or view.printed is not None)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,13 +278,18 @@ def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tie
     S2's title match (1/s): an entry waits for each tier before the next one is read, so the
     order is also the throughput of a title-only bibliography. S2's keyword search is only
     a fallback: asked when its title match failed, or when both other keyword searches
-    (OpenAlex, Crossref) failed. So a title that no source has costs one S2 request, not two."""
-    yield from KEYWORD_TIERS
-    yield S2_MATCH
-    if answers[S2_MATCH].outcome in _FAILED or all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
-        yield S2_SEARCH
-    if looks_biomedical(view):
-        yield PUBMED_TITLE
+    (OpenAlex, Crossref) failed. So a title that no source has costs one S2 request, not two.
+    A reference read from a PDF is then looked for by its whole printed string (Crossref),
+    the only search when no title was read."""
+    if view.title.strip():
+        yield from KEYWORD_TIERS
+        yield S2_MATCH
+        if answers[S2_MATCH].outcome in _FAILED or all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
+            yield S2_SEARCH
+        if looks_biomedical(view):
+            yield PUBMED_TITLE
+    if view.printed is not None:
+        yield CROSSREF_REFERENCE
 
 
 def next_title_step(
@@ -301,6 +329,8 @@ def chain_needs(*, has_value: bool, same: bool, conflicts: int, found_by_batch: 
 
 
 def title_cache_key(tier: Tier, view: EntryView) -> str:
+    if tier is CROSSREF_REFERENCE:  # the whole printed string is what was asked
+        return lookup_key(tier.source, tier.kind, printed_text(view))
     if tier is CROSSREF_TITLE:
         author = first_author_family(view) or ""
         return lookup_key(tier.source, tier.kind, f"{view.title} {author}".strip())

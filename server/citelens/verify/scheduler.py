@@ -775,7 +775,7 @@ class _Run:
         snap = self.snapshot
         if snap is None:
             return
-        todo = [e for e in self.entries if not e.done and e.view.title.strip()]
+        todo = [e for e in self.entries if not e.done and (e.view.title.strip() or e.view.printed)]
         for start in range(0, len(todo), 256):
             part = todo[start : start + 256]
             settled = await asyncio.to_thread(self._snapshot_verdicts, snap, part)
@@ -818,7 +818,7 @@ class _Run:
         for e in self.entries:
             if e.done:
                 continue
-            if not e.view.title.strip():
+            if not e.view.title.strip() and e.view.printed is None:
                 self.finish(e)
             elif not e.ids:
                 await self.add_to_pool(e)

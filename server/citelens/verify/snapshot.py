@@ -17,6 +17,7 @@ no second paper matches as well. Otherwise the APIs are asked, as without a snap
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from citelens.core.model import EntryView
@@ -28,6 +29,7 @@ from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import retraction
 from citelens.verify.identity import Identifiers
+from citelens.verify.match import printed
 from citelens.verify.match.compare import (
     CANDIDATE_FLOOR,
     contradicted_fields,
@@ -138,9 +140,13 @@ def _lookup(snap: Snapshot, method: str, records: list[PaperRecord]) -> Lookup:
 
 
 def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -> list[Answer] | None:
-    """The snapshot's answers for an entry when they settle it, else None (ask the APIs)."""
-    if not view.title.strip() or ids.s2:
+    """The snapshot's answers for an entry when they settle it, else None (ask the APIs). A
+    reference read from a PDF whose title does not settle it: the works whose title, first
+    authors and year its printed string holds (:func:`printed_search`)."""
+    if ids.s2:
         return None
+    if not view.title.strip():
+        return printed_search(snap, view) if view.printed is not None else None
     out: list[Answer] = []
     for f, method in _FIELDS.items():
         value = getattr(ids, f)
@@ -152,13 +158,42 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
         out.append((f, value, _lookup(snap, method, recs)))
     if out:
         return out
-    if not title_settles_before(snap, view):
+    hits: list[PaperRecord] = []
+    if title_settles_before(snap, view):
+        hits = [r for _s, r in snap.by_title(view.title, title_similarity, CANDIDATE_FLOOR)]
+    if not hits or not title_settles(view, hits, settings):
+        return printed_search(snap, view) if view.printed is not None else None
+    return [(None, view.title, _lookup(snap, Method.SNAPSHOT_TITLE, hits))]
+
+
+def printed_search(snap: Snapshot, view: EntryView) -> list[Answer] | None:
+    """Works of the snapshot that a PDF reference's printed string names (its title, first
+    authors and year are printed: ``verify/match/printed.confirms``), found by its title index
+    asked with each field of the print that could be the title; None when none is."""
+    if view.printed is None:
         return None
-    hits = snap.by_title(view.title, title_similarity, CANDIDATE_FLOOR)
-    recs = [r for _s, r in hits]
-    if not title_settles(view, recs, settings):
-        return None
-    return [(None, view.title, _lookup(snap, Method.SNAPSHOT_TITLE, recs))]
+    raw = view.printed.text
+    text = printed.folded(raw)
+
+    def score(_query: str, title: str) -> float:
+        return 1.0 if len(printed.compact(title)) >= 8 and printed.phrase(title, text) else 0.0
+
+    for segment in _title_like(raw):
+        found = [r for _s, r in snap.by_title(segment, score, 0.5, 5) if printed.confirms(raw, [r])]
+        if found:
+            return [(None, raw, _lookup(snap, Method.SNAPSHOT_REFERENCE, found))]
+    return None
+
+
+_FIELD_BREAK = re.compile(r"[“”\"]|(?<=[a-z0-9)?])[.?]\s+(?=[A-Z0-9“\"])|\(\s*(?:1[89]|20)\d\d[a-z]?\s*\)\.?")
+
+
+def _title_like(raw: str) -> list[str]:
+    """The fields of a printed reference that could be its title (between quotes, full stops
+    or the year in parentheses; three words or more), longest first, at most four."""
+    parts = [p.strip(" ,.;:") for p in _FIELD_BREAK.split(raw)]
+    fields = [p for p in parts if 3 <= len(p.split()) <= 60]
+    return sorted(fields, key=len, reverse=True)[:4]
 
 
 def snapshot_year(snap: Snapshot) -> int | None:

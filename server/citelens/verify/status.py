@@ -63,7 +63,13 @@ class Unverified(StrEnum):
     NOTHING_ASKED = "nothing_asked"
     DEADLINE = "deadline"  # the run reached verifyDeadlineS first
     INTERNAL_ERROR = "internal_error"
+    #: read from a PDF without confidence, and no source recognised its printed text: the
+    #: reader's failure, never the author's (stays so until the PDF changes)
+    UNREAD = "unread"
 
+
+#: Why a verdict stays UNVERIFIED until the entry (or the PDF) changes.
+_FOR_GOOD = frozenset({Unverified.NO_TITLE, Unverified.UNREAD})
 
 #: Codes in the audit trail that are not plain source outcomes.
 S2_NOT_FOUND = "S2_NOT_FOUND"
@@ -136,7 +142,7 @@ class Verification:
     def worth_retrying(self) -> bool:
         """UNVERIFIED for a reason a later run may not have (a source failed, the deadline, an
         internal error, offline): every UNVERIFIED verdict but one on an entry with no title."""
-        return self.status is Status.UNVERIFIED and self.unverified is not Unverified.NO_TITLE
+        return self.status is Status.UNVERIFIED and self.unverified not in _FOR_GOOD
 
     @property
     def klass(self) -> str | None:
@@ -220,6 +226,8 @@ class Verification:
             out["notices"] = [dict(n) for n in self.notices]
         if self.pointers:
             out["pointers"] = list(self.pointers)
+        if self.unverified is Unverified.UNREAD:  # the venue counts these apart
+            out["unverified"] = self.unverified.value
         return out
 
     @classmethod

@@ -12,6 +12,7 @@ deadline) are :func:`internal_error` and :func:`deadline_reached`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +27,7 @@ from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import classes, plan
 from citelens.verify.identity import Identifiers, identifiers
+from citelens.verify.match import printed
 from citelens.verify.match.compare import (
     CANDIDATE_FLOOR,
     compare,
@@ -209,7 +211,11 @@ def decide(
             **kw,
         )
 
-    if not view.title.strip():
+    if view.printed is not None:  # read from a PDF: the print is read with the answers
+        reading = printed.title_reading(view.printed, [r for a in asked for r in a.lookup.records])
+        if reading is not None:
+            view = dataclasses.replace(view, title=reading)
+    elif not view.title.strip():
         return make(
             Status.UNVERIFIED,
             "The entry has no title, so it cannot be checked against scholarly sources",
@@ -403,6 +409,11 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     said = {d.field for d in unresolved}
     found = [d for d in cmp.discrepancies if not (d.kind is Kind.IDENTIFIER and d.field in said)]
     found += unresolved
+    slipped = False
+    if view.printed is not None:  # a difference the print does not make is the reader's
+        read = printed.slips(view.printed, [match, *versions], found)
+        slipped = any(a is not b for a, b in zip(read, found, strict=True))
+        found = read
     if (
         any(a.lookup.source == Source.S2 and a.lookup.outcome is Outcome.NOT_FOUND for a in asked)
         and match.source != Source.S2
@@ -418,7 +429,22 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     # every source that holds the paper, in the defined order: the same words whichever
     # answered first (the record compared against is still the best match)
     where = ", ".join(source_list(r.source for _, r in same))
-    if found:
+    serious = any(d.severity.rank >= Severity.WARNING.rank for d in found)
+    if serious and view.printed is not None and not view.printed.confident:
+        # fields not read with confidence, differences the print does not explain: the
+        # reader's failure, not the author's (never an accusation from a misread)
+        return (
+            Status.UNVERIFIED,
+            printed.unread_summary(view.printed),
+            dict(candidates=[match, *versions][:MAX_CANDIDATES], unverified=Unverified.UNREAD),
+        )
+    if slipped and not serious:
+        status, summary = (
+            Status.VERIFIED,
+            f"Verified in {where}: {_describe(match)} (the differences are the PDF reader's: "
+            f"the printed reference has the paper's)",
+        )
+    elif found:
         shown = "; ".join(d.message for d in found[:2])
         more = f" (+{len(found) - 2} more)" if len(found) > 2 else ""
         status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
@@ -454,6 +480,13 @@ def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
             Status.UNVERIFIED,
             "Not verified: no source was asked",
             dict(unverified=Unverified.NOTHING_ASKED),
+        )
+    view = ans.view
+    if view.printed is not None and not view.printed.confident:  # the reader's failure, not a miss
+        return (
+            Status.UNVERIFIED,
+            printed.unread_summary(view.printed),
+            dict(candidates=cands, unverified=Unverified.UNREAD),
         )
     dead = [f for f in _FIELD_ORDER if getattr(ids, f) and any(a.field == f for a in asked)]
     closest = f"; closest candidate: {_describe(cands[0])}" if cands else ""

@@ -19,7 +19,7 @@ from citelens.core.codes import Code
 from citelens.core.dockind import kind_of
 from citelens.core.findings import Finding, make_finding
 from citelens.core.identifiers import doi_in
-from citelens.core.model import BibEntry, BibFile, EntryView
+from citelens.core.model import BibEntry, BibFile, EntryView, Span
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import entry_view
@@ -205,14 +205,14 @@ async def run_check(
     paths, pdfs = split_paths(paths)
     projects = collect_projects(store, paths, settings) if paths else []
     findings: list[Finding] = []
+    analyses = [analyze(store, project, settings) for project in projects]
     if pdfs:
-        pdf_projects, not_read, result.printed = await read_pdfs(store, pdfs, settings)
-        projects.extend(pdf_projects)
+        read, not_read, result.printed = await read_pdfs(store, pdfs, settings, pipeline.pdf_readers())
+        analyses.extend(read)
         findings.extend(not_read)
     bibs: dict[str, BibFile] = {}
     cited_first: dict[str, None] = {}
-    for project in projects:
-        a = analyze(store, project, settings)
+    for a in analyses:
         result.analyses.append(a)
         findings.extend(a.findings)
         for bib in a.bibs:
@@ -355,7 +355,9 @@ async def _verify(
     by_entry: dict[int, EntryView] = {}
     for e in order:
         mine = owner.get((e.path, e.key))
-        view = entry_view(e, mine.first if mine is not None else {})
+        source = result.printed.get(e.path)  # read from a PDF: an entry from the start
+        printed = source.view(e.span.start) if source is not None else None
+        view = printed if printed is not None else entry_view(e, mine.first if mine is not None else {})
         by_entry[id(e)] = view
         name = e.key if e.key not in asked else _unused_name(e.key, taken)
         asked[name] = e
@@ -368,14 +370,12 @@ async def _verify(
                 views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
             )
         )
-    if result.printed:  # references read from a PDF: checked against the string as printed
-        got = await _confirm_printed(result, asked, got, settings, pipeline)
     result.verifications = {}
     for name, e in asked.items():
         v = got.get(name)
         if v is not None:
             result.verifications[(e.path, e.key)] = v if v.key == e.key else dataclasses.replace(v, key=e.key)
-    out: list[Finding] = []
+    out = _mostly_unread(result, settings)
     for a in result.analyses:  # each project's findings from its own entries' verdicts
         verdicts = {k: v for k, e in a.first.items() if (v := result.verdict(e)) is not None}
         if verdicts:
@@ -395,23 +395,22 @@ def _unused_name(key: str, taken: set[str]) -> str:
     return name
 
 
-async def _confirm_printed(
-    result: CheckResult,
-    asked: dict[str, BibEntry],
-    got: dict[str, Any],
-    settings: Settings,
-    pipeline: Pipeline,
-) -> dict[str, Any]:
-    from citelens.verify.printed import confirm_printed
+def _mostly_unread(result: CheckResult, settings: Settings) -> list[Finding]:
+    """PDF_NOT_READ for a PDF most of whose references could not be read (REFERENCE_NOT_READ):
+    such a paper is not read, and never passes as a clean one."""
+    from citelens.verify.status import Unverified
 
-    raws = {}
-    for name, e in asked.items():
-        source = result.printed.get(e.path)
-        ref = source.at(e.span.start) if source is not None else None
-        if ref is not None:
-            raws[name] = ref.text
-    if not raws:
-        return got
-    return await confirm_printed(
-        raws, got, pipeline.sources(), pipeline.cache(), settings, pipeline.snapshot()
-    )
+    out = []
+    for path, source in result.printed.items():
+        n = len(source.references)
+        unread = sum(
+            1
+            for r in source.references
+            if getattr(result.verifications.get((path, r.label)), "unverified", None) is Unverified.UNREAD
+        )
+        if n and unread * 2 > n:
+            why = f"PDF not read: {unread} of its {n} references could not be read with confidence"
+            f = make_finding(settings, path, Code.PDF_NOT_READ, why, Span(0, 0))
+            if f is not None:
+                out.append(f)
+    return out

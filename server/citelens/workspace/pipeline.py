@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,16 @@ class Pipeline:
         self._cache: VerificationCache | None = None
         self._snapshot: Snapshot | None = None
         self._snapshot_opened = False
+        self._pdf_readers: asyncio.Semaphore | None = None
+
+    def pdf_readers(self) -> asyncio.Semaphore:
+        """How many PDFs the process reads at once (setting ``pdfReaders``; 0: as many as the
+        machine has cores): one limit for every check and every paper of a venue, each
+        reader a child process of up to 1.5 GB."""
+        if self._pdf_readers is None:
+            n = self.settings.pdf_readers if self.settings.pdf_readers > 0 else (os.cpu_count() or 1)
+            self._pdf_readers = asyncio.Semaphore(max(1, n))
+        return self._pdf_readers
 
     def configure(self, settings: Settings) -> None:
         """New settings: the cache and snapshot are opened again when next needed (the

@@ -47,6 +47,7 @@ from citelens.workspace.venue_evidence import (
     FABRICATED,
     RETRACTED,
     UNCHECKED,
+    UNREAD,
     entry_class,
     evidence,
     paper_heading,
@@ -175,6 +176,8 @@ def paper_summary(
     not_read = [
         str(d.get("message")) for d in report.get("diagnostics") or [] if d.get("code") == Code.PDF_NOT_READ
     ]
+    # references a PDF's reader could not read: counted apart (a PDF mostly so is PDF_NOT_READ)
+    unread = sum(1 for e in entries if e.get("unverified") == UNREAD)
     summary = report.get("summary") or {}
     return {
         "paper": paper.name,
@@ -188,6 +191,7 @@ def paper_summary(
         "statuses": dict(sorted(statuses.items())),
         "classes": classes,
         "likely_fabricated": classes[FABRICATED],
+        "unread": unread,
         # problems by severity, for --fail-on across the venue
         "severity": {k: int(summary.get(k, 0)) for k in SEVERITY_COUNT.values()},
         "findings": findings,

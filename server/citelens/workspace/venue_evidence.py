@@ -34,6 +34,9 @@ __all__ = ["CLASSES", "FABRICATED", "RETRACTED", "UNCHECKED", "WRONG_METADATA"]
 
 RETRACTED = "retracted"
 UNCHECKED = "unchecked"
+#: ``Verification.unverified`` of a reference read from a PDF that could not be read
+#: (REFERENCE_NOT_READ): counted apart, never "a source could not be asked".
+UNREAD = "unread"
 CLASSES = (FABRICATED, WRONG_METADATA, RETRACTED, UNCHECKED)
 #: The closest record is shown under a finding only from this title similarity up.
 CLOSE = 0.75
@@ -44,8 +47,8 @@ _RANK = {"found": 3, "not_found": 2, "failed": 1, "unavailable": 0}
 
 def entry_class(entry: dict[str, Any]) -> str | None:
     """The venue class of an entry of a paper's report (None: nothing to report)."""
-    if entry.get("status") == "UNVERIFIED":
-        return UNCHECKED
+    if entry.get("status") == "UNVERIFIED":  # a reference a PDF's reader could not read: apart
+        return None if entry.get("unverified") == UNREAD else UNCHECKED
     klass = entry.get("class")
     return klass if klass in (FABRICATED, WRONG_METADATA) else None
 

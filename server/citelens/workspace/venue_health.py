@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from citelens.core.findings import Severity
 from citelens.core.source_names import source_name
 from citelens.workspace.report import FAIL_ON, SEVERITY_COUNT
+from citelens.workspace.venue_evidence import UNREAD
 
 if TYPE_CHECKING:
     from citelens.core.settings import Settings
@@ -51,6 +52,7 @@ class BatchHealth:
         self.references = 0
         self.not_found = 0
         self.unchecked = 0
+        self.unread = 0  # references read from a PDF that could not be read
         self.local = 0  # references the snapshot answered, no request
         self.recent: deque[bool] = deque(maxlen=window)
         self.jump: str | None = None
@@ -64,7 +66,9 @@ class BatchHealth:
             self.references += 1
             miss = status == "NOT_FOUND" and not e.get("informational")
             self.not_found += miss
-            self.unchecked += status == "UNVERIFIED"
+            unread = status == "UNVERIFIED" and e.get("unverified") == UNREAD
+            self.unchecked += status == "UNVERIFIED" and not unread
+            self.unread += unread
             self.local += str(e.get("method") or "").startswith("snapshot_")
             chash = str(e.get("content_hash") or "")
             if chash and chash in self.seen:
@@ -138,6 +142,7 @@ class BatchHealth:
             "references": self.references,
             "not_found": self.not_found,
             "unchecked": self.unchecked,
+            "unread": self.unread,
             "answered_locally": self.local,
             "sources": {
                 s: {

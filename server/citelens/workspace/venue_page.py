@@ -158,7 +158,9 @@ def _meta(run: dict[str, Any]) -> list[str]:
         f"{int(run.get('papers_done', 0))} of {int(run.get('papers_total', 0))} papers done. "
         f"Sources that answered (references answered/asked): {answered or 'none asked'}. "
         f"<b>{int(health.get('unchecked', 0))}</b> references could not be checked "
-        f"(UNVERIFIED: a source could not be asked; not a finding){cleared}.</p>"
+        f"(UNVERIFIED: a source could not be asked; not a finding); "
+        f"<b id=unread>{int(health.get('unread', 0))}</b> references could not be read from their "
+        f"PDFs (not a finding){cleared}.</p>"
     )
     return parts
 
@@ -170,13 +172,16 @@ def index_html(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
         for k, n in _classes(r).items():
             totals[k] += n
     refs = sum(int(r.get("entries", 0)) for r in rows)
+    unread_papers = sum(1 for r in rows if r.get("not_read"))
     out = [
         "<!doctype html><html lang=en><meta charset='utf-8'>"
         "<meta name=viewport content='width=device-width'><title>CiteLens venue report</title>",
         f"<style>{_STYLE}</style>",
         "<h1>CiteLens venue report</h1>",
         *_meta(run),
-        f"<p>{len(rows)} papers, {refs} references. Counts by class across the venue (click to filter "
+        f"<p>{len(rows)} papers, {refs} references; <b id=not-read>{unread_papers}</b> papers not read "
+        "(their references were not all checked: never counted as clean). "
+        "Counts by class across the venue (click to filter "
         "the papers):</p><div class=counts>",
         *(
             f"<button data-k='{_DATA[k]}' class='{k}'>{_e(label)}: <b id='total-{k}'>{totals[k]}</b></button>"
@@ -221,11 +226,17 @@ def index_html(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
             f"data-retracted='{c[RETRACTED]}' data-unchecked='{c[UNCHECKED]}'"
         )
         heading = f"<b>{_e(title)}</b><div class=s>{_e(authors)}</div>" if title else ""
+        # a paper not read is never shown as a clean "0 (0%)"
+        fabricated = (
+            f"<b>{c[FABRICATED]}</b> ({share:.0%})"
+            if not r.get("not_read") or c[FABRICATED]
+            else "<b class=alarm>not read</b>"
+        )
         out.append(
             f"<tr><td {data}>{i}</td><td><a href='{_e(page_name(r), quote=True)}'>"
             f"{heading or _e(str(r['paper']))}</a><div class='s folder'>{_e(str(r['paper']))} · "
             f"from {_e(str(r.get('read_from') or 'the sources'))}</div></td>"
-            f"<td class=n>{n}</td><td class=n><b>{c[FABRICATED]}</b> ({share:.0%})</td>"
+            f"<td class=n>{n}</td><td class=n>{fabricated}</td>"
             f"<td class=n>{c[WRONG_METADATA]}</td><td class=n>{c[RETRACTED]}</td>"
             f"<td class=n>{c[UNCHECKED]}</td><td>{''.join(top)}</td></tr>"
         )

@@ -133,6 +133,11 @@ class PaperWalls:
             real = os.path.join(real_folder, name)
         return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
 
+    def seconds_left(self) -> float:
+        """What is left of the paper's time budget (negative: over it); a PDF's reading is
+        stopped then (``workspace/pdfs.py``)."""
+        return self.budget.seconds - (self.clock() - self.started)
+
     def walked_enough(self, seen: int) -> bool:
         """A walk of the paper's folder that has seen ``seen`` files may stop: more than
         the paper may read (noted)."""

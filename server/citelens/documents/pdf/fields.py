@@ -19,7 +19,7 @@ Printed references come in a few shapes, and the reader tries them in this order
 
 :attr:`Fields.confident` says whether the reading is one to accuse on: a title of two
 words or more that reads like a title, names that read like names, a year. A reference
-read without confidence is never called "not found" on its fields (``verify/printed.py``:
+read without confidence is never called "not found" on its fields (``verify/match/printed.py``:
 "could not read", with its printed text). A slip costs nothing worse than a weaker
 search: verification confirms a paper by the whole printed string, not by these fields
 alone.
@@ -61,7 +61,7 @@ _INVERTED = re.compile(
 )
 #: The year as a sentence of its own after the authors: "2021." / "2021a." / ", 2021." / "(2021)."
 _YEAR_SENTENCE = re.compile(r"^[,;]?\s*\(?(1[89]\d\d|20\d\d)([a-z])?\)?[.,:](?:\s+|$)")
-_TITLE_GOES_ON = re.compile(r",\s*(?!in:|pp\.|vol\.)[a-z]")
+_TITLE_GOES_ON = re.compile(r",\s*(?!in:|in\s+[A-Z0-9]|and\s+[A-Z]|pp\.|vol\.)[a-z]")
 _IN_VENUE = re.compile(r",\s+(?:in:|In:?)\s+(?=[A-Z0-9])")
 _SPLIT_NAMES = re.compile(r"\s*(?:,\s*and\s+|\s+and\s+|\s*&\s*|;\s*|,\s*)\s*")
 
@@ -137,7 +137,6 @@ def _comma_style(text: str) -> tuple[int, int] | None:
     only): (where the title starts, where it ends), or None."""
     pos = 0
     names = 0
-    initials = False  # the names read so far have initials: so must the next ones
     for m in re.finditer(r",\s*(?:and\s+)?|\s+and\s+", text):
         chunk = text[pos : m.start()].strip()
         if names and re.fullmatch(r"et\s*al\.?", chunk):  # "…, T. Reddy, et al., Title, …"
@@ -147,11 +146,9 @@ def _comma_style(text: str) -> tuple[int, int] | None:
         if (
             _PERSON.fullmatch(chunk)
             and (dotted or len(chunk.split()) <= 3)
-            and (dotted or not initials)
             and (dotted or len(chunk.split()) >= 2 or names == 0)
         ):
             names += 1
-            initials |= dotted
             pos = m.end()
             continue
         break
@@ -279,10 +276,12 @@ _NOT_TITLE = re.compile(
 
 def _confident(f: Fields) -> bool:
     """Whether the reading is one to accuse on: a title of two to sixty words that does not
-    read as a venue, a year or page numbers, names that read as names, and a year."""
+    read as a venue, a year or page numbers nor end at a line-end hyphen (the reference was
+    cut), names that read as names, and a year."""
     words = f.title.split()
     return (
         2 <= len(words) <= 60
+        and not f.title.endswith(("-", "\u00ad"))  # a reference cut at a line end
         and _NOT_TITLE.search(f.title) is None
         and f.year is not None
         and _names_look_right(f.authors)

@@ -1,6 +1,6 @@
-"""A PDF to its printed references, or one line saying why they cannot be read; the
-references as BibTeX text for the engine (each entry's key is replaced by its printed label
-once parsed, see ``workspace/check.py``).
+"""A PDF to its printed references, or one line saying why they cannot be read; each
+reference as the entry the engine verifies (:func:`printed_view`: its printed label as key,
+the fields read, the reference as printed), with no BibTeX written and parsed again.
 """
 
 from __future__ import annotations
@@ -9,11 +9,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citelens.documents.pdf.extract import extract_lines
+from citelens.core.identifiers import normalize_arxiv, normalize_doi
+from citelens.core.model import EntryView, PrintedReference
+from citelens.documents.bibtex.names import author_list
+from citelens.documents.pdf.extract import TIMEOUT_S, extract_lines
 from citelens.documents.pdf.fields import Fields, read_fields
 from citelens.documents.pdf.layout import Printed, split_references
 
 PDF_SUFFIXES = frozenset({".pdf"})
+#: Marks a hyphen printed at a line end (``layout.join_lines``): the verdict judges it.
+SOFT_HYPHEN = "\u00ad"
 _BOOKISH = re.compile(r"\b(?:press|publishers?|springer|wiley|elsevier|mit press|o'reilly|addison)\b", re.I)
 _THESIS = re.compile(
     r"\b(?:ph\.?\s?d\.?|doctoral|master'?s?)\s+(?:thesis|dissertation)\b|\bdissertation\b", re.I
@@ -33,9 +38,10 @@ class PdfReading:
     error: str | None = None  # why the references could not be read (one line)
 
 
-def read_pdf(path: str) -> PdfReading:
-    """The printed references of the PDF at ``path`` (blocking: a child process reads it)."""
-    ext = extract_lines(path)
+def read_pdf(path: str, timeout: float = TIMEOUT_S) -> PdfReading:
+    """The printed references of the PDF at ``path`` (blocking: a child process reads it,
+    stopped after ``timeout`` seconds)."""
+    ext = extract_lines(path, timeout)
     if ext.error is not None:
         return PdfReading(path, pages=ext.pages, error=ext.error)
     if ext.chars == 0:
@@ -56,13 +62,26 @@ def read_pdf(path: str) -> PdfReading:
     return PdfReading(path, refs, ext.pages)
 
 
+def one_reading(text: str) -> str:
+    """``text`` with each hyphen printed at a line end (U+00AD) read one way, before the
+    candidates are known: dropped before a lower-case letter ("gen-eralised"), kept before
+    anything else ("Lomb-Scargle"). The verdict reads both against the candidates' titles
+    (``verify/match/printed.title_reading``)."""
+    return _SOFT_BEFORE_LOWER.sub("", text).replace(SOFT_HYPHEN, "-")
+
+
+_SOFT_BEFORE_LOWER = re.compile("\u00ad(?=[a-z])")
+
+
 def _value(text: str) -> str:
+    """A name as the name parser reads it: braces and backslashes (which a printed name never
+    means as markup) left out, spaces collapsed."""
     return " ".join(text.replace("{", "(").replace("}", ")").replace("\\", " ").split())
 
 
 def entry_type(f: Fields, text: str) -> str:
-    """The BibTeX type a printed reference reads as (a book, a thesis, a report: a miss
-    is information, as for a .bib)."""
+    """The type a printed reference reads as (a book, a thesis, a report: a miss is
+    information, as for a .bib)."""
     if _THESIS.search(text):
         return "phdthesis"
     if _REPORT.search(text):
@@ -76,26 +95,40 @@ def entry_type(f: Fields, text: str) -> str:
     return "article"
 
 
-def entry_text(n: int, ref: Printed) -> str:
-    """One reference as a BibTeX entry (key ``refN``)."""
-    f = read_fields(ref.text)
-    names = [_value(a) for a in f.authors]
-    if f.authors_cut:
-        names.append("others")
-    fields: list[tuple[str, str]] = [
-        ("title", _value(f.title)),
-        ("author", " and ".join(names)),
-        ("year", f.year_label[:4] if f.year else ""),
-        ("journal", _value(f.venue)),
-        ("doi", f.doi or ""),
-        ("eprint", f.arxiv or ""),
-        ("archiveprefix", "arXiv" if f.arxiv else ""),
-        ("url", _value(f.url or "") if not f.doi and not f.arxiv else ""),
-    ]
-    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
-    return f"@{entry_type(f, ref.text)}{{ref{n},\n{body}\n}}\n"
+def printed_view(key: str, ref: Printed, f: Fields | None = None) -> EntryView:
+    """One printed reference as the entry the engine verifies: its label as key, the fields
+    read from it (``fields.py``) and the reference as printed (``EntryView.printed``), which
+    the verdict reads too. No BibTeX is written or parsed on the way."""
+    f = read_fields(ref.text) if f is None else f
+    authors, _ = author_list(" and ".join(_value(a) for a in f.authors))
+    title = one_reading(f.title)
+    return EntryView(
+        key=key,
+        entry_type=entry_type(f, ref.text),
+        title=title,
+        authors=authors,
+        authors_truncated=f.authors_cut,
+        year=f.year,
+        venue=f.venue,
+        doi=normalize_doi(f.doi) if f.doi else None,
+        arxiv_id=normalize_arxiv(f.arxiv) if f.arxiv else None,
+        pmid=None,
+        s2_id=None,
+        url=f.url if not f.doi and not f.arxiv else None,
+        printed=PrintedReference(ref.text, ref.page, f.confident, f.title),
+    )
 
 
-def to_bibtex(refs: list[Printed]) -> str:
-    """The references as BibTeX text, one entry each (``ref1``, ``ref2``, … in printed order)."""
-    return "\n".join(entry_text(n, r) for n, r in enumerate(refs, 1))
+def printed_fields(f: Fields) -> dict[str, str]:
+    """The fields read, by BibTeX name, as a report shows an entry's fields."""
+    names = [_value(a) for a in f.authors] + (["others"] if f.authors_cut else [])
+    fields = {
+        "title": one_reading(f.title),
+        "author": " and ".join(names),
+        "year": f.year_label[:4] if f.year else "",
+        "journal": f.venue,
+        "doi": f.doi or "",
+        "eprint": f.arxiv or "",
+        "url": (f.url or "") if not f.doi and not f.arxiv else "",
+    }
+    return {k: v for k, v in fields.items() if v}

@@ -27,6 +27,7 @@ from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import disagreement_is_information
+from citelens.verify.match import printed
 from citelens.verify.match.authors import compare_authors
 from citelens.verify.match.discrepancy import FABRICATED, Discrepancy, Kind, source_of
 from citelens.verify.match.titles import (
@@ -165,6 +166,7 @@ class MatchReason(StrEnum):
     TITLE = "title"  # a verified-level title
     IDENTIFIER = "identifier"  # a candidate-level title and a shared DOI, arXiv id, PMID or S2 id
     AUTHORS_YEAR = "authors_year"  # a candidate-level title, authors and year not contradicting
+    PRINTED = "printed"  # read from a PDF: its title, first authors and year are in the print
 
 
 def match_reason(
@@ -179,6 +181,8 @@ def match_reason(
     score = record_title_similarity(view.title, record.title or "")
     if score >= verified:
         return MatchReason.TITLE
+    if view.printed is not None and printed.confirms(view.printed.text, [record]):
+        return MatchReason.PRINTED  # whatever title the PDF reader made of the print
     if score < candidate:
         return None
     if _shares_identifier(view, record):
@@ -201,9 +205,13 @@ def is_confident_match(
 
 
 def identifier_conflict(view: EntryView, record: PaperRecord, threshold: float = CANDIDATE_THRESHOLD) -> bool:
-    """The entry's identifier resolved to ``record`` but its title is another paper's."""
+    """The entry's identifier resolved to ``record`` but its title is another paper's (for a
+    reference read from a PDF: and the print does not name ``record``'s paper)."""
     if not view.title.strip() or not (record.title or "").strip():
         return False
+    read = view.printed
+    if read is not None and (not read.confident or printed.names_paper(read, [record])):
+        return False  # a title not read with confidence says nothing against the identifier
     return record_title_similarity(view.title, record.title) < threshold
 
 

@@ -1,45 +1,38 @@
-"""References read from a PDF: a reader's slip is never the author's fault.
+"""References read from a PDF: what the print itself says, read by the verdict.
 
 A printed reference is one string; the fields read from it (``documents/pdf/fields.py``)
 may be cut or shifted (a title broken at a page, a name split by a hyphen, a venue read
-into the title). So the verdict the engine reached from those fields is checked once more
-against the string as printed:
+into the title). The verdict (:func:`citelens.verify.verdict.decide`, the one writer of a
+``Verification``) reads the string as printed besides the fields (``EntryView.printed``),
+with these pure functions; the plan asks for it too (Crossref's ``query.bibliographic`` on
+the whole string, the snapshot's title index: ``verify/plan.py``, ``verify/snapshot.py``):
 
-- candidates: the papers the engine found by the title read (its match, the match's other
-  versions, its close candidates), then Crossref's answer to the whole string
-  (``query.bibliographic``, :func:`citelens.sources.crossref.search_reference`, cached like
-  every lookup);
-- a candidate is **confirmed** when its title (or any version's; a subtitle may be left
-  out), the family names of its first authors (the first alone when the print says "et
-  al.") and its year (any version's) all appear in the printed string, compared as
-  letters and digits only, accents folded;
-- a confirmed paper turns NOT_FOUND (and an entry with no title read) into VERIFIED; a
-  discrepancy whose true value (the paper's title, authors, year, venue, DOI, arXiv id) is
-  in the printed string is the reader's slip: information, "as read from the PDF"; a
-  verdict whose every warning is such a slip is VERIFIED;
+- a candidate is **confirmed** (:func:`confirms`) when its title (or any version's; a
+  subtitle may be left out), the family names of its first authors (the first alone when
+  the print says "et al.") and its year (any version's) all appear in the printed string,
+  compared as letters and digits only, accents folded: it is the entry's paper, whatever
+  title was read, so a reference without a title read is still checked;
+- a discrepancy whose true value (the paper's title, authors, year, venue, DOI, arXiv id)
+  is in the printed string is the reader's slip (:func:`slips`): information, "as read
+  from the PDF"; a verdict whose every warning is such a slip is VERIFIED;
+- a reference whose fields were not read with confidence and that no candidate confirms is
+  "could not read", with its printed text (:func:`unread_summary`), never NOT_FOUND;
 - anything else stands: a title no candidate has, authors or a year the print gets wrong,
   a DOI that names another paper are the author's, as for a .bib.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Sequence
 
 from citelens.core.accents import strip_accents
 from citelens.core.fields import Field
 from citelens.core.findings import Severity
-from citelens.core.settings import Settings
-from citelens.snapshot.store import Snapshot, SnapshotError
-from citelens.sources import crossref
-from citelens.sources.methods import Method
-from citelens.sources.records import Outcome, PaperRecord
-from citelens.sources.transport import Sources
-from citelens.verify import plan
-from citelens.verify.cache import VerificationCache, lookup_key
-from citelens.verify.status import AuditStep, Discrepancy, Status, Unverified, Verification
+from citelens.core.model import PrintedReference
+from citelens.sources.records import PaperRecord
+from citelens.verify.match.discrepancy import Discrepancy
 
 AS_READ = "as read from the PDF"
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -76,6 +69,12 @@ def family_of(display: str) -> str:
 def folded(text: str) -> str:
     """``text`` lower case, accents folded, "&" spelt "and": what :func:`_phrase` searches."""
     return strip_accents(text).lower().replace("&", " and ")
+
+
+def phrase(title: str, text: str) -> bool:
+    """Whether ``title`` is a field of the folded printed ``text`` (:func:`folded`): its
+    letters and digits in order, at a field's boundaries (:func:`_phrase_at`)."""
+    return _phrase(title, text, whole=True)
 
 
 def _phrase(words: str, text: str, *, whole: bool, colon_after: bool = True) -> bool:
@@ -261,186 +260,61 @@ def _serious(d: Discrepancy) -> bool:
     return d.severity.rank >= Severity.WARNING.rank
 
 
-def reconcile(
-    v: Verification,
-    raw: str,
-    found: list[PaperRecord],
-    step: AuditStep | None = None,
-    from_snapshot: frozenset[int] = frozenset(),
-) -> Verification:
-    """The verdict on a printed reference, from the engine's verdict ``v`` on the fields read
-    and ``found`` (the papers the whole string found, best first)."""
-    audit = [*v.audit, step] if step is not None else v.audit
-    if v.status in (Status.PARTIAL, Status.VERIFIED) and v.match is not None:
-        paper = [v.match, *v.versions]
-        if not any(_serious(d) for d in v.discrepancies) or not confirms(raw, paper):
-            return v
-        ds = [
-            _as_read(d) if _serious(d) and _true_value_printed(d, paper, raw) else d for d in v.discrepancies
-        ]
-        if any(_serious(d) for d in ds):
-            return dataclasses.replace(v, discrepancies=ds)
-        summary = f"{v.summary} (the differences are the PDF reader's: the printed reference has the paper's)"
-        return dataclasses.replace(v, status=Status.VERIFIED, discrepancies=ds, summary=summary)
-    if v.status is Status.DOI_MISMATCH:
-        # the identifier's own paper is the one printed: the title read was the slip
-        paper = [r for r in (v.match, *v.versions) if r is not None]
-        if paper and (confirms(raw, paper) or _identified_and_printed(raw, paper)):
-            return dataclasses.replace(
-                v,
-                status=Status.VERIFIED,
-                summary=f"Verified in {paper[0].source}: the printed identifier names this paper, and its "
-                f"title, authors and year are printed ({AS_READ}: the title read from the PDF differed)",
-                discrepancies=[_as_read(d) for d in v.discrepancies],
-                right_papers=[],
-            )
-        return v
-    undecided = v.status is Status.UNVERIFIED and v.unverified is Unverified.NO_TITLE
-    if v.status is not Status.NOT_FOUND and not undecided:
-        return v  # UNVERIFIED: a source failed
-    for cand in [*v.candidates, *found]:
-        if confirms(raw, [cand]):
-            return dataclasses.replace(
-                v,
-                status=Status.VERIFIED,
-                summary=f"Verified in {cand.source}: its title, authors and year are printed in the "
-                f"reference ({AS_READ}, found by the whole printed reference)",
-                match=cand,
-                score=1.0,
-                method=_method_of(cand, found, from_snapshot, v.method),
-                discrepancies=[],
-                audit=audit,
-                unverified=None,
-                informational=False,
-            )
-    return dataclasses.replace(v, audit=audit) if step is not None else v
+def names_paper(printed: PrintedReference, paper: Sequence[PaperRecord]) -> bool:
+    """Whether the print names the paper whose records are ``paper`` (its best record
+    first): its title, first authors and year are printed (:func:`confirms`), or, for the
+    paper a printed identifier names, its title starts a field of the print and its first
+    authors and year are printed. Then an identifier read from the print is the paper's,
+    whatever title the reader made of the rest."""
+    records = list(paper)
+    return confirms(printed.text, records) or _identified_and_printed(printed.text, records)
 
 
-async def _reference_search(
-    raw: str, sources: Sources, cache: VerificationCache, settings: Settings
-) -> tuple[list[PaperRecord], AuditStep | None]:
-    key = lookup_key("crossref", "reference", raw)
-    hit = cache.get(key)
-    cached = hit is not None
-    if hit is None:
-        if settings.offline:
-            return [], None
-        hit = await crossref.search_reference(sources.crossref, raw)
-        cache.put(key, hit)
-    step = AuditStep(Method.CROSSREF_REFERENCE, hit.source, hit.outcome.value, hit.detail, cached)
-    return (hit.records if hit.outcome is Outcome.FOUND else []), step
+def slips(
+    printed: PrintedReference, paper: Sequence[PaperRecord], ds: Sequence[Discrepancy]
+) -> list[Discrepancy]:
+    """The discrepancies between the fields read and the paper, each warning whose true value
+    (the paper's title, authors, year, venue, identifier) is in the printed string made the
+    reader's slip: information, "as read from the PDF". Only for a paper the print names
+    (:func:`confirms`); what the print itself gets wrong stays the author's."""
+    records = list(paper)
+    if not any(_serious(d) for d in ds) or not confirms(printed.text, records):
+        return list(ds)
+    return [_as_read(d) if _serious(d) and _true_value_printed(d, records, printed.text) else d for d in ds]
 
 
-def _cut_short(raw: str, record: PaperRecord) -> bool:
-    """A candidate whose title starts a field of the print and goes on there (a source cut it
-    short: "Early and Reliable Event Detection" for "... Event Detection Using ..."), with
-    its first authors and year printed: worth asking for its full title."""
-    text = folded(raw)
+def is_slip(d: Discrepancy) -> bool:
+    """A discrepancy :func:`slips` made the reader's."""
+    return d.message.endswith(f"({AS_READ})")
+
+
+def title_reading(printed: PrintedReference, records: Sequence[PaperRecord]) -> str | None:
+    """The title read, each hyphen printed at a line end (U+00AD) read as the candidates'
+    titles write it: kept when one of them writes the compound with a hyphen or a space
+    ("edge-exchangeable"), dropped when none does ("gen-eralised": "generalised"); judged
+    against the candidates, not a dictionary. None when the title has no such hyphen."""
+    if "\u00ad" not in printed.title:
+        return None
+    titles = [folded(r.title) for r in records if r.title]
+
+    def one(m: re.Match[str]) -> str:
+        left, right = m.group(1).lower(), m.group(2).lower()
+        kept = any(f"{left}-{right}" in t or f"{left} {right}" in t or f"{left}‐{right}" in t for t in titles)
+        return f"{m.group(1)}-{m.group(2)}" if kept else m.group(1) + m.group(2)
+
+    return _MARKED.sub(one, printed.title).replace("\u00ad", "")
+
+
+_MARKED = re.compile(r"(\w+)\u00ad(\w+)")
+
+
+def unread_summary(printed: PrintedReference) -> str:
+    """The verdict's words for a reference whose fields could not be read with confidence
+    and that no source confirmed from its printed text: the reader's failure, not the
+    author's. The printed text is said, so a person can look."""
+    text = printed.text.replace("\u00ad", "")
+    shown = text if len(text) <= 300 else text[:299] + "…"
     return (
-        len(record.title.split()) >= 3
-        and re.search(_field_start(record.title), text) is not None
-        and _authors_printed(record, raw, text)
-        and _year_printed([record], raw)
+        "Could not read this reference's title, names and year from the PDF with confidence, "
+        f"and no source recognised its printed text: “{shown}” (page {printed.page})"
     )
-
-
-async def _full_versions(
-    raw: str, candidates: list[PaperRecord], sources: Sources, cache: VerificationCache, settings: Settings
-) -> list[PaperRecord]:
-    """The full records (arXiv by id, else Crossref by DOI) of the candidates a source may
-    have cut short (:func:`_cut_short`), at most two, cached like every lookup."""
-    out: list[PaperRecord] = []
-    for c in [c for c in candidates if _cut_short(raw, c)][:2]:
-        if c.arxiv_id:
-            tier, value = plan.ARXIV_IDS, c.arxiv_id
-        elif c.doi:
-            tier, value = (plan.DOI_CSL if plan.is_datacite(c.doi) else plan.CROSSREF_DOI), c.doi
-        else:
-            continue
-        key = lookup_key(tier.source, tier.kind, value)
-        hit = cache.get(key)
-        if hit is None and not settings.offline:
-            hit = (await tier.ask(sources, [value])).get(value)
-            if hit is not None:
-                cache.put(key, hit)
-        if hit is not None and hit.outcome is Outcome.FOUND:
-            out.extend(hit.records)
-    return out
-
-
-def _method_of(
-    cand: PaperRecord, found: list[PaperRecord], from_snapshot: frozenset[int], default: str
-) -> str:
-    if not any(cand is f for f in found):
-        return default
-    return Method.SNAPSHOT_REFERENCE if id(cand) in from_snapshot else Method.CROSSREF_REFERENCE
-
-
-def _wants_search(v: Verification) -> bool:
-    if v.status is Status.NOT_FOUND:
-        return True
-    return v.status is Status.UNVERIFIED and v.unverified is Unverified.NO_TITLE
-
-
-def _snapshot_search(snapshot: Snapshot, raw: str) -> list[PaperRecord]:
-    """Works of the local snapshot whose title the printed string holds as a field (its
-    full-text index over titles, asked with each field that could be the title)."""
-    text = folded(raw)
-
-    def score(_query: str, title: str) -> float:
-        return 1.0 if len(compact(title)) >= 8 and _phrase(title, text, whole=True) else 0.0
-
-    out: list[PaperRecord] = []
-    try:
-        for segment in _title_like(raw):
-            out.extend(r for _s, r in snapshot.by_title(segment, score, 0.5, 5))
-            if out:
-                break
-    except SnapshotError:
-        return []
-    return out
-
-
-_FIELD_BREAK = re.compile(r"[“”\"]|(?<=[a-z0-9)?])[.?]\s+(?=[A-Z0-9“\"])|\(\s*(?:1[89]|20)\d\d[a-z]?\s*\)\.?")
-
-
-def _title_like(raw: str) -> list[str]:
-    """The fields of a printed reference that could be its title (between quotes, full stops
-    or the year in parentheses; three words or more), longest first, at most four."""
-    parts = [p.strip(" ,.;:") for p in _FIELD_BREAK.split(raw)]
-    fields = [p for p in parts if 3 <= len(p.split()) <= 60]
-    return sorted(fields, key=len, reverse=True)[:4]
-
-
-async def confirm_printed(
-    raws: Mapping[str, str],
-    verdicts: Mapping[str, Verification],
-    sources: Sources,
-    cache: VerificationCache,
-    settings: Settings,
-    snapshot: Snapshot | None = None,
-) -> dict[str, Verification]:
-    """``verdicts`` with each printed reference's (``raws``: key -> the reference as printed)
-    reconciled with its printed string (:func:`reconcile`)."""
-    out = dict(verdicts)
-
-    async def one(key: str, raw: str, v: Verification) -> None:
-        found: list[PaperRecord] = []
-        local: frozenset[int] = frozenset()
-        step = None
-        if _wants_search(v) and not any(confirms(raw, [c]) for c in v.candidates):
-            if snapshot is not None:
-                found = await asyncio.to_thread(_snapshot_search, snapshot, raw)
-                local = frozenset(id(r) for r in found)
-            if not any(confirms(raw, [c]) for c in found):
-                more, step = await _reference_search(raw, sources, cache, settings)
-                found += more
-            if not any(confirms(raw, [c]) for c in found):
-                found += await _full_versions(raw, [*v.candidates, *found], sources, cache, settings)
-        out[key] = reconcile(v, raw, found, step, local)
-
-    # the host client paces the requests (Crossref's rate and concurrency)
-    await asyncio.gather(
-        *(one(k, raw, v) for k, raw in raws.items() if raw and (v := verdicts.get(k)) is not None)
-    )
-    return out
