@@ -129,6 +129,9 @@ A `.bib` or a repository from a collaborator is not trusted input. So:
 * `citelens.server.command` and `citelens.server.pythonPath` (the program VS Code starts)
   have the scope `machine`: they are read from user (or remote machine) settings only, never
   from a workspace's `.vscode/settings.json`, which a repository carries.
+* The Zotero settings that decide where a fix is written or carry a key (`zoteroApiKey`,
+  `zoteroUrl`, `zoteroWebApiUrl`, `zoteroProfile`) have the scope `machine` too: a
+  repository cannot send your Zotero writes elsewhere or set a key (see `docs/zotero.md`).
 * `cacheDir`: CiteLens creates the folders it needs with mode 0700 and never changes the mode
   of a folder it did not create (`/tmp` stays 1777). A cache in a shared or synced folder is
   readable by whoever shares it; each row is bound to its lookup (see `docs/reliability.md`).

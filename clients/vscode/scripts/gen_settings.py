@@ -25,7 +25,7 @@ REPO = HERE.parents[2]
 if str(REPO / "server") not in sys.path:
     sys.path.insert(0, str(REPO / "server"))
 
-from citelens.core.settings import DEFAULT_SEVERITY, Settings  # noqa: E402
+from citelens.core.settings import DEFAULT_SEVERITY, USER_ONLY, Settings  # noqa: E402
 from citelens.sources.transport import ALL_SETTINGS  # noqa: E402
 
 SEVERITIES = ["error", "warning", "information", "hint", "off"]
@@ -103,6 +103,8 @@ def build_properties() -> dict[str, dict[str, Any]]:
         if doc.env:
             description += f" Environment variable: {doc.env}."
         schema["description"] = description
+        if doc.name in USER_ONLY:  # a workspace's .vscode/settings.json cannot set it
+            schema["scope"] = "machine"
         props[f"citelens.{doc.key}"] = schema
     return props
 

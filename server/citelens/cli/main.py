@@ -170,9 +170,12 @@ async def _fixed(
     from citelens.workspace.check import run_check
     from citelens.workspace.pipeline import Pipeline
     from citelens.workspace.store import DocumentStore
+    from citelens.zotero import batch
 
     level = Applicability.UNSAFE if args.unsafe_fixes else Applicability.SAFE
-    run = apply.plan(result, settings, level)
+    managed = batch.managed_files(result, settings)  # .bib files Better BibTeX writes
+    run = apply.plan(result, settings, level, leave={p: batch.leave_reason(p) for p in managed})
+    zotero = await batch.fix_in_zotero(result, settings, managed, level, diff=args.diff, log=log)
     for line in apply.summary_lines(run):
         log(("would fix " if args.diff else "fixed ") + line)
     for note in run.notes:
@@ -191,7 +194,7 @@ async def _fixed(
         )
     if args.fix and not args.diff:
         log(f"{len(run.applied)} fixes applied in {len(run.fixed)} files")
-    if not run.fixed:
+    if not run.fixed and not zotero.exported:
         return result
     store = DocumentStore(settings.extra_cite_commands)
     for k, (path, text) in enumerate(sorted(run.fixed.items())):

@@ -77,6 +77,13 @@ class Settings:
     # --- cite while writing
     paper_search: bool = True
     paper_search_debounce_ms: int = 300
+    # --- Zotero (Better BibTeX auto-exports: fixes written to the Zotero item)
+    zotero_profile: str | None = None
+    zotero_auto_exports: tuple[str, ...] = ()
+    zotero_url: str = "http://127.0.0.1:23119"
+    zotero_web_api_url: str = "https://api.zotero.org"
+    zotero_api_key: str | None = field(default=None, repr=False)  # a zotero.org key (never logged)
+    zotero_export_wait_s: float = 60.0
 
     def severity(self, code: str) -> str:
         """The configured severity for a code: a map entry, else its ``default`` key, else ours."""
@@ -130,6 +137,12 @@ _ENV: dict[str, str] = {
     "embedding_cosine_min": "CITELENS_EMBEDDING_COSINE_MIN",
     "allow_private_urls": "CITELENS_ALLOW_PRIVATE_URLS",
     "fetch_entry_urls": "CITELENS_FETCH_ENTRY_URLS",
+    "zotero_profile": "CITELENS_ZOTERO_PROFILE",
+    "zotero_auto_exports": "CITELENS_ZOTERO_AUTO_EXPORTS",
+    "zotero_url": "CITELENS_ZOTERO_URL",
+    "zotero_web_api_url": "CITELENS_ZOTERO_WEB_API_URL",
+    "zotero_api_key": "CITELENS_ZOTERO_API_KEY",
+    "zotero_export_wait_s": "CITELENS_ZOTERO_EXPORT_WAIT",
 }
 
 _DESCRIPTIONS: dict[str, str] = {
@@ -198,7 +211,31 @@ _DESCRIPTIONS: dict[str, str] = {
     "found by Semantic Scholar (OpenAlex, Crossref as fallbacks); accepting one adds its entry.",
     "paper_search_debounce_ms": "Milliseconds between two paper searches of one document "
     "while typing in a citation.",
+    "zotero_profile": "Zotero profile folder whose prefs.js lists Better BibTeX's automatic "
+    "exports (default: the Default=1 profile of profiles.ini in ~/.zotero/zotero, "
+    "~/Library/Application Support/Zotero or %APPDATA%\\Zotero\\Zotero). A .bib an "
+    "auto-export writes is fixed in the Zotero item, not in the file (docs/zotero.md). "
+    "User settings only.",
+    "zotero_auto_exports": "The .bib files a Better BibTeX automatic export writes, for when "
+    "the Zotero profile cannot be read (another machine, a sandboxed Zotero).",
+    "zotero_url": "Zotero's local server: Better BibTeX's JSON-RPC (an item by its citation "
+    "key) and Zotero's local API (writes, Zotero 10). At the default address the port is the "
+    "profile's extensions.zotero.httpServer.port. User settings only.",
+    "zotero_web_api_url": "The Zotero web API, used to write an item when the local API "
+    "cannot (Zotero 9 and older). User settings only.",
+    "zotero_api_key": "A zotero.org API key with write access (zotero.org/settings/keys), "
+    "for writes through the web API; never logged. User settings or the environment only, "
+    "never a workspace's files.",
+    "zotero_export_wait_s": "Seconds to watch a .bib after a write to Zotero for Better "
+    'BibTeX\'s export before saying "written to Zotero, not exported yet".',
 }
+
+#: Settings that decide where a write goes or carry a secret: taken from the user's own
+#: configuration or environment, never from a workspace's files (the VS Code manifest
+#: gives them ``"scope": "machine"``, which a workspace's .vscode/settings.json cannot set).
+USER_ONLY: frozenset[str] = frozenset(
+    {"zotero_profile", "zotero_url", "zotero_web_api_url", "zotero_api_key"}
+)
 
 #: Every setting but the base URLs of the scholarly hosts, which each host's row declares
 #: (``sources.transport.ALL_SETTINGS`` is this list with theirs in the place of ``source_urls``).

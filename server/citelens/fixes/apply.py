@@ -18,7 +18,7 @@ import difflib
 import errno
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citelens.core.codes import Code
@@ -82,14 +82,21 @@ class FixRun:
     notes: list[str] = field(default_factory=list)  # skipped fixes, refused merges
 
 
-def plan(result: CheckResult, settings: Settings, level: Applicability) -> FixRun:
-    """The fixes of ``result`` at ``level`` and the new texts, nothing written."""
+def plan(
+    result: CheckResult, settings: Settings, level: Applicability, leave: Mapping[str, str] | None = None
+) -> FixRun:
+    """The fixes of ``result`` at ``level`` and the new texts, nothing written. The files of
+    ``leave`` are not edited (the reason is noted): a .bib a Better BibTeX auto-export writes
+    is fixed in Zotero (:mod:`citelens.zotero.batch`)."""
     run = FixRun()
+    leave = leave or {}
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if level is Applicability.UNSAFE else set())
     bibs = list(dict.fromkeys(e.path for e in result.entries if e.path))
     for path in [p for p in bibs if is_pdf(p) or p in result.printed]:
         run.notes.append(f"{shown_path(path)}: a PDF is never edited (its references were read from it)")
     bibs = [p for p in bibs if not is_pdf(p) and p not in result.printed]
+    run.notes += [leave[p] for p in bibs if p in leave]
+    bibs = [p for p in bibs if p not in leave]
     for path in bibs:
         enc, why = read_for_edit(result.store, path)
         if enc is not None:

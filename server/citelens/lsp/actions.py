@@ -15,6 +15,8 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from citelens.core.dockind import kind_of
+from citelens.core.findings import FixData
+from citelens.core.model import BibEntry
 from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Fix
 from citelens.fixes.marks import mark_fixes
@@ -22,6 +24,7 @@ from citelens.fixes.rules import entry_fixes, fixes_for
 from citelens.lsp.convert import path_of
 from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.zotero import zotero_actions
 
 OPEN_NOTICE = "citelens.openNotice"
 
@@ -66,29 +69,33 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
             continue
         code = str(d.code)
         marks = mark_fixes(ls.session, path, code, d.data, today)  # last: the fixes come first
-        for fix in fixes_for(ctx, path, code, d.data) + marks:
-            a = _action(ls, fix, d)
+        data = FixData.from_json(d.data)
+        # an entry of a .bib Better BibTeX writes: "Fix in Zotero" first (lsp/zotero.py)
+        bib, key = (data.bib, data.key) if data is not None else (None, None)
+        zotero, fixes = zotero_actions(ls, fixes_for(ctx, path, code, d.data) + marks, bib, key, d)
+        for a in [*zotero, *(_action(ls, fix, d) for fix in fixes)]:
             if a is not None and a.title not in seen:
                 seen.add(a.title)
                 out.append(a)
     if any(d.source == "citelens" for d in diags):
         return out  # a finding's fixes (none for a stale one)
-    for fix in _in_entry(ls, ctx, path, params):
-        a = _action(ls, fix, None)
+    entry = _entry_under(ls, path, params)
+    key = entry.key if entry is not None else None
+    zotero, fixes = zotero_actions(ls, _in_entry(ctx, path, entry), path, key, None)
+    for a in [*zotero, *(_action(ls, fix, None) for fix in fixes)]:
         if a is not None and a.title not in seen:
             seen.add(a.title)
             out.append(a)
     return out
 
 
-def _in_entry(ls: CiteLensServer, ctx: SessionContext, path: str, params: lsp.CodeActionParams) -> list[Fix]:
-    """The fixes of the .bib entry under the cursor from its verdict, where no finding is
-    (a verified entry lacking its DOI or pages): what ``citelens check --fix`` applies."""
+def _entry_under(ls: CiteLensServer, path: str, params: lsp.CodeActionParams) -> BibEntry | None:
+    """The .bib entry under the cursor, if any."""
     if kind_of(path) != "bib":
-        return []
+        return None
     index = ls.session.store.line_index(path)
     if index is None:
-        return []
+        return None
     try:
         encoding = ls.encoding
     except RuntimeError:  # not initialised (in-process use)
@@ -96,8 +103,13 @@ def _in_entry(ls: CiteLensServer, ctx: SessionContext, path: str, params: lsp.Co
     try:
         offset = index.offset(params.range.start.line, params.range.start.character, encoding)
     except (ValueError, IndexError):
-        return []
-    entry = ls.session.entry_at(path, offset)
+        return None
+    return ls.session.entry_at(path, offset)
+
+
+def _in_entry(ctx: SessionContext, path: str, entry: BibEntry | None) -> list[Fix]:
+    """The fixes of the .bib entry under the cursor from its verdict, where no finding is
+    (a verified entry lacking its DOI or pages): what ``citelens check --fix`` applies."""
     return entry_fixes(ctx, path, entry.key) if entry is not None else []
 
 

@@ -19,10 +19,23 @@ from citelens.lsp import (
     papers,
     rename,
     symbols,
+    zotero,
 )
 from citelens.lsp.state import CiteLensServer
 
-FEATURES = (documents, hover, navigation, completion, papers, symbols, links, rename, actions, commands)
+FEATURES = (
+    documents,
+    hover,
+    navigation,
+    completion,
+    papers,
+    symbols,
+    links,
+    rename,
+    actions,
+    commands,
+    zotero,
+)
 
 
 def create_server() -> CiteLensServer:
