@@ -43,8 +43,14 @@ def _env(fake: ScholarlyFake, z: ZoteroFake, tmp: Path) -> dict[str, str]:
     return {**fake.env(cache=tmp / "cache"), **z.env()}
 
 
-SETTINGS = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
-            "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
+SETTINGS = {
+    "verificationEnabled": True,
+    "verifyDebounceMs": 30,
+    "s2RequestsPerSecond": 200,
+    "requestTimeoutS": 2.0,
+    "retryBackoffS": 0.01,
+    "maxRetries": 1,
+}
 
 
 def _code_actions_with_commands(client: LanguageClient) -> None:
@@ -79,8 +85,9 @@ async def _mismatch_actions(client: LanguageClient, tex: Path) -> tuple[lsp.Diag
     u = open_doc(client, tex)
     diags = await diagnostics(client, u, lambda ds: any(d.code == "DOI_MISMATCH" for d in ds), timeout=60)
     d = next(d for d in diags if d.code == "DOI_MISMATCH")
-    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(u), d.range, lsp.CodeActionContext(diagnostics=[d])))
+    actions = await client.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(u), d.range, lsp.CodeActionContext(diagnostics=[d]))
+    )
     return d, list(actions or [])
 
 
@@ -91,9 +98,11 @@ async def test_fix_in_zotero_patches_the_doi_and_the_export_clears_the_finding(
     paper = seed_paper(zotero, tmp_path / "paper")
     before = paper.bib.read_text(encoding="utf-8")
     assert f"doi = {{{WRONG_DOI}}}" in before
-    async with session(preset, paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS) as client:
+    async with session(
+        preset, paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS
+    ) as client:
         asked = _answer(client, ACCEPT)
-        d, actions = await _mismatch_actions(client, paper.tex)
+        _d, actions = await _mismatch_actions(client, paper.tex)
         announced = [m.message for m in client.messages if "Better BibTeX auto-export" in m.message]
         assert announced == [
             "refs.bib is written by a Better BibTeX auto-export of Zotero: CiteLens fixes its entries in "
@@ -105,8 +114,9 @@ async def test_fix_in_zotero_patches_the_doi_and_the_export_clears_the_finding(
         fix = actions[0]
         assert fix.edit is None and fix.command.command == "citelens.fixInZotero" and fix.is_preferred
         assert not actions[1].is_preferred and actions[1].edit is not None
-        result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-            fix.command.command, fix.command.arguments))
+        result = await client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(fix.command.command, fix.command.arguments)
+        )
         assert result["outcome"] == "written", result
         # the writer saw the change against the item's current value before it was written
         assert len(asked) == 1 and f"DOI: {WRONG_DOI} → {RIGHT_DOI}" in asked[0]
@@ -115,10 +125,22 @@ async def test_fix_in_zotero_patches_the_doi_and_the_export_clears_the_finding(
         assert patch.body == {"DOI": RIGHT_DOI}
         # Better BibTeX writes the .bib again; the finding leaves both files
         await wait_for(lambda: RIGHT_DOI in paper.bib.read_text(encoding="utf-8"), 10, "the export")
-        await wait_for(lambda: not any(d.code == "DOI_MISMATCH" for u in (uri(paper.tex), uri(paper.bib))
-                                       for d in client.diagnostics.get(u, [])), 60, "the finding to go")
-        await wait_for(lambda: any(m.message.startswith("Fixed in Zotero, exported") for m in client.messages),
-                       60, "the round trip said")
+        await wait_for(
+            lambda: (
+                not any(
+                    d.code == "DOI_MISMATCH"
+                    for u in (uri(paper.tex), uri(paper.bib))
+                    for d in client.diagnostics.get(u, [])
+                )
+            ),
+            60,
+            "the finding to go",
+        )
+        await wait_for(
+            lambda: any(m.message.startswith("Fixed in Zotero, exported") for m in client.messages),
+            60,
+            "the round trip said",
+        )
         said = [m.message for m in client.messages if m.message.startswith("Fixed in Zotero")]
         assert MISMATCH_KEY in said[0] and "verified" in said[0], said
         # the text edit was never applied: the file is Better BibTeX's export
@@ -132,13 +154,16 @@ async def test_a_read_only_group_is_refused_and_nothing_changes(
     zotero.add_group(7, "Reading group", editable=False)
     paper = seed_paper(zotero, tmp_path / "paper", library="groups/7")
     before = paper.bib.read_text(encoding="utf-8")
-    async with session("neovim", paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS) as client:
+    async with session(
+        "neovim", paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS
+    ) as client:
         asked = _answer(client, ACCEPT)
         _d, actions = await _mismatch_actions(client, paper.tex)
         fix = actions[0]
         assert fix.title.startswith("Fix in Zotero")
-        result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-            fix.command.command, fix.command.arguments))
+        result = await client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(fix.command.command, fix.command.arguments)
+        )
         assert result["outcome"] == "refused", result
         assert len(asked) == 1
         errors = [m for m in client.messages if m.type == lsp.MessageType.Error]
@@ -149,14 +174,18 @@ async def test_a_read_only_group_is_refused_and_nothing_changes(
         assert zotero.exported == 1  # the first export only
 
 
-async def test_cancel_writes_nothing(tmp_path: Path, scholarly_server: ScholarlyFake, zotero: ZoteroFake) -> None:
+async def test_cancel_writes_nothing(
+    tmp_path: Path, scholarly_server: ScholarlyFake, zotero: ZoteroFake
+) -> None:
     scholarly_server.add_paper(DWORK_NAOR_1992)
     paper = seed_paper(zotero, tmp_path / "paper")
-    async with session("visual-studio-code", paper.dir, env=_env(scholarly_server, zotero, tmp_path),
-                       settings=SETTINGS) as client:
+    async with session(
+        "visual-studio-code", paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS
+    ) as client:
         _answer(client, "Cancel")
         _d, actions = await _mismatch_actions(client, paper.tex)
-        result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-            actions[0].command.command, actions[0].command.arguments))
+        result = await client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(actions[0].command.command, actions[0].command.arguments)
+        )
         assert result["outcome"] == "cancelled"
         assert zotero.patches() == []

@@ -83,7 +83,7 @@ async def fix_in_zotero(
     ctx = CheckContext(result.store, verdicts, settings, [a.project for a in result.analyses])
     fixes: list[ZoteroFix] = []
     for entry in result.entries:
-        if entry.path not in managed or entry.key not in verdicts:
+        if entry.path not in managed or (entry.path, entry.key) not in verdicts:
             continue
         zfix = zotero_fix(ctx, entry.path, entry.key)
         if zfix is None:
