@@ -1,12 +1,15 @@
-"""Words that fit the evidence: "invented" only where nothing anywhere holds an entry of a
-kind the indexes cover. A real paper cited with another paper's DOI is wrong metadata (with
-its fix); a classic the indexes lack (with its JSTOR URL), or an entry whose DOI no source
-resolves, is "not found in" the sources named, which miss books, theses, reports and very
-recent papers. One definition (``verify/classes.py``) for the hover through the real server,
-the reports of ``citelens check`` (text and JSON) and the venue summary."""
+"""Words that fit the evidence: "invented" where nothing anywhere holds an entry of a kind
+the indexes cover, whatever URL or DOI it carries (issue 41: a made-up DOI or any URL hid a
+fabricated reference from the chair). A real paper cited with another paper's DOI is wrong
+metadata (with its fix); a DOI doi.org says does not exist is more evidence; a book the
+indexes lack, or a paper from this year, is "not found in" the sources named, which miss
+books, theses, reports and very recent papers. One definition (``verify/classes.py``) for
+the hover through the real server, the reports of ``citelens check`` (text and JSON) and the
+venue summary."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 from pathlib import Path
@@ -20,40 +23,46 @@ from tests.fakes.scholarly import ScholarlyFake
 from tests.harness import attention_view, run_citelens
 from tests.lsp_session import diagnostics, open_doc, session
 
-#: Four entries against the fake's database (tests/fakes/papers.json).
-BIB = """@article{swap,
-  title = {The Structure of Ordinary Water},
-  author = {Frank, Henry S.},
-  journal = {Science}, year = {1970},
-  doi = {10.1109/cvpr.1993.341081},
-}
-
-@article{Dempster1977,
-  author = {A. P. Dempster and N. M. Laird and D. B. Rubin},
-  title = {Maximum Likelihood from Incomplete Data via the EM Algorithm},
-  URL = {http://www.jstor.org/stable/2984875},
-  journal = {Journal of the Royal Statistical Society. Series B (Methodological)},
-  volume = {39}, number = {1}, pages = {1--38}, year = {1977}
-}
-
-@inproceedings{gowda2020,
-  title = {Finding the Optimal Vocabulary Size for Neural Machine Translation},
-  author = {Gowda, Thamme and May, Jonathan},
-  booktitle = {Findings of the Association for Computational Linguistics: EMNLP 2020},
-  year = {2020},
-  doi = {10.18653/v1/2020.findings-emnlp.352},
-}
-
-@article{invented,
+#: Entries against the fake's database (tests/fakes/papers.json): the same invented
+#: reference three times (as it is, with a DOI doi.org says does not exist, with a URL).
+INVENTED_ENTRY = """
   title = {Quantum Gravitational Embeddings for Citation Graph Compression},
-  author = {Nobody, Ann}, year = {2021}, journal = {Journal of Imaginary Results}
-}
+  author = {Nobody, Ann}, year = {2021}, journal = {Journal of Imaginary Results}"""
+BIB = f"""@article{{swap,
+  title = {{The Structure of Ordinary Water}},
+  author = {{Frank, Henry S.}},
+  journal = {{Science}}, year = {{1970}},
+  doi = {{10.1109/cvpr.1993.341081}},
+}}
+
+@article{{invented,{INVENTED_ENTRY}
+}}
+
+@article{{invented_doi,{INVENTED_ENTRY},
+  doi = {{10.1016/j.jir.2021.04.017}}
+}}
+
+@article{{invented_url,{INVENTED_ENTRY},
+  url = {{https://www.jstor.org/stable/2984875}}
+}}
+
+@book{{lamport1994,
+  title = {{{{\\LaTeX}}: A Document Preparation System}},
+  author = {{Lamport, Leslie}}, publisher = {{Addison-Wesley}}, year = {{1994}}
+}}
+
+@article{{fresh,
+  title = {{Sparse Hypergraph Citations for Brand-New Results}},
+  author = {{Roe, Rita}}, journal = {{Journal of Tomorrow}}, year = {{{datetime.date.today().year}}}
+}}
 """
 TEX = ("\\documentclass{article}\\begin{document}\n"
-       "\\cite{swap,Dempster1977,gowda2020,invented}\n\\bibliography{refs}\\end{document}\n")
+       "\\cite{swap,invented,invented_doi,invented_url,lamport1994,fresh}\n\\bibliography{refs}\\end{document}\n")
 
-EXPECTED = {"swap": ("DOI_MISMATCH", "wrong-metadata"), "Dempster1977": ("NOT_FOUND", "not-found"),
-            "gowda2020": ("NOT_FOUND", "not-found"), "invented": ("NOT_FOUND", "fabricated")}
+EXPECTED = {"swap": ("DOI_MISMATCH", "wrong-metadata"), "invented": ("NOT_FOUND", "fabricated"),
+            "invented_doi": ("NOT_FOUND", "fabricated"), "invented_url": ("NOT_FOUND", "fabricated"),
+            "lamport1994": ("NOT_FOUND", "not-found"), "fresh": ("NOT_FOUND", "not-found")}
+INVENTED = ("invented", "invented_doi", "invented_url")
 GAPS = "which miss many books, theses, reports and very recent papers"
 
 
@@ -71,18 +80,24 @@ def _check(fake: ScholarlyFake, folder: Path, fmt: str) -> str:
     return proc.stdout
 
 
-def test_the_cli_says_invented_only_for_the_invented_entry(
+def test_the_cli_says_invented_whatever_doi_or_url_it_carries(
         scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """The same invented reference as it is, with a DOI doi.org says does not exist, and
+    with a URL: all three are fabricated, in the JSON and text reports and in the venue's
+    count. Before, the DOI and the URL each moved it to not-found and the venue's paper
+    page said "No finding." (issue 41 #1)."""
     folder = _paper(tmp_path / "p")
     report = json.loads(_check(scholarly_server, folder, "json"))
     got = {e["key"]: (e["status"], e.get("class")) for e in report["entries"]}
     assert got == EXPECTED
-    assert report["summary"]["by_class"] == {"fabricated": 1, "not-found": 2, "wrong-metadata": 1}
-    (gowda,) = [d for d in report["diagnostics"] if d["key"] == "gowda2020" and d["file"].endswith(".bib")]
-    assert "looks fabricated" not in gowda["message"] and "resolves nowhere" in gowda["message"]
-    # the venue summary counts the same class: one likely fabricated reference, not three
+    assert report["summary"]["by_class"] == {"fabricated": 3, "not-found": 2, "wrong-metadata": 1}
+    (dead,) = [d for d in report["diagnostics"] if d["key"] == "invented_doi" and d["file"].endswith(".bib")
+               and d["code"] == "NOT_FOUND"]
+    assert "resolves nowhere" in dead["message"]
+    # the venue summary counts the same class: three likely fabricated references
     summary = paper_summary(Paper("p", str(folder)), report, 1.0)
-    assert summary["likely_fabricated"] == 1 and summary["findings"][0]["key"] == "invented"
+    assert summary["likely_fabricated"] == 3
+    assert sorted(f["key"] for f in summary["findings"] if f["class"] == "fabricated") == sorted(INVENTED)
 
     text = _check(scholarly_server, folder, "text")
     lines = text.splitlines()
@@ -90,17 +105,39 @@ def test_the_cli_says_invented_only_for_the_invented_entry(
     def class_line(key: str) -> str:
         """The line under the entry's own finding in the .bib (its class in words)."""
         n = next(i for i, ln in enumerate(BIB.splitlines()) if ln.startswith("@") and f"{{{key}," in ln)
-        i = next(i for i, ln in enumerate(lines) if f"refs.bib:{n + 1}:" in ln)
-        assert lines[i + 1].startswith("    also: ")  # where it is cited, then its class
-        return lines[i + 2].strip()
+        i = next(i for i, ln in enumerate(lines) if f"refs.bib:{n + 1}:" in ln and "NOT_FOUND" in ln)
+        return next(ln.strip() for ln in lines[i + 1:] if ln.strip().startswith("class:"))
 
-    assert class_line("Dempster1977") == (
-        f"class: not found in Semantic Scholar, OpenAlex, Crossref, {GAPS}; its URL may lead to it")
-    assert class_line("gowda2020").startswith("class: not found in Semantic Scholar, OpenAlex, Crossref")
-    assert class_line("gowda2020").endswith("; its DOI may lead to it")
-    assert class_line("invented").startswith("class: fabricated (this reference looks invented")
-    assert sum("invented" in ln for ln in lines if ln.strip().startswith("class:")) == 1
-    assert "entries by class: 1 fabricated, 2 not-found, 1 wrong-metadata" in text
+    for key in INVENTED:
+        assert class_line(key).startswith("class: fabricated (this reference looks invented"), key
+    assert class_line("invented_doi").endswith("; its DOI does not exist (doi.org has no such DOI))")
+    assert class_line("lamport1994").startswith("class: not found in Semantic Scholar")
+    assert class_line("fresh").endswith("it is from this year, and indexes take months to list new papers")
+    assert "entries by class: 3 fabricated, 2 not-found, 1 wrong-metadata" in text
+
+
+def test_a_venue_lists_the_invented_reference_whatever_doi_or_url_it_carries(
+        scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    """Through ``citelens check --venue``: three papers, each citing the same invented
+    reference (as it is, with a DOI doi.org says does not exist, with a URL). Each is
+    likely fabricated, counted, and on its paper's page (never "No finding.")."""
+    venue = tmp_path / "venue"
+    blocks = BIB.split("\n\n")
+    for key in INVENTED:
+        paper = venue / f"paper-{key}"
+        paper.mkdir(parents=True)
+        (paper / "refs.bib").write_text(next(b for b in blocks if f"{{{key}," in b) + "\n", encoding="utf-8")
+        (paper / "main.tex").write_text(TEX.replace(
+            "swap,invented,invented_doi,invented_url,lamport1994,fresh", key), encoding="utf-8")
+    env = {**os.environ, **scholarly_server.env(cache=tmp_path / "cache")}
+    proc = run_citelens("check", str(venue), "--venue", str(tmp_path / "out"), env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    summary = (tmp_path / "out" / "summary.jsonl").read_text(encoding="utf-8")
+    lines = [json.loads(x) for x in summary.splitlines()]
+    assert {x["paper"]: x["likely_fabricated"] for x in lines} == {f"paper-{k}": 1 for k in INVENTED}
+    for key in INVENTED:
+        page = (tmp_path / "out" / "papers" / f"paper-{key}.html").read_text(encoding="utf-8")
+        assert "No finding." not in page and "likely fabricated" in page, key
 
 
 def _hover_text(hover: lsp.Hover | None) -> str:
@@ -134,13 +171,14 @@ async def test_the_hover_names_the_class_from_the_evidence(
     assert "Class: wrong-metadata (the identifier is another paper's" in swap
     assert "The entry's own paper, in " in swap and "10.1126/science.169.3946.635" in swap  # the fix
     assert "invented" not in swap and "Class: fabricated" not in swap
-    assert (f"Class: not found in Semantic Scholar, OpenAlex, Crossref, {GAPS}; its URL may lead to it"
-            in hovers["Dempster1977"])
-    assert "Class: not found in" in hovers["gowda2020"] and "its DOI may lead to it" in hovers["gowda2020"]
-    for key in ("swap", "Dempster1977", "gowda2020"):
+    assert f"Class: not found in Semantic Scholar, OpenAlex, Crossref, {GAPS}" in hovers["lamport1994"]
+    assert "it is from this year" in hovers["fresh"]
+    for key in ("swap", "lamport1994", "fresh"):
         assert "invented" not in hovers[key], hovers[key]
-    assert "Class: fabricated (this reference looks invented" in hovers["invented"]
-    assert "❌ Not found**" in hovers["invented"]  # not "in any source": the class names them
+    for key in INVENTED:
+        assert "Class: fabricated (this reference looks invented" in hovers[key], hovers[key]
+        assert "❌ Not found**" in hovers[key]  # not "in any source": the class names them
+    assert "its DOI does not exist (doi.org has no such DOI)" in hovers["invented_doi"]
 
 
 def test_one_rule_for_the_class() -> None:
@@ -150,13 +188,19 @@ def test_one_rule_for_the_class() -> None:
                              discrepancy_classes=(), **{"pointers": (), **kw})
 
     assert nf() == "fabricated"
-    assert nf(pointers=("url",)) == nf(pointers=("doi",)) == nf(pointers=("recent",)) == "not-found"
+    # a URL anyone can add, an identifier its registry refuted: invented all the same
+    assert nf(pointers=("url",)) == nf(pointers=("doi",), refuted=("doi",)) == "fabricated"
+    assert nf(pointers=("url", "arxiv"), refuted=("arxiv",)) == "fabricated"
+    # a DOI no registry was asked about, a paper from this year: cautious
+    assert nf(pointers=("doi",)) == nf(pointers=("recent",)) == nf(pointers=("url", "recent")) == "not-found"
     assert verdict_class("NOT_FOUND", informational=True, own_paper_found=False,
                          discrepancy_classes=(), pointers=()) == "not-found"  # a book
     mismatch = {"informational": False, "discrepancy_classes": ()}
     assert verdict_class("DOI_MISMATCH", own_paper_found=True, pointers=("doi",), **mismatch) == (
         "wrong-metadata")
     assert verdict_class("DOI_MISMATCH", own_paper_found=False, pointers=("doi",), **mismatch) == (
+        "fabricated")
+    assert verdict_class("DOI_MISMATCH", own_paper_found=False, pointers=("doi", "url"), **mismatch) == (
         "fabricated")
     assert pointers(attention_view(year=2026, url="https://x.org/a"), "2026-11-27T00:00:00+00:00") == (
         "url", "arxiv", "recent")

@@ -118,9 +118,10 @@ async def test_fabricated_doi_resolves_nowhere(
     v = (await check(text, settings_for(fake, tmp_path)))["llama2021"]
     assert v.status is Status.NOT_FOUND
     assert "10.9999/llama.2021.17 resolves nowhere" in v.summary
-    # the facts, not a verdict on the writer: an identifier no source resolves may lead to a
-    # copy the indexes do not hold (verify/classes.py), so the class is "not found in …"
-    assert "fabricated" not in v.summary and v.klass == "not-found" and "doi" in v.pointers
+    # doi.org, which resolves every registration agency's DOIs, says it does not exist: more
+    # evidence, never a reason for doubt (issue 41 #1: it moved the entry to "not found")
+    assert "fabricated" not in v.summary and "doi" in v.pointers and v.refuted == ("doi",)
+    assert v.klass == "fabricated" and "its DOI does not exist" in v.class_text
     doi_sources = {a.source for a in v.audit if a.method in
                    ("s2_batch", "crossref_doi", "doi_csl", "openalex_dois")}
     assert doi_sources == {"s2", "crossref", "doi", "openalex"}

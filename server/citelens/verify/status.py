@@ -137,6 +137,9 @@ class Verification:
     #: NOT_FOUND and DOI_MISMATCH: what in the entry points to a copy the indexes may not
     #: hold ("url", "doi", "arxiv", "pmid", "recent": ``verify/classes.pointers``).
     pointers: tuple[str, ...] = ()
+    #: NOT_FOUND and DOI_MISMATCH: the entry's identifiers their own registry said do not
+    #: exist ("doi": doi.org, "arxiv", "pmid": ``verify/classes.REGISTRY``): evidence, not leads.
+    refuted: tuple[str, ...] = ()
 
     @property
     def worth_retrying(self) -> bool:
@@ -160,6 +163,7 @@ class Verification:
             own_paper_found=bool(self.right_papers),
             discrepancy_classes=[d.klass for d in worst],
             pointers=self.pointers,
+            refuted=self.refuted,
         )
 
     @property
@@ -170,7 +174,7 @@ class Verification:
         if not klass:
             return ""
         sources = source_list(a.source for a in self.audit if a.answered)
-        return class_text(klass, self.status.value, sources, self.pointers)
+        return class_text(klass, self.status.value, sources, self.pointers, self.refuted)
 
     def to_json(self, *, audit: bool = True) -> dict[str, Any]:
         """Every field; ``audit=False``: without the audit trail (a report writes it apart)."""
@@ -191,6 +195,7 @@ class Verification:
             "informational": self.informational,
             "notices": [dict(n) for n in self.notices],
             "pointers": list(self.pointers),
+            "refuted": list(self.refuted),
         }
 
     def compact_json(self) -> dict[str, Any]:
@@ -216,16 +221,13 @@ class Verification:
             out["discrepancies"] = [d.to_json() for d in self.discrepancies]
         if self.candidates:
             out["candidates"] = [r.to_json() for r in self.candidates]
-        if self.checked_at:
-            out["checked_at"] = self.checked_at
-        if self.content_hash:
-            out["content_hash"] = self.content_hash
+        stamps = (("checked_at", self.checked_at), ("content_hash", self.content_hash))
+        out.update((k, v) for k, v in stamps if v)
         if self.informational:
             out["informational"] = True
         if self.notices:
             out["notices"] = [dict(n) for n in self.notices]
-        if self.pointers:
-            out["pointers"] = list(self.pointers)
+        out.update((k, list(v)) for k, v in (("pointers", self.pointers), ("refuted", self.refuted)) if v)
         if self.unverified is Unverified.UNREAD:  # the venue counts these apart
             out["unverified"] = self.unverified.value
         return out
@@ -249,6 +251,7 @@ class Verification:
             informational=bool(data.get("informational", False)),
             notices=[{str(k): str(x) for k, x in n.items()} for n in _dicts(data.get("notices"))],
             pointers=tuple(p for p in data.get("pointers") or () if isinstance(p, str)),
+            refuted=tuple(p for p in data.get("refuted") or () if isinstance(p, str)),
         )
 
 

@@ -231,7 +231,21 @@ def decide(
         status, summary, kw = _nothing_matched(ans, informational)
     if status in (Status.NOT_FOUND, Status.DOI_MISMATCH):  # what the class reads
         kw["pointers"] = classes.pointers(view, checked_at)
+        kw["refuted"] = _refuted(asked)
     return make(status, summary, **kw)
+
+
+def _refuted(asked: Sequence[Asked]) -> tuple[str, ...]:
+    """The identifiers their own registry answered "no such id" for (``classes.REGISTRY``:
+    doi.org for a DOI, arXiv, PubMed), in field order."""
+    return tuple(
+        f
+        for f, registry in classes.REGISTRY.items()
+        if any(
+            a.field == f and a.lookup.source == registry and a.lookup.outcome is Outcome.NOT_FOUND
+            for a in asked
+        )
+    )
 
 
 #: Discrepancies another version of the same paper can explain: its year (a preprint a year
