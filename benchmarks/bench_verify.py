@@ -1,18 +1,38 @@
 """Verify 300 real entries against the fake APIs enforcing the real rate limits.
 
-    .venv/bin/python -m benchmarks.bench_verify
+    .venv/bin/python -m benchmarks.bench_verify [--world agree|preprints] [--timeline]
+    .venv/bin/python -m benchmarks.bench_verify --world preprints --runs 3 --code . --code /tmp/before
 
 Prints the cold run (empty cache): wall time, requests per API, statuses; the
 warm run (same cache): wall time and requests; and the lower bound the rate
 limits allow for this request plan, with our ratio to it. Targets: cold <= 20 s,
 warm <= 1 s. Regenerate the input with ``python -m benchmarks.make_bib300``.
+
+``--world`` is what the fake APIs hold: ``agree`` (default), every source the paper as the
+entry cites it; ``preprints``, the shape of a real bibliography the sources know as preprints
+(issue 45): each paper with an arXiv id cited at its venue is held by Semantic Scholar,
+OpenAlex and arXiv as the preprint (venue arXiv, a year earlier), by Crossref and doi.org as
+published, so the verdicts that depend on the paper's other versions ask for them.
+
+``--code DIR`` (repeatable; ``.`` is this checkout) runs the cold and warm runs with
+``DIR/server`` on the path (e.g. ``git archive cea4807 | tar -x -C /tmp/before``), ``--runs N``
+times in turn (A B A B ...: pairs on the same machine), and prints each one's median cold
+wall time and whether its verdicts (status per entry) are the same as the first one's.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import copy
+import functools
+import hashlib
+import json
 import math
+import os
+import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,8 +46,6 @@ import httpx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.fakes.scholarly import ENV_VARS, REAL_LIMITS  # noqa: E402
-
 from citelens.core.model import EntryView  # noqa: E402
 from citelens.core.settings import from_sources  # noqa: E402
 from citelens.documents.bibtex.parse import parse_bib  # noqa: E402
@@ -37,6 +55,7 @@ from citelens.sources.transport import DEFAULT_RATES, Sources  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402
 from citelens.verify.identity import identifiers  # noqa: E402
 from citelens.verify.scheduler import verify_entries  # noqa: E402
+from citelens.verify.status import Verification  # noqa: E402
 
 BIB = HERE / "data" / "bib300.bib"
 PAPERS = HERE / "data" / "bib300_papers.json"
@@ -46,6 +65,8 @@ def lower_bound(n_batch_ids: int, n_title: int) -> tuple[float, str]:
     """Seconds the real rate limits need at least for this plan: the S2 batch requests
     (1/s) and one successful title lookup per title-only entry, spread over the hosts
     that answer title searches (S2 1/s + Crossref 5/s + OpenAlex 10/s)."""
+    from tests.fakes.scholarly import REAL_LIMITS
+
     batches = math.ceil(n_batch_ids / 500)
     title_rate = sum(REAL_LIMITS[h][0] for h in ("s2", "crossref", "openalex"))
     # the first S2 request starts at t=0; S2 spends `batches` slots on batches
@@ -55,14 +76,45 @@ def lower_bound(n_batch_ids: int, n_title: int) -> tuple[float, str]:
     return t, how
 
 
-def _start_fake() -> tuple[subprocess.Popen[str], str, dict[str, str]]:
+def preprints_world(papers: list[dict[str, object]]) -> list[dict[str, object]]:
+    """The papers as the ``preprints`` world holds them (see the module's docstring)."""
+    out = []
+    for p in papers:
+        venue = str(p.get("venue") or "").lower()
+        year = p.get("year")
+        if p.get("arxiv") and isinstance(year, int) and venue and not any(
+            w in venue for w in ("arxiv", "corr", "e-print")
+        ):
+            q = copy.deepcopy(p)
+            preprint = {"venue": "arXiv", "year": year - 1}
+            q["as"] = {src: dict(preprint) for src in ("s2", "openalex", "arxiv")}
+            out.append(q)
+        else:
+            out.append(p)
+    return out
+
+
+def _papers_file(world: str, tmp: str) -> Path:
+    if world == "agree":
+        return PAPERS
+    data = json.loads(PAPERS.read_text(encoding="utf-8"))
+    path = Path(tmp) / f"papers-{world}.json"
+    path.write_text(json.dumps({"papers": preprints_world(data["papers"])}), encoding="utf-8")
+    return path
+
+
+def _start_fake(papers: Path = PAPERS) -> tuple[subprocess.Popen[str], str, dict[str, str]]:
     """The fake in its own process (as in real life, the APIs do not share our GIL)."""
+    from tests.fakes.scholarly import ENV_VARS
+
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # this checkout's fake
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.scholarly", "--port", str(port), "--papers",
-         str(PAPERS), "--enforce-rates"], cwd=HERE.parent, stdout=subprocess.PIPE, text=True)
+         str(papers), "--enforce-rates"], cwd=HERE.parent, stdout=subprocess.PIPE, text=True,
+        env=env)
     assert proc.stdout is not None
     urls: dict[str, str] = {}
     for line in proc.stdout:
@@ -74,22 +126,29 @@ def _start_fake() -> tuple[subprocess.Popen[str], str, dict[str, str]]:
     return proc, f"http://127.0.0.1:{port}", urls
 
 
-async def main() -> None:
+async def one_run(world: str, timeline: bool, fake: str | None = None) -> None:
+    """The cold and warm runs; ``fake``: the root of a fake already running (its URLs in the
+    environment: a run of another checkout, whose code the fake's module may not import)."""
     text = read_text(BIB)
     bib = parse_bib(text, str(BIB))
     views = [entry_view(e) for e in bib.entries]
     n_ids = sum(len(identifiers(v).s2_batch_ids()) for v in views)
     n_title = sum(1 for v in views if not identifiers(v) and v.title.strip())
-    proc, root, env = _start_fake()
-    try:
-        await _bench(views, n_ids, n_title, root, env)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    if fake is not None:
+        urls = {k: v for k, v in os.environ.items() if k.startswith("CITELENS_") and k.endswith("_URL")}
+        await _bench(views, n_ids, n_title, fake, urls, timeline)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, root, env = _start_fake(_papers_file(world, tmp))
+        try:
+            await _bench(views, n_ids, n_title, root, env, timeline)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
 
 
 async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
-                 env: dict[str, str]) -> None:
+                 env: dict[str, str], timeline: bool = False) -> None:
     control = httpx.AsyncClient(base_url=root + "/_control", timeout=30)
     with tempfile.TemporaryDirectory() as tmp:
         base = from_sources(env)
@@ -100,8 +159,10 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
             cache = VerificationCache(Path(tmp))
             sources = Sources.from_settings(settings, logs.append, rates=DEFAULT_RATES)
             t0 = time.perf_counter()
-            res = await verify_entries(views, settings, sources=sources, cache=cache,
-                                       log=logs.append)
+            at: dict[str, float] = {}
+            res = await verify_entries(
+                views, settings, sources=sources, cache=cache, log=logs.append,
+                on_verdict=functools.partial(_shown, at, t0))
             wall = time.perf_counter() - t0
             await sources.aclose()
             cache.close()
@@ -115,11 +176,26 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
                 kinds = Counter(_kind(r) for r in reqs)
                 print(f"  requests per entry: {len(reqs) / max(len(res), 1):.3f}; by request: "
                       + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
-            if label == "cold" and "--timeline" in sys.argv:
+            if label == "cold":
+                times = sorted(at.values()) or [wall]
+                print("  verdicts shown at (s): " + ", ".join(
+                    f"{q} {times[min(len(times) - 1, int(len(times) * f))]:.2f}"
+                    for q, f in (("first", 0.0), ("half", 0.5), ("90%", 0.9), ("99%", 0.99)))
+                    + f", last {times[-1]:.2f}")
+                if timeline:
+                    late = sorted(at.items(), key=lambda kv: -kv[1])[:12]
+                    print("  last verdicts: " + "; ".join(
+                        f"{k} {t:.1f} s {res[k].status.value}" for k, t in late))
+                verdicts = sorted((k, v.status.value) for k, v in res.items())
+                print("  verdicts " + json.dumps(verdicts))
+            if label == "cold" and timeline:
                 t_first = reqs[0]["t"] if reqs else 0.0
                 for r in reqs:
-                    print(f"    {r['t'] - t_first:6.2f} {r['source']:9} {r['status']} {r['path']}")
-            if label == "cold":
+                    query = ",".join(f"{k}={v}" for k, v in (r.get("query") or {}).items()
+                                     if k not in ("fields", "mailto"))
+                    print(f"    {r['t'] - t_first:6.2f} {r['source']:9} {r['status']} {r['path']}"
+                          f" {query[:120]}")
+            if label == "cold" and fake_module_importable():
                 bound, how = lower_bound(n_ids, n_title)
                 print(f"  lower bound for this plan: {bound:.2f} s ({how}); "
                       f"ratio {wall / bound if bound else float('inf'):.2f}")
@@ -127,6 +203,18 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
                 for v in odd[:8]:
                     print(f"  {v.key}: {v.status.value}: {v.summary[:140]}")
     await control.aclose()
+
+
+def _shown(at: dict[str, float], t0: float, v: Verification) -> None:
+    at.setdefault(v.key, time.perf_counter() - t0)
+
+
+def fake_module_importable() -> bool:
+    try:
+        import tests.fakes.scholarly  # noqa: F401
+    except ImportError:  # another checkout's code on the path
+        return False
+    return True
 
 
 def _kind(r: dict[str, object]) -> str:
@@ -142,5 +230,67 @@ def _kind(r: dict[str, object]) -> str:
     return f"{r['source']} {r['method']} {path}{tag}"
 
 
+_COLD = re.compile(r"^cold: (\d+) entries in ([0-9.]+) s; requests (.*)$")
+
+
+def paired(codes: list[str], runs: int, world: str) -> None:
+    """``runs`` cold+warm runs of each checkout in ``codes``, in turn; their medians."""
+    walls: dict[str, list[float]] = {c: [] for c in codes}
+    verdicts: dict[str, list[list[str]]] = {}
+    lines: dict[str, str] = {}
+    shown: dict[str, list[str]] = {}
+    for _ in range(runs):
+        for code in codes:
+            with tempfile.TemporaryDirectory() as tmp:
+                proc, root, urls = _start_fake(_papers_file(world, tmp))  # a fresh one per run
+                env = {**os.environ, **urls}
+                if code != ".":
+                    env["PYTHONPATH"] = str(Path(code).resolve() / "server")
+                try:
+                    out = subprocess.run(
+                        [sys.executable, "-m", "benchmarks.bench_verify", "--fake", root],
+                        cwd=HERE.parent, env=env, capture_output=True, text=True, timeout=1800,
+                    )
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=10)
+            for line in out.stdout.splitlines():
+                if line.startswith("  verdicts shown at"):
+                    shown.setdefault(code, []).append(line.strip())
+                m = _COLD.match(line)
+                if m:
+                    walls[code].append(float(m.group(2)))
+                    lines[code] = line
+                elif line.startswith("  verdicts ["):
+                    verdicts[code] = json.loads(line[len("  verdicts "):])
+            if out.returncode:
+                print(f"{code}: exit {out.returncode}\n{out.stderr[-2000:]}")
+    first = verdicts.get(codes[0], [])
+    for code in codes:
+        mine = verdicts.get(code, [])
+        differ = sum(1 for a, b in zip(first, mine, strict=False) if a != b) + abs(len(first) - len(mine))
+        digest = hashlib.sha1(json.dumps(mine).encode()).hexdigest()[:10]
+        ws = walls[code]
+        med = statistics.median(ws) if ws else float("nan")
+        print(f"{code}: cold median {med:.2f} s over {len(ws)} runs "
+              f"({', '.join(f'{w:.1f}' for w in ws)}); verdicts {digest}, "
+              f"{differ} differing from {codes[0]}\n    last: {lines.get(code, '')}"
+              + "".join(f"\n    {line}" for line in shown.get(code, [])))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--world", choices=("agree", "preprints"), default="agree")
+    ap.add_argument("--timeline", action="store_true", help="print every request of the cold run")
+    ap.add_argument("--code", action="append", default=[], help="a checkout to run (repeatable)")
+    ap.add_argument("--runs", type=int, default=1, help="cold runs of each --code, in turn")
+    ap.add_argument("--fake", help=argparse.SUPPRESS)  # a fake already running (--code's runs)
+    args = ap.parse_args(argv)
+    if args.code:
+        paired(args.code, args.runs, args.world)
+    else:
+        asyncio.run(one_run(args.world, args.timeline, args.fake))
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
