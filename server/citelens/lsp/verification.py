@@ -58,6 +58,7 @@ class Verifier:
         self._retry: asyncio.TimerHandle | None = None
         self._retry_delay = RETRY_FIRST_S
         self._closing: asyncio.Future[None] | None = None
+        self._stopped = False  # the client asked the server to shut down
         self.runs = 0
 
     # ------------------------------------------------------------------ state
@@ -94,9 +95,21 @@ class Verifier:
         elif delay == 0.0:
             self.hurry()
 
+    def stop(self) -> None:
+        """The server shuts down: the running check is cancelled (its progress ended now)
+        and no other starts."""
+        self._stopped = True
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
     def start(self, views: list[EntryView], delay: float | None = None) -> None:
         """A new run for ``views`` (the session counts them as being checked), superseding
         (cancelling) the running one; after the debounce unless ``delay`` is given."""
+        if self._stopped:
+            return
         if self._task is not None and not self._task.done():
             self._task.cancel()  # superseded: its entries changed
         self._views = views
@@ -191,6 +204,9 @@ class Verifier:
             self._publish()
             self._retry_later(results.values())
         except asyncio.CancelledError:
+            if self._stopped:
+                progress.end("stopped")
+                raise
             progress.end("superseded by an edit")
             self._publish_soon()  # the verdicts reached so far are kept: show them
             raise
