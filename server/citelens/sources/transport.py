@@ -272,6 +272,11 @@ class HostClient:
             if self.shared_pacer is not None:
                 await self.shared_pacer(self.name, self._interval)
 
+    def next_slot_in(self) -> float:
+        """Seconds until a request to this host could start (its spacing, a ``Retry-After``
+        pause); 0: now. A caller that batches may gather more values for that long."""
+        return max(0.0, self._next_start - time.monotonic())
+
     def _why_not(self) -> str:
         if self.offline:
             return "offline"

@@ -292,6 +292,28 @@ def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tie
         yield CROSSREF_REFERENCE
 
 
+class _AllFound(Mapping[Tier, Lookup]):
+    """Every tier answered FOUND: what the walk reads whatever the answers."""
+
+    _FOUND = Lookup("", "", Outcome.FOUND, [])
+
+    def __getitem__(self, _tier: Tier) -> Lookup:
+        return self._FOUND
+
+    def __iter__(self) -> Iterator[Tier]:
+        return iter(TITLE_TIERS)
+
+    def __len__(self) -> int:
+        return len(TITLE_TIERS)
+
+
+def title_tiers_read(view: EntryView) -> tuple[Tier, ...]:
+    """The title tiers read for ``view`` whatever they answer (unless an earlier one settles
+    it), in plan order (pure): an entry the identifiers found but its versions did not settle
+    may ask them all at once, and still reads them in plan order."""
+    return tuple(_title_walk(view, _AllFound()))
+
+
 def next_title_step(
     view: EntryView,
     answers: Mapping[Tier, Lookup],

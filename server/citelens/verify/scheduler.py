@@ -1,26 +1,32 @@
 """The verification scheduler: ask the scholarly sources about entries, cheapest first.
 
-Plan (per run, for all entries at once):
+Each entry goes its own way through the plan (``verify/plan.py``), as soon as its own
+answers allow, never waiting for another entry's:
 
-1. Entries with identifiers (DOI, arXiv id, PMID, S2 id / CorpusId) go to
-   Semantic Scholar in one ``/paper/batch`` request per 500 ids.
-2. Identifiers S2 does not resolve to the entry's paper go, concurrently per host,
-   to OpenAlex (50 DOIs per request), then Crossref (one per DOI) and doi.org
-   (CSL-JSON; DataCite DOIs such as arXiv's 10.48550/*), to arXiv (all ids in one
-   request) and to PubMed (all PMIDs in one request).
-3. Entries still unresolved (title only, or identifiers that resolve nowhere) go
-   to the title tiers: S2 title match, S2 search, Crossref and OpenAlex search,
-   PubMed for biomedical-looking entries. The title tiers of all hosts run at
-   once: each host takes the next unresolved entry (cited first) as soon as its
+1. An entry with identifiers (DOI, arXiv id, PMID, S2 id / CorpusId) asks Semantic
+   Scholar's ``/paper/batch``; an identifier S2 does not resolve to the entry's paper goes
+   down its chain: OpenAlex (DOIs), Crossref and doi.org (one per DOI), arXiv, PubMed.
+   A found paper whose verdict depends on its other versions (``verdict.wants_versions``)
+   gets them by its identifiers (OpenAlex, Crossref, arXiv) before any title search.
+2. An entry still unresolved (title only, identifiers that resolve nowhere, versions that
+   did not settle it) goes to the title tiers: OpenAlex and Crossref search, S2's title
+   match (S2's search when those failed), PubMed for biomedical-looking entries. Each host
+   has a queue of entries by priority (cited first) and takes the next one as soon as its
    rate limiter lets it, so slow S2 (1 request/s) never holds up the others.
+3. Its verdict (:func:`citelens.verify.verdict.decide`, a pure function of the entry and
+   the answers read in plan order) is recorded, and handed to ``on_verdict``, at once;
+   a paper S2 alone matched first gets its retraction signal (Crossref, else OpenAlex).
 
-Every answer goes through the cache (:mod:`citelens.verify.cache`), so a second
-run over an unchanged bibliography sends no request at all.
+Requests by identifier are batched across entries (:class:`_Batcher`): the values of
+every entry wait while their host has no free slot and leave together, up to the tier's
+batch size, so N entries that need arXiv versions cost ⌈N/100⌉ requests, and an entry
+waits for its host's next slot, not for the other entries. Every answer goes through the
+cache (:mod:`citelens.verify.cache`), so a second run over an unchanged bibliography
+sends no request at all.
 
-The scheduler runs the plan: one queue per host (a heap by priority, cited entries
-first), one deadline for the run (``verifyDeadlineS``). The verdict on each entry is
-:func:`citelens.verify.verdict.decide`'s, a pure function of the entry and every answer
-collected for it.
+:func:`verify_entries` runs a fixed set of entries under one deadline
+(``verifyDeadlineS``); :class:`VerifyStream` takes entries as they come (a venue's papers),
+every host working on all of them at its own rate.
 """
 
 from __future__ import annotations
@@ -29,8 +35,11 @@ import asyncio
 import datetime
 import functools
 import heapq
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
@@ -58,11 +67,19 @@ Log = Callable[[str], None]
 Progress = Callable[[int, int], None]
 #: Called with each verdict as soon as it is decided (the editor publishes it at once).
 OnVerdict = Callable[[Verification], None]
+Answer = tuple[Lookup, bool]  # a lookup's answer, and whether it came from the cache
 
 #: Runs of at least this many entries read the cache's keys once (VerificationCache.remember_keys).
 _REMEMBER_KEYS_FROM = 1000
 #: A batch request that failed as a whole is asked again in halves, this many levels deep.
 _BATCH_SPLITS = 2
+#: A batched tier whose host is asked at most every this many seconds (arXiv: 3.3 s) holds
+#: its first value a quarter of that spacing (at most ``_LINGER_MAX_S``) for others to join:
+#: a request that leaves with one id uses a slot that could have carried a hundred.
+_LINGER_FROM_S = 2.0
+_LINGER_MAX_S = 1.0
+#: The tiers a found paper's other versions are asked from, in the plan's table order.
+_VERSION_TIERS = (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS)
 
 
 def _no_log(_message: str) -> None:
@@ -77,25 +94,28 @@ def _signal_tier(doi: str) -> plan.IdTier:
 # ====================================================================== the run
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Entry:
     index: int
     view: EntryView
     ids: Identifiers
     chash: str
+    settled: asyncio.Future[Verification]  # its verdict, once recorded
     asked: list[Asked] = field(default_factory=list)  # identifier lookups and versions
     #: title tier -> its answer (and the full version it fetched), whenever it came
     titles: dict[plan.Tier, list[Asked]] = field(default_factory=dict)
     #: the title tiers whose answers the verdict reads, in plan order (plan.next_title_step)
     read: tuple[plan.Tier, ...] = ()
-    asking: plan.Tier | None = None  # the title tier asked now (in its host's queue)
+    #: host -> the title tier it is asked (in the host's queue, or on its way)
+    asking: dict[str, plan.Tier] = field(default_factory=dict)
     candidates_only: bool = False  # stop at the first title answer (for "Replace with")
     #: found by an identifier, in the pool for the paper's other versions (verdict.wants_versions)
     found_by_id: bool = False
     versions_asked: bool = False  # the found paper's records by its other identifiers were asked
     verdict: Verification | None = None  # decided from the answers read when they settled it
-    pooled: bool = False  # in the title pool, not finished yet
-    done: bool = False
+    waiting: Verification | None = None  # decided, waiting for its retraction signal
+    task: asyncio.Task[None] | None = None  # its way through the plan
+    done: bool = False  # decided (perhaps still waiting for its retraction signal)
 
     def answers(self) -> list[Asked]:
         """What the verdict reads: the identifier lookups, then the title answers read in
@@ -107,17 +127,128 @@ class _Entry:
         return self.asked + [a for got in self.titles.values() for a in got]
 
 
+class _Batcher:
+    """The lookups of one batched tier (S2's batch, OpenAlex's DOIs, arXiv, PubMed,
+    Crossref's DOIs), from every entry, coalesced: a value waits while the tier's host has
+    no free slot, then leaves with every value waiting then (``tier.batch`` per request).
+    A value asked while it waits or is on its way is not asked again."""
+
+    def __init__(self, run: _Run, tier: plan.IdTier) -> None:
+        self.run = run
+        self.tier = tier
+        self.host = run.sources.hosts().get(tier.host)
+        self.futures: dict[str, asyncio.Future[Answer]] = {}  # asked, not answered yet
+        self.unread: dict[str, None] = {}  # a database's cache: not read yet (read together)
+        self.waiting: dict[str, None] = {}  # to ask the host, in the order asked
+        self.since = 0.0  # when the oldest value waiting was asked
+        spacing = self.host.rate.min_interval_s if self.host is not None else 0.0
+        self.linger = min(spacing / 4, _LINGER_MAX_S) if spacing >= _LINGER_FROM_S else 0.0
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def key(self, value: str) -> str:
+        return lookup_key(self.tier.source, self.tier.kind, value)
+
+    async def ask(self, value: str) -> Answer:
+        run = self.run
+        fut = self.futures.get(value)
+        if fut is None:
+            if not run.cache.remote:
+                hit = run.cache.get(self.key(value))
+                if hit is not None:
+                    return hit, True
+                if run.settings.offline:
+                    return run.offline_answer(self.tier.source, self.tier.method), False
+                self._wait(value)
+            else:
+                self.unread[value] = None
+            fut = asyncio.get_running_loop().create_future()
+            self.futures[value] = fut
+            self.wake.set()
+            if self.task is None or self.task.done():
+                self.task = run.spawn(self._send())
+        return await asyncio.shield(fut)
+
+    def _answer(self, value: str, answer: Answer) -> None:
+        fut = self.futures.pop(value, None)
+        if fut is not None and not fut.done():
+            fut.set_result(answer)
+
+    async def _moment(self) -> None:
+        """Let the values asked in this same moment (entries woken by one answer) join."""
+        for _ in range(8):
+            n = len(self.unread) + len(self.waiting)
+            await asyncio.sleep(0)
+            if len(self.unread) + len(self.waiting) == n:
+                return
+
+    async def _read_cache(self) -> None:
+        """A database's cached answers of the values asked, read in one statement."""
+        values, self.unread = list(self.unread), {}
+        hits = await self.run.cache_many([self.key(v) for v in values])
+        for v in values:
+            hit = hits.get(self.key(v))
+            if hit is not None:
+                self._answer(v, (hit, True))
+            elif self.run.settings.offline:
+                self._answer(v, (self.run.offline_answer(self.tier.source, self.tier.method), False))
+            else:
+                self._wait(v)
+
+    def _wait(self, value: str) -> None:
+        if not self.waiting:
+            self.since = time.monotonic()
+        self.waiting[value] = None
+
+    async def _send(self) -> None:
+        tier = self.tier
+        call = functools.partial(tier.ask, self.run.sources)
+        while True:
+            if not self.unread and not self.waiting:
+                self.wake.clear()
+                await self.wake.wait()
+            await self._moment()
+            part: list[str] = []
+            try:
+                if self.unread:
+                    await self._read_cache()
+                wait = self.host.next_slot_in() if self.host is not None else 0.0
+                if len(self.waiting) < tier.batch:
+                    wait = max(wait, self.since + self.linger - time.monotonic())
+                if self.waiting and wait > 0:
+                    await asyncio.sleep(wait)  # more values join while the host is busy
+                    if self.unread:
+                        await self._read_cache()
+                part = list(itertools.islice(self.waiting, tier.batch))
+                for v in part:
+                    del self.waiting[v]
+                if not part:
+                    continue
+                got = await self.run.batch(tier.source, tier.method, call, part, _BATCH_SPLITS)
+                await self.run.cache_put({self.key(v): a for v, a in got.items()})
+                for v in part:
+                    self._answer(v, (got[v], False))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # never leave an entry waiting for an answer
+                why = f"internal error: {type(exc).__name__}"
+                for v in [*part, *self.unread, *self.waiting]:
+                    self._answer(v, (Lookup(tier.source, tier.method, Outcome.FAILED, [], why), False))
+                self.unread, self.waiting = {}, {}
+
+
 class _Run:
-    """One call of :func:`verify_entries`: the entries' state and the request plan."""
+    """The entries being verified and the request plan's state: per-host title queues,
+    a batcher per batched tier, the title workers. Entries join with :meth:`verify` (one
+    call for :func:`verify_entries`, many for a :class:`VerifyStream`)."""
 
     def __init__(
         self,
-        views: Sequence[EntryView],
         settings: Settings,
         sources: Sources,
         cache: VerificationCache,
         log: Log,
-        progress: Progress | None,
+        progress: Progress | None = None,
         on_verdict: OnVerdict | None = None,
         snapshot: Snapshot | None = None,
     ) -> None:
@@ -130,27 +261,45 @@ class _Run:
         self.log = log
         self.progress = progress
         self.now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        self.entries: list[_Entry] = []
-        seen: set[str] = set()
-        for view in views:
-            if view.key in seen:
-                continue
-            seen.add(view.key)
-            self.entries.append(_Entry(len(self.entries), view, identifiers(view), content_hash(view)))
-        self.results: dict[str, Verification] = {}
+        self._index = itertools.count()
+        self.live: dict[tuple[str, str], _Entry] = {}  # (key, content hash) -> entry not decided yet
+        self.total = 0  # entries joined
+        self.recorded = 0  # of those, with a verdict
         self._offline_answers: dict[tuple[str, str], Lookup] = {}
         self.queues: dict[str, list[tuple[int, _Entry]]] = {}  # host -> heap by priority
-        self.pool_open = True
-        self.changed = asyncio.Condition()
-        self.s2_batch_sent = asyncio.Event()
-        # Verdicts waiting for a retraction signal (papers S2 alone matched): (entry,
-        # verdict, DOI to ask Crossref or OpenAlex), sent 50 per request by signal_worker.
-        self.awaiting: list[tuple[_Entry, Verification, str]] = []
-        self.deferred: set[str] = set()  # keys waiting or being asked about
-        self.signal_wake = asyncio.Event()
-        self.identifiers_done = False  # flush what the identifier tiers left waiting
-        self.undone = len(self.entries)  # entries not finished yet
-        self.pooled = 0  # entries in the title pool not finished yet
+        self._ready: dict[str, asyncio.Condition] = {}  # host -> its queue got an entry
+        self.batchers: dict[plan.IdTier, _Batcher] = {}
+        self._inflight: dict[str, asyncio.Future[Answer]] = {}  # single lookups on their way
+        self.tasks: set[asyncio.Task[Any]] = set()  # everything this run started
+        self._workers = False
+
+    # ------------------------------------------------------------------ tasks
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """A task of this run: cancelled by :meth:`close`."""
+        task = asyncio.ensure_future(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    def _start_workers(self) -> None:
+        if self._workers:
+            return
+        self._workers = True
+        hosts = self.sources.hosts()
+        for name in plan.TITLE_HOSTS:
+            h = hosts.get(name)
+            n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
+            for _ in range(n):
+                self.spawn(self.title_worker(name))
+
+    async def close(self) -> None:
+        """Stop every task of the run (workers, batchers, entries still on their way)."""
+        tasks = list(self.tasks)
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # ------------------------------------------------------------------ helpers
 
@@ -168,10 +317,11 @@ class _Run:
         )
 
     def finish(self, e: _Entry, v: Verification | None = None) -> None:
-        """Record the verdict on ``e`` (``v``: already decided from ``e.answers()``)."""
-        if e.view.key in self.results or e.view.key in self.deferred:
+        """Decide ``e`` (``v``: already decided from ``e.answers()``) and record the verdict,
+        once its retraction signal is in when it needs one."""
+        if e.done:
             return
-        self._mark_done(e)
+        e.done = True
         if v is None:
             v = self._verdict(e, e.answers())
         try:
@@ -182,43 +332,36 @@ class _Run:
             self.record(e, v)
 
     def _defer_for_signal(self, e: _Entry, v: Verification, doi: str | None = None) -> bool:
-        """Complete a verdict from a cached retraction signal, or queue it for asking
-        (``doi``: the one to ask about, when the caller knows better than its records)."""
+        """Complete a verdict from a cached retraction signal, or ask for it (``doi``: the
+        one to ask about, when the caller knows better than its records); True: the verdict
+        is recorded when the answer comes."""
         doi = doi or retraction.signal_doi(v)
         if doi is None:
             return False
-        if self.cache.remote and not self.settings.offline:
-            # a database: read with the others, 50 at a time, by the signal worker
-            self.awaiting.append((e, v, doi))
-            self.deferred.add(e.view.key)
-            return True
-        tier = _signal_tier(doi)
-        hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
-        if hit is not None and hit.outcome is not Outcome.FOUND:
-            hit = self.cache.get(lookup_key(plan.OPENALEX_DOIS.source, plan.OPENALEX_DOIS.kind, doi))
-        if hit is not None:
-            self._with_signal(v, hit, True)
-            return False
-        if self.settings.offline:
-            return False
-        self.awaiting.append((e, v, doi))  # asked with others, 50 at a time
-        self.deferred.add(e.view.key)
+        if not self.cache.remote or self.settings.offline:  # (a database's: read in batches)
+            tier = _signal_tier(doi)
+            hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
+            if hit is not None and hit.outcome is not Outcome.FOUND:
+                hit = self.cache.get(lookup_key(plan.OPENALEX_DOIS.source, plan.OPENALEX_DOIS.kind, doi))
+            if hit is not None:
+                self._with_signal(v, hit, True)
+                return False
+            if self.settings.offline:
+                return False
+        e.waiting = v
+        self.spawn(self._signal(e, v, doi))
         return True
-
-    def _mark_done(self, e: _Entry) -> None:
-        if not e.done:
-            self.undone -= 1
-        e.done = True
-        self.signal_wake.set()
-        if e.pooled:
-            e.pooled = False
-            self.pooled -= 1
 
     def record(self, e: _Entry, v: Verification) -> None:
         """The one place a verdict is recorded (decided, cut off by the deadline, signalled)."""
-        self._mark_done(e)
-        self.deferred.discard(e.view.key)
-        self.results[e.view.key] = v
+        if e.settled.done():
+            return
+        e.done = True
+        e.waiting = None
+        e.settled.set_result(v)
+        if self.live.get((e.view.key, e.chash)) is e:
+            del self.live[(e.view.key, e.chash)]
+        self.recorded += 1
         if self.on_verdict is not None:
             try:
                 self.on_verdict(v)
@@ -226,11 +369,11 @@ class _Run:
                 pass
         if self.progress is not None:
             try:
-                self.progress(len(self.results), len(self.entries))
+                self.progress(self.recorded, self.total)
             except Exception:
                 pass
 
-    def _offline(self, source: str, method: str) -> Lookup:
+    def offline_answer(self, source: str, method: str) -> Lookup:
         """The answer of a source not asked (offline): one per source and method."""
         lk = self._offline_answers.get((source, method))
         if lk is None:
@@ -248,16 +391,38 @@ class _Run:
 
     async def one(
         self, key: str, source: str, method: str, call: Callable[[], Awaitable[Lookup]]
-    ) -> tuple[Lookup, bool]:
-        """One cached lookup: (answer, came from the cache)."""
+    ) -> Answer:
+        """One cached lookup: (answer, came from the cache). The same lookup on its way for
+        another entry is awaited, not asked again."""
+        mine = self._inflight.get(key)
+        if mine is not None:
+            return await asyncio.shield(mine)
         hit = await self._cache_get(key)
         if hit is not None:
             return hit, True
         if self.settings.offline:
-            return self._offline(source, method), False
-        answer = await self._guard(source, method, call())
-        await self._cache_put({key: answer})
+            return self.offline_answer(source, method), False
+        mine = self._inflight.get(key)  # (asked meanwhile, while the cache was read)
+        if mine is not None:
+            return await asyncio.shield(mine)
+        fut: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = fut
+        try:
+            answer = await self._guard(source, method, call())
+            await self.cache_put({key: answer})
+            fut.set_result((answer, False))
+        finally:
+            del self._inflight[key]
+            if not fut.done():
+                fut.cancel()
         return answer, False
+
+    async def batched(self, tier: plan.IdTier, value: str) -> Answer:
+        """One value of a batched tier, asked together with every other entry's."""
+        b = self.batchers.get(tier)
+        if b is None:
+            b = self.batchers[tier] = _Batcher(self, tier)
+        return await b.ask(value)
 
     async def _cache_get(self, key: str) -> Lookup | None:
         """A cached answer; a database's read is made in a thread, off the event loop."""
@@ -265,51 +430,19 @@ class _Run:
             return await asyncio.to_thread(self.cache.get, key)
         return self.cache.get(key)
 
-    async def _cache_many(self, keys: Sequence[str]) -> dict[str, Lookup]:
+    async def cache_many(self, keys: Sequence[str]) -> dict[str, Lookup]:
         """Cached answers of ``keys``: a database's in one statement, in a thread."""
         if self.cache.remote:
             return await asyncio.to_thread(self.cache.get_many, keys)
         return {k: hit for k in keys if (hit := self.cache.get(k)) is not None}
 
-    async def _cache_put(self, answers: Mapping[str, Lookup]) -> None:
+    async def cache_put(self, answers: Mapping[str, Lookup]) -> None:
         if self.cache.remote:
             await asyncio.to_thread(self.cache.put_many, answers)
         else:
             self.cache.put_many(answers)
 
-    async def many(
-        self,
-        source: str,
-        method: str,
-        kind: str,
-        values: Sequence[str],
-        call: Callable[[list[str]], Awaitable[Mapping[str, Lookup]]],
-        chunk: int,
-    ) -> dict[str, tuple[Lookup, bool]]:
-        """Cached batch lookups: only values missing from the cache are requested."""
-        out: dict[str, tuple[Lookup, bool]] = {}
-        missing: list[str] = []
-        keys = {v: lookup_key(source, kind, v) for v in dict.fromkeys(values)}
-        hits = await self._cache_many(list(keys.values()))
-        for v, key in keys.items():
-            hit = hits.get(key)
-            if hit is not None:
-                out[v] = (hit, True)
-            else:
-                missing.append(v)
-        if not missing:
-            return out
-        if self.settings.offline:
-            out.update({v: (self._offline(source, method), False) for v in missing})
-            return out
-        for start in range(0, len(missing), chunk):
-            part = missing[start : start + chunk]
-            got = await self._batch(source, method, call, part, _BATCH_SPLITS)
-            await self._cache_put({lookup_key(source, kind, v): a for v, a in got.items()})
-            out.update((v, (a, False)) for v, a in got.items())
-        return out
-
-    async def _batch(
+    async def batch(
         self,
         source: str,
         method: str,
@@ -339,30 +472,10 @@ class _Run:
         if splits > 0 and len(part) > 1 and all(a.outcome is Outcome.FAILED for a in got.values()):
             half = len(part) // 2
             got = {
-                **await self._batch(source, method, call, part[:half], splits - 1),
-                **await self._batch(source, method, call, part[half:], splits - 1),
+                **await self.batch(source, method, call, part[:half], splits - 1),
+                **await self.batch(source, method, call, part[half:], splits - 1),
             }
         return got
-
-    async def ask_ids(self, tier: plan.IdTier, values: Sequence[str]) -> dict[str, tuple[Lookup, bool]]:
-        """Cached lookups of ``values`` by an identifier ``tier``, ``tier.batch`` per request."""
-        return await self.many(
-            tier.source, tier.method, tier.kind, values, functools.partial(tier.ask, self.sources), tier.batch
-        )
-
-    async def ask_each(self, tier: plan.IdTier, pairs: Sequence[tuple[_Entry, str]]) -> None:
-        """One cached lookup per entry and value by a ``tier`` of batch 1, all at once."""
-
-        async def ask(value: str) -> Lookup:
-            return (await tier.ask(self.sources, [value]))[value]
-
-        async def each(e: _Entry, value: str) -> None:
-            lk, cached = await self.one(
-                lookup_key(tier.source, tier.kind, value), tier.source, tier.method, lambda: ask(value)
-            )
-            e.asked.append(Asked(lk, tier.field, value, cached))
-
-        await asyncio.gather(*(each(e, v) for e, v in pairs))
 
     def _state(self, e: _Entry) -> tuple[bool, set[str], dict[str, set[str]]]:
         """(found the paper by an identifier, fields resolving to it, field -> sources
@@ -398,95 +511,103 @@ class _Run:
             has_value=has_value, same=same, conflicts=len(conflicts), found_by_batch=found_by_batch
         )
 
-    # ------------------------------------------------------------------ identifier tiers
+    # ------------------------------------------------------------------ one entry's way
 
-    async def identifier_tiers(self) -> None:
+    async def _flow(self, e: _Entry) -> None:
+        """``e``'s way through the plan: its identifiers, then (when they do not settle it)
+        its title; its verdict is recorded as soon as its own answers settle it."""
         try:
-            todo = [e for e in self.entries if e.ids and not e.done and e.view.title.strip()]
-            wanted: dict[str, list[tuple[_Entry, str]]] = {}
-            for e in todo:
-                for f, bid in plan.S2_BATCH.values(e.ids):
-                    wanted.setdefault(bid, []).append((e, f))
-            if wanted:
-                got = await self.ask_ids(plan.S2_BATCH, list(wanted))
-                for bid, pairs in wanted.items():
-                    lk, cached = got[bid]
-                    for e, f in pairs:
-                        e.asked.append(Asked(lk, f, bid, cached))
-            self.s2_batch_sent.set()
-            await asyncio.gather(*(self._chain(todo, chain) for chain in plan.ID_CHAINS))
-            await self._other_versions(todo)
-            for i, e in enumerate(todo):
-                if i % 16 == 15:
-                    # Verdicts are CPU work: let other hosts' requests go out on time
-                    # instead of in a burst after a long stretch without the event loop.
-                    await asyncio.sleep(0)
-                found, same_fields, conflict = self._state(e)
-                if found and not any(f not in same_fields for f in conflict):
-                    v = self._verdict(e, e.answers())
-                    if wants_versions(v):  # not decided before the other versions answer
-                        await self.add_to_pool(e, found_by_id=True)
-                    else:
-                        self.finish(e, v)
-                else:
-                    await self.add_to_pool(e, candidates_only=bool(conflict))
-        finally:
-            self.s2_batch_sent.set()
-            self.identifiers_done = True
-            self.signal_wake.set()
-            async with self.changed:
-                self.pool_open = False
-                self.changed.notify_all()
+            if not e.view.title.strip() and e.view.printed is None:
+                self.finish(e)
+            elif not e.ids:
+                await self.add_to_pool(e)
+            else:
+                await self._by_identifiers(e)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.record(e, self._internal_error(e, exc))
 
-    async def _chain(self, todo: Sequence[_Entry], chain: Sequence[plan.IdTier]) -> None:
-        """The tiers of one identifier, one after the other, for the entries that still need
-        another source for it (:meth:`_needs`)."""
-        need = list(todo)
+    async def _by_identifiers(self, e: _Entry) -> None:
+        """S2's batch, each identifier's chain (at the same time), the found paper's other
+        versions; then the verdict, or the title tiers."""
+        pairs = plan.S2_BATCH.values(e.ids)
+        got = await asyncio.gather(*(self.batched(plan.S2_BATCH, bid) for _f, bid in pairs))
+        e.asked += [Asked(lk, f, bid, cached) for (f, bid), (lk, cached) in zip(pairs, got, strict=True)]
+        await asyncio.gather(*(self._chain(e, chain) for chain in plan.ID_CHAINS))
+        await self._other_versions(e)
+        found, same_fields, conflict = self._state(e)
+        if not found or any(f not in same_fields for f in conflict):
+            await self.add_to_pool(e, candidates_only=bool(conflict))
+            return
+        v = self._verdict(e, e.answers())
+        if wants_versions(v):
+            # the cheapest versions first: the paper's own identifiers, batched, before any
+            # title search; the title tiers only when they do not settle it
+            if await self._id_versions(e, v):
+                v = self._verdict(e, e.answers())
+            if wants_versions(v):
+                await self.add_to_pool(e, found_by_id=True)
+                return
+        self.finish(e, v)
+
+    async def _chain(self, e: _Entry, chain: Sequence[plan.IdTier]) -> None:
+        """The tiers of one identifier, one after the other, while ``e`` still needs another
+        source for it (:meth:`_needs`)."""
         for tier in chain:
-            field = tier.field or ""
-            need = [e for e in need if self._needs(e, field)]
-            pairs = [(e, value) for e in need for _f, value in tier.values(e.ids)]
-            if not pairs:
+            f = tier.field or ""
+            if not self._needs(e, f):
+                return
+            values = [value for _f, value in tier.values(e.ids)]
+            if not values:
                 continue
             if tier.batch == 1:
-                await self.ask_each(tier, pairs)
-                continue
-            got = await self.ask_ids(tier, [value for _e, value in pairs])
-            for e, value in pairs:
-                lk, cached = got[value]
-                e.asked.append(Asked(lk, field, value, cached))
+                got = await asyncio.gather(*(self._each(tier, v) for v in values))
+            else:
+                got = await asyncio.gather(*(self.batched(tier, v) for v in values))
+            e.asked += [Asked(lk, f, v, cached) for v, (lk, cached) in zip(values, got, strict=True)]
 
-    async def _other_versions(self, todo: Sequence[_Entry]) -> None:
-        """More versions of the papers found by an identifier (plan.identifier_versions),
-        batched: one request per source for all entries; offline, what the cache holds."""
-        wanted: dict[plan.IdTier, list[tuple[_Entry, str]]] = {}
-        for e in todo:
-            found, _same, conflict = self._state(e)
-            if not found or conflict:
-                continue
-            records = [
-                r
-                for a in e.asked
-                if a.field is not None and a.lookup.outcome is Outcome.FOUND
-                for r in a.lookup.records[:1]
-            ]
-            asked = {a.lookup.source for a in e.asked}
-            for tier, value in plan.identifier_versions(e.view, e.ids, records, asked):
-                wanted.setdefault(tier, []).append((e, value))
-        await self._ask_versions(wanted)
+    async def _each(self, tier: plan.IdTier, value: str) -> Answer:
+        """A lookup by a tier of batch 1 (one request per value)."""
 
-    async def _ask_versions(self, wanted: Mapping[plan.IdTier, Sequence[tuple[_Entry, str]]]) -> bool:
-        """Ask each tier about its values (one batch per tier, in the plan's table order) and
-        add the answers to their entries as versions; True when one was added."""
+        async def ask() -> Lookup:
+            return (await tier.ask(self.sources, [value]))[value]
+
+        return await self.one(lookup_key(tier.source, tier.kind, value), tier.source, tier.method, ask)
+
+    async def _other_versions(self, e: _Entry) -> None:
+        """More versions of the paper found by an identifier (plan.identifier_versions),
+        batched with every other entry's; offline, what the cache holds."""
+        found, _same, conflict = self._state(e)
+        if not found or conflict:
+            return
+        records = [
+            r
+            for a in e.asked
+            if a.field is not None and a.lookup.outcome is Outcome.FOUND
+            for r in a.lookup.records[:1]
+        ]
+        asked = {a.lookup.source for a in e.asked}
+        await self._ask_versions(e, plan.identifier_versions(e.view, e.ids, records, asked))
+
+    async def _id_versions(self, e: _Entry, v: Verification) -> bool:
+        """The found paper's records by its other identifiers (plan.version_lookups). True
+        when an answer was added (the verdict is then decided anew)."""
+        records = [r for r in (v.match, *v.versions) if r is not None]
+        have = {(a.lookup.source, a.value.lower()) for a in e.everything()}
+        return await self._ask_versions(e, plan.version_lookups(e.ids, records, have))
+
+    async def _ask_versions(self, e: _Entry, wanted: Sequence[plan.VersionAsk]) -> bool:
+        """Ask each tier about its values, batched with other entries', and add the answers
+        to ``e`` as versions (in the plan's table order); True when one was added."""
+        wanted = list(dict.fromkeys(wanted))
+        if not wanted:
+            return False
+        got = await asyncio.gather(*(self.batched(tier, value) for tier, value in wanted))
         added = False
-        for tier in (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS):
-            pairs = wanted.get(tier)
-            if not pairs:
-                continue
-            got = await self.ask_ids(tier, list(dict.fromkeys(v for _e, v in pairs)))
-            for e, value in pairs:
-                lk, cached = got[value]
-                if cached or not self.settings.offline:
+        for tier in _VERSION_TIERS:
+            for (t, value), (lk, cached) in zip(wanted, got, strict=True):
+                if t is tier and (cached or not self.settings.offline):
                     e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
                     added = True
         return added
@@ -507,46 +628,22 @@ class _Run:
         if answer.outcome is Outcome.FOUND:
             v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
 
-    async def signal_worker(self) -> None:
-        """Ask about the papers S2 alone matched, 50 DOIs per request: when 50 wait, when
-        the identifier tiers are through, and when nothing else can come."""
-        while True:
-            self.signal_wake.clear()
-            more = self.undone > 0
-            n = len(self.awaiting)
-            if n >= plan.CROSSREF_DOIS.batch or (n and (not more or self.identifiers_done)):
-                self.identifiers_done = False
-                batch, self.awaiting = self.awaiting, []
-                await self._signals(batch)  # 50 DOIs per request
-                continue
-            if not n and not more:
-                return
-            await self.signal_wake.wait()
-
-    async def _signals(self, batch: Sequence[tuple[_Entry, Verification, str]]) -> None:
-        """Crossref for the DOIs it registers (``updated-by`` names every notice, also
-        Retraction Watch's); OpenAlex's ``is_retracted`` for the others (DataCite) and for
-        what Crossref could not answer."""
+    async def _signal(self, e: _Entry, v: Verification, doi: str) -> None:
+        """Ask about the paper S2 alone matched (Crossref for the DOIs it registers:
+        ``updated-by`` names every notice, also Retraction Watch's; OpenAlex's
+        ``is_retracted`` for the others and for what Crossref could not answer), batched
+        with other entries'; then record the verdict."""
         try:
-            got = await self._signal_answers([d for _e, _v, d in batch])
+            tier = _signal_tier(doi)
+            lk, cached = await self.batched(tier, doi)
+            if tier is plan.CROSSREF_DOIS and lk.outcome is not Outcome.FOUND:
+                lk, cached = await self.batched(plan.OPENALEX_DOIS, doi)
+            self._with_signal(v, lk, cached)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # never lose a verdict over its retraction check
             self.log(f"citelens: retraction check failed: {type(exc).__name__}")
-            got = {}
-        for e, v, doi in batch:
-            if doi in got:
-                lk, cached = got[doi]
-                self._with_signal(v, lk, cached)
-            self.record(e, v)
-
-    async def _signal_answers(self, dois: list[str]) -> dict[str, tuple[Lookup, bool]]:
-        crossref = [d for d in dois if _signal_tier(d) is plan.CROSSREF_DOIS]
-        got = await self.ask_ids(plan.CROSSREF_DOIS, crossref)
-        rest = [d for d in dois if d not in got or got[d][0].outcome is not Outcome.FOUND]
-        if rest:
-            got.update(await self.ask_ids(plan.OPENALEX_DOIS, rest))
-        return got
+        self.record(e, v)
 
     # ------------------------------------------------------------------ title tiers
 
@@ -556,8 +653,13 @@ class _Run:
         e.candidates_only = candidates_only
         e.found_by_id = found_by_id
         e.titles = {}
-        e.pooled = True
-        self.pooled += 1
+        if found_by_id and not self.settings.offline:
+            # its versions did not settle it: the title tiers it reads whatever they answer
+            # are asked at once (still read in plan order), so a slow host (S2's match at
+            # 1/s) is not asked only after the others answered
+            for tier in plan.title_tiers_read(e.view)[1:]:
+                if await self._cache_get(plan.title_cache_key(tier, e.view)) is None:
+                    await self._queue(e, tier)
         await self._advance(e)
 
     def _settled(self, e: _Entry, read: tuple[plan.Tier, ...]) -> bool:
@@ -605,7 +707,7 @@ class _Run:
             tier = step.ask
             if step.settled and not e.candidates_only:
                 self.finish(e, e.verdict)
-                break
+                return
             if tier is None:
                 if not e.versions_asked and not e.candidates_only:
                     e.versions_asked = True
@@ -613,40 +715,41 @@ class _Run:
                     if wants_versions(v) and await self._id_versions(e, v):
                         continue
                 self.finish(e)
-                break
+                return
+            if e.asking.get(tier.host) is tier:
+                return  # asked already: its answer advances the entry
             hit = await self._cache_get(plan.title_cache_key(tier, e.view))
             if hit is not None:
                 await self._answered(e, tier, hit, True)
             elif self.settings.offline and e.found_by_id:  # versions: what the cache holds
                 self.finish(e)
-                break
-            elif self.settings.offline:  # no worker would ask anyone
-                e.titles[tier] = [Asked(self._offline(tier.host, tier.name), None, e.view.title)]
-            else:
-                e.asking = tier
-                async with self.changed:
-                    heapq.heappush(self.queues.setdefault(tier.host, []), (e.index, e))
-                    self.changed.notify_all()
                 return
-        async with self.changed:
-            self.changed.notify_all()  # a worker may be waiting for the last pooled entry
+            elif self.settings.offline:  # no worker would ask anyone
+                e.titles[tier] = [Asked(self.offline_answer(tier.host, tier.name), None, e.view.title)]
+            else:
+                await self._queue(e, tier)
+                return
 
-    async def _id_versions(self, e: _Entry, v: Verification) -> bool:
-        """The found paper's records by its other identifiers (plan.version_lookups). True
-        when an answer was added (the verdict is then decided anew)."""
-        records = [r for r in (v.match, *v.versions) if r is not None]
-        have = {(a.lookup.source, a.value.lower()) for a in e.everything()}
-        wanted: dict[plan.IdTier, list[tuple[_Entry, str]]] = {}
-        for tier, value in plan.version_lookups(e.ids, records, have):
-            wanted.setdefault(tier, []).append((e, value))
-        return await self._ask_versions(wanted)
+    async def _queue(self, e: _Entry, tier: plan.Tier) -> None:
+        """Put ``e`` in ``tier``'s host queue, by priority."""
+        e.asking[tier.host] = tier
+        ready = self._ready_of(tier.host)
+        async with ready:
+            heapq.heappush(self.queues.setdefault(tier.host, []), (e.index, e))
+            ready.notify()
+
+    def _ready_of(self, host: str) -> asyncio.Condition:
+        ready = self._ready.get(host)
+        if ready is None:
+            ready = self._ready[host] = asyncio.Condition()
+        return ready
 
     def _pick(self, host: str) -> _Entry | None:
         """The first entry (by priority) waiting for a tier of ``host``."""
         queue = self.queues.get(host)
         while queue:
             e = heapq.heappop(queue)[1]
-            if not e.done and e.asking is not None and e.asking.host == host:
+            if not e.done and host in e.asking:
                 return e
         return None
 
@@ -662,76 +765,108 @@ class _Run:
         ax = next((r.arxiv_id for r in same if r.arxiv_id), None)
         if ax is None or any(a.lookup.source == plan.ARXIV_IDS.source and a.value == ax for a in e.asked):
             return None
-        got = await self.ask_ids(plan.ARXIV_IDS, [ax])
-        lk, cached = got[ax]
+        lk, cached = await self.batched(plan.ARXIV_IDS, ax)
         return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None
 
     async def title_worker(self, host: str) -> None:
         """Asks ``host``'s title tiers, entry after entry by priority. An entry waits in one
         queue at a time (its next tier's), so each entry's answers come in plan order while
         every host works on other entries at the same time."""
-        if host == plan.S2_BATCH.host:
-            await self.s2_batch_sent.wait()  # the batch goes first: it answers many entries
+        ready = self._ready_of(host)
         while True:
-            async with self.changed:
-                while True:
-                    e = self._pick(host)
-                    if e is not None:
-                        break
-                    if not self.pool_open and not self.pooled:
-                        return
-                    await self.changed.wait()
-                tier = e.asking
-                e.asking = None
-            assert tier is not None
-            lk, cached = await self.one(
-                plan.title_cache_key(tier, e.view),
-                tier.host,
-                tier.name,
-                functools.partial(tier.ask, self.sources, e.view),
-            )
-            await self._answered(e, tier, lk, cached)
-            await self._advance(e)
+            async with ready:
+                while (e := self._pick(host)) is None:
+                    await ready.wait()
+                tier = e.asking[host]
+            try:
+                lk, cached = await self.one(
+                    plan.title_cache_key(tier, e.view),
+                    tier.host,
+                    tier.name,
+                    functools.partial(tier.ask, self.sources, e.view),
+                )
+                await self._answered(e, tier, lk, cached)
+                del e.asking[host]
+                await self._advance(e)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.record(e, self._internal_error(e, exc))
 
-    # ------------------------------------------------------------------ the whole run
+    # ------------------------------------------------------------------ entries join
 
-    async def run(self) -> dict[str, Verification]:
+    def _join(self, views: Iterable[EntryView]) -> tuple[list[_Entry], list[_Entry]]:
+        """(this call's entries, one per key, in priority order; those new to the run). An
+        entry the run is verifying already (same key and content) is shared, not asked again."""
+        mine: list[_Entry] = []
+        new: list[_Entry] = []
+        seen: set[str] = set()
+        loop = asyncio.get_running_loop()
+        for view in views:
+            if view.key in seen:
+                continue
+            seen.add(view.key)
+            chash = content_hash(view)
+            e = self.live.get((view.key, chash))
+            if e is None:
+                e = _Entry(next(self._index), view, identifiers(view), chash, loop.create_future())
+                self.live[(view.key, chash)] = e
+                self.total += 1
+                new.append(e)
+            mine.append(e)
+        return mine, new
+
+    async def verify(self, views: Sequence[EntryView]) -> dict[str, Verification]:
+        """A verdict per entry key of ``views`` (priority order: cited first), each recorded
+        (and handed to ``on_verdict``) as soon as it is decided; within the deadline
+        (``verifyDeadlineS``), after which what is undecided is UNVERIFIED."""
+        mine, new = self._join(views)
         limit = self.settings.verify_deadline_s
         deadline = asyncio.timeout(limit if limit > 0 else None)
-        if len(self.entries) >= _REMEMBER_KEYS_FROM:  # most lookups of a big run are misses
-            self.cache.remember_keys(max_keys=20 * len(self.entries))
         try:
             async with deadline:
-                await self._ask()
+                await self._start(new)
+                if mine:
+                    await asyncio.wait([e.settled for e in mine])
         except TimeoutError:
             if not deadline.expired():
                 raise
-            self._stop_at_deadline(limit)
-        finally:
-            self.cache.forget_keys()
-        for e in self.entries:  # anything left (cannot happen, but never lose an entry)
-            self.finish(e)
-        if self.awaiting:
-            batch, self.awaiting = self.awaiting, []
-            await self._signals(batch)
-        return {e.view.key: self.results[e.view.key] for e in self.entries}
+            self._stop_at_deadline(mine, limit)
+        for e in mine:  # anything left (cannot happen, but never lose an entry)
+            if not e.settled.done():
+                self.record(e, e.waiting or self._verdict(e, e.answers()))
+        return {e.view.key: e.settled.result() for e in mine}
 
-    def _stop_at_deadline(self, limit: float) -> None:
-        """The run took ``limit`` seconds: every entry not decided yet is UNVERIFIED; a verdict
+    async def _start(self, new: list[_Entry]) -> None:
+        """The snapshot's and the offline shortcut's verdicts, then every other entry on its
+        way through the plan."""
+        await self.snapshot_first(new)
+        self.settle_offline_misses(new)
+        self._start_workers()
+        for e in new:
+            if not e.done:
+                e.task = self.spawn(self._flow(e))
+
+    def _stop_at_deadline(self, mine: Sequence[_Entry], limit: float) -> None:
+        """The call took ``limit`` seconds: every entry not decided yet is UNVERIFIED; a verdict
         that was only waiting for its retraction check is kept without it."""
-        for e, v, _doi in self.awaiting:
-            self.record(e, v)
-        self.awaiting = []
-        left = [e for e in self.entries if e.view.key not in self.results]
-        self.log(
-            f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
-            f"{len(left)} of {len(self.entries)} entries not decided, left UNVERIFIED"
-        )
+        left = [e for e in mine if not e.settled.done()]
+        undecided = [e for e in left if e.waiting is None]
+        if undecided:
+            self.log(
+                f"verification stopped at its deadline ({limit:g} s, verifyDeadlineS): "
+                f"{len(undecided)} of {len(mine)} entries not decided, left UNVERIFIED"
+            )
         for e in left:
-            v = deadline_reached(e.view, e.everything(), limit, chash=e.chash, checked_at=self.now)
-            self.record(e, v)
+            if e.waiting is not None:
+                self.record(e, e.waiting)
+            else:
+                v = deadline_reached(e.view, e.everything(), limit, chash=e.chash, checked_at=self.now)
+                self.record(e, v)
+            if e.task is not None:
+                e.task.cancel()
 
-    def settle_offline_misses(self) -> None:
+    def settle_offline_misses(self, entries: Sequence[_Entry]) -> None:
         """Offline: decide each entry none of whose lookups can be in the cache without the
         request plan (``verify/offline.py``). Its verdict depends only on which lookups it
         has (its shape): one is decided per shape and copied for the other entries."""
@@ -739,7 +874,7 @@ class _Run:
         if not self.settings.offline or kinds is None:
             return
         made: dict[tuple[object, ...], Verification] = {}
-        for e in self.entries:
+        for e in entries:
             if e.done or not e.view.title.strip():
                 continue
             if kinds and offline.may_be_cached(
@@ -750,10 +885,10 @@ class _Run:
             first = made.get(shape)
             if first is None:
                 planned = offline.lookups(e.view, e.ids)
-                e.asked = [Asked(self._offline(p.source, p.method), p.field, p.value) for p in planned]
+                e.asked = [Asked(self.offline_answer(p.source, p.method), p.field, p.value) for p in planned]
                 self.finish(e)
-                if e.view.key in self.results:  # (not waiting for a retraction check)
-                    made[shape] = self.results[e.view.key]
+                if e.settled.done():  # (not waiting for a retraction check)
+                    made[shape] = e.settled.result()
                 continue
             self.record(
                 e,
@@ -768,20 +903,20 @@ class _Run:
                 ),
             )
 
-    async def snapshot_first(self) -> None:
+    async def snapshot_first(self, entries: Sequence[_Entry]) -> None:
         """Entries the local snapshot holds with confidence are decided from it alone
         (``verify/snapshot.py``); the others go on to the APIs untouched. Lookups run in a
         thread, 256 entries at a time, so an editor's event loop is not held."""
         snap = self.snapshot
         if snap is None:
             return
-        todo = [e for e in self.entries if not e.done and (e.view.title.strip() or e.view.printed)]
+        todo = [e for e in entries if not e.done and (e.view.title.strip() or e.view.printed)]
         for start in range(0, len(todo), 256):
             part = todo[start : start + 256]
             settled = await asyncio.to_thread(self._snapshot_verdicts, snap, part)
             for e, asked, v in settled:
                 e.asked = asked
-                self._mark_done(e)
+                e.done = True
                 self.snapshot_answered += 1
                 doi = snapshot_tier.notice_doi(v)  # None: its records name every notice
                 if doi is not None:
@@ -812,23 +947,45 @@ class _Run:
             out.append((e, asked, v))
         return out
 
-    async def _ask(self) -> None:
-        await self.snapshot_first()
-        self.settle_offline_misses()
-        for e in self.entries:
-            if e.done:
-                continue
-            if not e.view.title.strip() and e.view.printed is None:
-                self.finish(e)
-            elif not e.ids:
-                await self.add_to_pool(e)
-        hosts = self.sources.hosts()
-        workers = []
-        for name in plan.TITLE_HOSTS:
-            h = hosts.get(name)
-            n = max(1, min(4, h.rate.max_concurrency)) if h is not None else 1
-            workers += [self.title_worker(name) for _ in range(n)]
-        await asyncio.gather(self.identifier_tiers(), self.signal_worker(), *workers)
+
+class VerifyStream:
+    """Entries verified as they come (a venue's papers, one call of :meth:`verify` each)
+    through one run: every host works on all of them at its own rate and concurrency, the
+    batched tiers fill their requests from every call's entries, and a call returns as soon
+    as its own entries are decided (no batch of papers waits for its slowest entry). An
+    entry another call is verifying (same key and content) is awaited, not asked again."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        sources: Sources,
+        cache: VerificationCache,
+        snapshot: Snapshot | None = None,
+        log: Log = _no_log,
+        expected: int = 0,
+    ) -> None:
+        self._run = _Run(settings, sources, cache, log, snapshot=snapshot)
+        self._remembered = expected >= _REMEMBER_KEYS_FROM
+        if self._remembered:  # most lookups of a big run are misses
+            cache.remember_keys(max_keys=20 * expected)
+
+    @property
+    def snapshot_answered(self) -> int:
+        return self._run.snapshot_answered
+
+    @property
+    def waiting(self) -> int:
+        """Entries joined and not decided yet (the venue feeds more while this is low)."""
+        return len(self._run.live)
+
+    async def verify(self, views: Sequence[EntryView]) -> dict[str, Verification]:
+        return await self._run.verify(views)
+
+    async def aclose(self) -> None:
+        await self._run.close()
+        if self._remembered:
+            self._run.cache.forget_keys()
 
 
 async def verify_entries(
@@ -866,8 +1023,16 @@ async def verify_entries(
             src = Sources.from_settings(settings, log)
         if snap is None:
             snap = snapshot_tier.open_snapshot(settings, log)
-        run = _Run(views, settings, src, store, log, progress, on_verdict, snap)
-        results = await run.run()
+        run = _Run(settings, src, store, log, progress, on_verdict, snap)
+        remember = len(views) >= _REMEMBER_KEYS_FROM
+        if remember:  # most lookups of a big run are misses
+            store.remember_keys(max_keys=20 * len(views))
+        try:
+            results = await run.verify(views)
+        finally:
+            await run.close()
+            if remember:
+                store.forget_keys()
         _log_summary(info or log, results, src, run.snapshot_answered if snap is not None else None)
         return results
     except asyncio.CancelledError:
