@@ -6,6 +6,7 @@ the command line."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -349,3 +350,52 @@ def test_fix_keeps_symlinks_and_hard_links(
     assert shared.stat().st_mode & 0o777 == 0o640
     assert sorted(p.name for p in library.iterdir()) == ["shared.bib"]  # no temporary file left
     assert sorted(p.name for p in paper.iterdir()) == ["paper.tex", "refs.bib"]
+
+
+PERMUTATIONS = {
+    "title": "Efficient learning of sparse ranking permutations",
+    "authors": ["Jonathan Huang", "Carlos Guestrin", "Leonidas Guibas"],
+    "year": 2007,
+    "venue": "Advances in Neural Information Processing Systems",
+    "type": "proceedings-article",
+}
+LAUNDERED = (
+    "@inproceedings{codegen2023,\n"
+    "  title = {Efficient learning of sparse code generation programs},\n"
+    "  author = {Nobody, Ann and Roe, Richard},\n"
+    "  booktitle = {Proceedings of Imaginary Conference},\n"
+    "  year = {2023},\n"
+    "}\n"
+)
+
+
+def test_unsafe_fixes_never_put_another_paper_in_place_of_the_cited_one(
+    scholarly_server: ScholarlyFake, tmp_path: Path
+) -> None:
+    """A fabricated reference whose closest real paper is another work: ``--fix
+    --unsafe-fixes`` leaves it as it is (the next run still says NOT_FOUND), while the editor
+    still offers *Replace with:* that paper for the writer to pick. Before, the batch
+    command replaced it with the unrelated paper and the next run called it VERIFIED: a
+    fabricated reference laundered by the tool that caught it (issue 41 #2)."""
+    scholarly_server.add_paper(PERMUTATIONS)
+    env = {**scholarly_server.env(cache=tmp_path / "cache"), "CITELENS_S2_REQUESTS_PER_SECOND": "100"}
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "refs.bib").write_text(LAUNDERED, encoding="utf-8")
+    tex = TEX.replace("\\cite{makris2014} \\cite{rothman1994}", "\\cite{codegen2023}")
+    (folder / "paper.tex").write_text(tex, encoding="utf-8")
+    proc = run_citelens("check", str(folder), "--format", "json", "-q", env=env, timeout=120)
+    (entry,) = json.loads(proc.stdout)["entries"]
+    assert entry["status"] == "NOT_FOUND", entry
+    assert any("sparse ranking permutations" in str(c.get("title", "")).lower()
+               for c in entry.get("candidates", [])), entry  # the editor's Replace with: offers it
+    for args in (("--fix", "--unsafe-fixes"), ("--diff", "--unsafe-fixes")):
+        proc = _check(folder, env, *args)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert (folder / "refs.bib").read_text(encoding="utf-8") == LAUNDERED, args
+        assert "--- a/" not in proc.stdout and "+++ b/" not in proc.stdout, proc.stdout  # no diff either
+    proc = run_citelens("check", str(folder), "--format", "json", "-q", env=env, timeout=120)
+    assert [e["status"] for e in json.loads(proc.stdout)["entries"]] == ["NOT_FOUND"]
+    helptext = run_citelens("check", "--help", env=env).stdout
+    assert "never applied by a command" in " ".join(helptext.split())
+

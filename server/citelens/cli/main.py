@@ -189,8 +189,8 @@ async def _fixed(
             log(note)
     if run.unsafe_left and not args.unsafe_fixes:
         log(
-            f"{len(run.unsafe_left)} more fixes are unsafe (another paper, a merge, a less than "
-            "confident match): --unsafe-fixes applies them"
+            f"{len(run.unsafe_left)} more fixes are unsafe (a merge, a preprint's published version, "
+            "a less than confident match of the same paper): --unsafe-fixes applies them"
         )
     if args.fix and not args.diff:
         log(f"{len(run.applied)} fixes applied in {len(run.fixed)} files")
@@ -346,8 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--unsafe-fixes",
         action="store_true",
-        help="with --fix or --diff: also the unsafe ones (another paper, a merge, a less than "
-        "confident match)",
+        help="with --fix or --diff: also the unsafe ones, each still the same paper (a merge, a "
+        "preprint's published version, a less than confident match). A fix that puts another "
+        "paper in place of the cited one is never applied by a command: the editor offers it, "
+        "for you to pick",
     )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")

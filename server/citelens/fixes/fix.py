@@ -21,9 +21,12 @@ class Applicability(StrEnum):
 
     ``safe``: the reference stays the same paper and only fields the verdict found wrong or
     missing change, from a confident match (``citelens check --fix`` applies it; the editor
-    marks it preferred). ``unsafe``: it changes which paper is cited, deletes an entry (a
-    merge), or rests on a less than confident match (``--unsafe-fixes`` only).
-    ``display_only``: shown, never applied by the command line (a notice to open)."""
+    marks it preferred). ``unsafe``: still the same paper, changed more than that: a merge
+    deletes an entry, a preprint becomes its published version, or fields come from a less
+    than confident match of the paper (``--unsafe-fixes`` only). ``display_only``: shown in
+    the editor, never applied by a batch command: another paper in place of the cited one
+    (the writer picks it: a fabricated reference must never be laundered into a real one
+    by the tool that caught it), a rewrite of the whole entry, a notice to open."""
 
     SAFE = "safe"
     UNSAFE = "unsafe"

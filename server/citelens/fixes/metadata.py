@@ -33,7 +33,7 @@ from citelens.documents.bibtex.names import split_names
 from citelens.documents.bibtex.render import bibtex_author, latex_escape
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.authors import family_key, record_authors_cut
-from citelens.verify.match.compare import contradicted_fields, is_same_paper, own_papers
+from citelens.verify.match.compare import contradicted_fields, is_same_paper, match_reason, own_papers
 from citelens.verify.match.discrepancy import FABRICATED, Kind
 from citelens.verify.match.venues import is_preprint_record, is_preprint_venue
 from citelens.verify.status import Status, Verification
@@ -60,6 +60,9 @@ class FieldFix:
     record: PaperRecord
     changes: tuple[FieldChange, ...]
     safe: bool
+    #: the record is the entry's paper (``verify/match/compare.match_reason``): only then may
+    #: a batch command apply the fix, safe or not
+    same_paper: bool = True
 
     @property
     def title(self) -> str:
@@ -177,7 +180,12 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
         return None
     order = ("title", "author", "year", *_VENUE_FIELDS, "pages", "doi")
     changes.sort(key=lambda c: order.index(c.name) if c.name in order else len(order))
-    return FieldFix(record, tuple(changes), safe)
+    same = (
+        confident
+        or match_reason(view, record, settings.title_verified_threshold, settings.title_candidate_threshold)
+        is not None
+    )
+    return FieldFix(record, tuple(changes), safe and same, same)
 
 
 # --------------------------------------------------------------------------- fields

@@ -11,9 +11,12 @@ record, :attr:`~citelens.verify.status.Verification.right_papers`, its discrepan
 read here, not made again.
 
 Each fix says how far it may be trusted (:class:`~citelens.fixes.fix.Applicability`): the
-field fix of a confident match is ``safe``; a replacement by another paper, a preprint's
-published version and a merge (it deletes an entry) are ``unsafe``; a rewrite of the whole
-entry from a record and a notice to open are ``display-only``."""
+field fix of a confident match is ``safe``; a preprint's published version, a merge (it
+deletes an entry) and the field fix of a less than confident match of the same paper are
+``unsafe``; another paper in place of the cited one (*Replace with:*, or fields from a
+record that is not the entry's paper), a rewrite of the whole entry from a record and a
+notice to open are ``display-only``: offered in the editor, where the writer picks, never
+applied by ``citelens check --fix --unsafe-fixes``."""
 
 from __future__ import annotations
 
@@ -189,7 +192,8 @@ def _field_fix(at: _Entry, v: Verification) -> Fix | None:
     values = {c.name: c.new for c in found.changes if c.new is not None}
     remove = [c.name for c in found.changes if c.new is None]
     edits = bibedit.field_edits(at.text, at.entry, values, remove, order=order, style=style)
-    return at.fix(found.title, edits, SAFE if found.safe else UNSAFE, [c.label for c in found.changes])
+    applicability = SAFE if found.safe else UNSAFE if found.same_paper else SHOWN
+    return at.fix(found.title, edits, applicability, [c.label for c in found.changes])
 
 
 def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
@@ -221,7 +225,9 @@ def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
 
 
 def _not_found_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix | None]:
-    """Another paper in place of the entry's (unsafe: it changes which paper is cited)."""
+    """Another paper in place of the entry's: display-only, the writer picks it in the editor
+    (a batch command never puts another paper in place of the cited one: a fabricated
+    reference would come out VERIFIED)."""
     assert at.entry is not None
     if v.informational:
         return []  # a book or thesis is often just not indexed: never swap in another paper
@@ -231,7 +237,7 @@ def _not_found_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[F
     for c in candidates[:MAX_CANDIDATES]:
         if c.title:
             edit = bibedit.replace_entry(at.text, at.entry, c, same_paper=False, style=style)
-            out.append(at.fix(f"Replace with: {c.title} ({c.year or 'n.d.'})", [edit], UNSAFE))
+            out.append(at.fix(f"Replace with: {c.title} ({c.year or 'n.d.'})", [edit], SHOWN))
     return out
 
 
