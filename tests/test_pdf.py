@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from citelens.documents.pdf.extract import reference_start
+from citelens.documents.pdf.extract import is_heading, reference_start
 from citelens.documents.pdf.fields import read_fields
 from citelens.documents.pdf.layout import join_lines
 from citelens.documents.pdf.read import read_pdf
@@ -57,6 +57,85 @@ def test_every_printed_reference_is_found_with_its_label_and_title(name: str) ->
     missed = {key for _lab, key in expected} - set(right)
     assert missed <= {"zechmeister2009generalised"}, missed
     assert all(r.page >= 1 for r in reading.references)
+
+
+#: The publishers' templates, review copies and Type 3 PDFs (issue 40), each with an appendix
+#: after its list (or a numbering that skips or repeats).
+TEMPLATES = sorted(set(MADE) - set(ARTICLE))
+#: Text of the appendices make.py puts after the list (some of it reads like a reference).
+APPENDIX_TEXT = re.compile(
+    r"Lorem|ipsum|Proof of Theorem|Smith and Jones|Doe, J\. and Roe|A sentence that reads|Training details|"
+    r"bracketed note|Question:|Checklist|Supplementary|Appendix|Technical Appendices",
+    re.IGNORECASE,
+)
+
+
+def _printed_labels(name: str) -> list[str]:
+    """The labels as the reader names them: a number printed twice gets " (2)"."""
+    seen: dict[str, int] = {}
+    out = []
+    for label, _key in EXPECTED[name]:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_every_template_and_review_copy_is_read_up_to_its_appendix(name: str) -> None:
+    """ACL, ICLR and NeurIPS review copies (margin line numbers), IEEEtran, LNCS, acmart,
+    Elsevier, APA, Type 3 fonts: every printed reference read once, with its label and its
+    title as printed; the appendix, checklist or supplementary material after the list is
+    never read as a reference, nor joined to the last one."""
+    reading = read_pdf(str(DATA / f"{name}.pdf"))
+    assert reading.error is None, reading.error
+    refs = reading.references
+    assert [r.label for r in refs] == _printed_labels(name)
+    for r, (_label, key) in zip(refs, EXPECTED[name], strict=True):
+        assert _norm(TITLES[key]) in _norm(r.text), (key, r.text)
+        assert not APPENDIX_TEXT.search(r.text), (r.label, r.text)
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f]", r.text), (r.label, r.text)  # no font codes
+
+
+def test_review_copies_line_numbers_are_not_read_as_text() -> None:
+    """lineno, ICLR's ruler and ACL's numbers in both margins: every number in a reference
+    is one its .bib entry holds (year, volume, pages, identifiers), none is a line number."""
+    entries = {m.group(1): m.group(0) for m in re.finditer(r"@\w+\{(\w+),.*?\n\}", BIB, re.S)}
+    for name in ("acl-review-2col", "iclr-review-1col", "neurips-review-1col", "plainnat-lineno-1col"):
+        refs = read_pdf(str(DATA / f"{name}.pdf")).references
+        for r, (_label, key) in zip(refs, EXPECTED[name], strict=True):
+            known = {n.lstrip("0") for n in re.findall(r"\d+", entries[key])}
+            stray = [n for n in re.findall(r"\d+", r.text) if n.lstrip("0") not in known]
+            assert not stray, (name, r.label, stray, r.text)
+
+
+def test_type3_ligatures_dashes_and_accents_are_read() -> None:
+    """T1-encoded Computer Modern without cm-super: Type 3 fonts whose ligatures, dashes and
+    accents carry no Unicode ("e cient" was read for "efficient")."""
+    for name in ("plain-type3-gap-1col", "unsrt-type3-repeat-2col"):
+        texts = " ".join(r.text for r in read_pdf(str(DATA / f"{name}.pdf")).references)
+        assert "Definition of the flexible image transport system" in texts
+        assert "Normalized and differential convolution" in texts
+        assert "Fundamental algorithms for scientific computing" in texts
+        assert "Doe and Kimberly Fairfield" in texts
+        assert "13(2):31–39" in texts  # an en dash, not a control code
+        assert "Kürster" in texts
+
+
+def test_a_numbering_gap_or_a_repeated_number_keeps_every_reference() -> None:
+    """``[1] [2] [4]``: the references after the gap are read, not folded into [2]; a number
+    printed twice names two references."""
+    gap = read_pdf(str(DATA / "plain-type3-gap-1col.pdf")).references
+    assert [r.label for r in gap][:4] == ["[1]", "[2]", "[4]", "[5]"] and len(gap) == 19
+    repeat = read_pdf(str(DATA / "unsrt-type3-repeat-2col.pdf")).references
+    assert [r.label for r in repeat][:5] == ["[1]", "[2]", "[3]", "[3] (2)", "[4]"] and len(repeat) == 19
+    assert repeat[3].text.startswith("Henry S. Frank. The structure of ordinary water.")
+
+
+def test_headings_in_small_capitals_or_letter_spaced() -> None:
+    headings = ("R EFERENCES", "7 R EFERENCES", "R E F E R E N C E S", "B IBLIOGRAPHY", "Literature Cited")
+    for heading in headings:
+        assert is_heading(heading), heading
+    assert not is_heading("A Proof of Theorem 1") and not is_heading("R EFERENCE MANAGERS COMPARED")
 
 
 def test_fields_as_printed_identifiers_and_accents() -> None:

@@ -241,11 +241,15 @@ def margin_numbers(numbers: list[_Number], body_size: float) -> set[tuple[int, i
     the top of the page down, set in a smaller font than the text, alone on their line, or
     well apart from it. A numbered reference list is not one: its numbers go up once per
     reference, not once per line, and sit close to their text."""
-    bands: dict[tuple[str, int], list[_Number]] = {}
-    for num in numbers:
-        bands.setdefault(("left" if num.gap >= 0 else "right", round(num.edge / 6)), []).append(num)
+    bands: list[list[_Number]] = []
+    for side in (True, False):  # numbers before their line's text, then after it
+        for num in sorted((n for n in numbers if (n.gap >= 0) == side), key=lambda n: n.edge):
+            if bands and bands[-1][-1].edge >= num.edge - 3 and (bands[-1][-1].gap >= 0) == side:
+                bands[-1].append(num)
+            else:
+                bands.append([num])
     out: set[tuple[int, int]] = set()
-    for band in bands.values():
+    for band in bands:
         if len(band) < 5:
             continue
         band.sort(key=lambda n: -n.y)

@@ -233,7 +233,7 @@ def _without_furniture(
         at_edge = line.y >= top - 1 or line.y <= bottom + 1
         if mid and at_edge and line.x0 < mid - 20 and line.x1 > mid + 20 and len(text) < 100:
             continue  # a header or footer across both columns of a two-column list
-        if round(line.y, 1) in apart and len(text) < 100 and (later_page or line.y <= bottom + 1):
+        if round(line.y, 1) in apart and len(text) < 200 and (later_page or line.y <= bottom + 1):
             continue  # a running header, or a footer (on the list's first page too)
         if _PAGE_NUMBER.match(text) and (at_edge or len(text) <= 4):
             continue
