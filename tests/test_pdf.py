@@ -306,6 +306,35 @@ def test_a_venue_reads_a_paper_that_is_only_a_pdf_and_prefers_sources(
     assert "@article{ref" not in paper_page  # not the BibTeX the engine read
 
 
+def test_check_every_template_flags_exactly_the_fabricated_references(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    """``citelens check`` on the publishers' templates and review copies (one run over all
+    of them): in each PDF the three fabricated references are flagged and no real one is,
+    and no line of the appendix after the list is an entry."""
+    names = [n for n in TEMPLATES if MADE[n]["fonts"] == "type1"]
+    proc = _check(tmp_path, scholarly_server, *(str(DATA / f"{n}.pdf") for n in names), "--format", "json")
+    assert "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    wrong = []
+    for name in names:
+        entries = [e for e in report["entries"] if e["file"].endswith(f"{name}.pdf")]
+        if len(entries) != len(EXPECTED[name]):
+            wrong.append((name, f"{len(entries)} entries"))
+            continue
+        fabricated = {
+            e["key"] for e, (_label, key) in zip(entries, EXPECTED[name], strict=True) if key in FABRICATED
+        }
+        flagged = {
+            d["key"] for d in report["diagnostics"]
+            if d.get("file", "").endswith(f"{name}.pdf") and d["severity"] in ("warning", "error")
+            and d["code"] in ("NOT_FOUND", "METADATA_MISMATCH", "DOI_MISMATCH")
+        }
+        if flagged != fabricated:
+            wrong.append((name, f"flagged {sorted(flagged)}, fabricated {sorted(fabricated)}"))
+    assert not wrong, wrong
+
+
 def test_fix_never_writes_into_a_pdf(tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
     pdf = tmp_path / "paper.pdf"
     pdf.write_bytes((DATA / "ieeetr-2col.pdf").read_bytes())
