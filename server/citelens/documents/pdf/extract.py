@@ -5,8 +5,17 @@ with limits on its memory, CPU time and output, and a wall-clock timeout, so a P
 (deep object streams, huge images, a page tree of a million pages), a corrupt file or a
 crash in the C library costs one clear line, never the checking process. The child writes
 one JSON object: the page count, the characters of text found, and the lines of the pages
-that may hold the reference list (each with its page, left and right edge, baseline and
-height in points), or an ``error``.
+that may hold the reference list (each with its page, left and right edge, baseline,
+height and font size in points, and whether it starts in a bold face), or an ``error``.
+
+What the child reads as the text of a line, as typeset rather than as stored: the numbers
+a review copy prints in its margins (lineno, ICLR's ruler, ACL's numbers on both sides)
+are left out wherever PDFium returns them (:func:`margin_numbers`); a font without a
+Unicode map (pdfTeX's Type 3 bitmap fonts: T1-encoded Computer Modern without cm-super)
+has its ligatures, dashes, quotes and accents read from their codes (``e cient`` was
+read for "efficient"); an accent set as a glyph of its own is moved before the letter it
+stands over; a heading set in small capitals or letter-spaced (``R EFERENCES``) is a
+heading.
 
 Why PDFium: measured on the test PDFs of ``tests/data/pdf`` (LaTeX, one and two columns,
 seven BibTeX styles), it reads a PDF in 20-40 ms (pypdf 100-130, pdfminer.six 190-220,

@@ -167,10 +167,15 @@ def _body(lines: list[Line], width: float = 0.0) -> list[Line]:
     by_page: dict[int, list[Line]] = {}
     for line in rest:
         by_page.setdefault(line.page, []).append(line)
-    edges: dict[str, int] = {}
-    for page_lines in by_page.values():
-        for line in (page_lines[0], page_lines[-1]):
-            edges[_norm(line.text)] = edges.get(_norm(line.text), 0) + 1
+    edges: dict[str, int] = {}  # the text at the top or bottom of each page (the heading's page too)
+    all_pages: dict[int, list[Line]] = {}
+    for line in lines:
+        all_pages.setdefault(line.page, []).append(line)
+    for page_lines in all_pages.values():
+        top, bottom = max(x.y for x in page_lines), min(x.y for x in page_lines)
+        for line in page_lines:
+            if line.y >= top - 1 or line.y <= bottom + 1:
+                edges[_norm(line.text)] = edges.get(_norm(line.text), 0) + 1
     heights = [line.height for line in rest if line.height > 0]
     body_h = statistics.median(heights) if heights else heading.height
     sizes = [line.size for line in rest if line.size > 0]
