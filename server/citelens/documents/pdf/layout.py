@@ -138,7 +138,7 @@ def join_lines(lines: list[str]) -> str:
             and "-" not in last[:-1]
             and "-" not in line.split(" ")[0]
         ):
-            out = out[:-1] + line  # (SOFT_BREAK once the readers take it)
+            out = out[:-1] + line  # SOFT_BREAK once the readers take it (see NOTES, pdf-fields)
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha():
             out += line  # a hyphen kept as printed (Lomb-Scargle, red-green-blue)
         else:
