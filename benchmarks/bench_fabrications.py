@@ -31,11 +31,18 @@ false positive. ``-v`` lists every miss and false alarm with its verdict, and
 type, false positives <= 1 % (with the sources' disagreements on, the default), paraphrased titles
 >= 90 %, preprints cited as published >= 95 %; the exit status is 1 when one is missed.
 ``--no-disagreements`` serves every source the same record (the v4 conditions).
+
+Behind the sources' 2026 limits: ``--openalex-budget USD`` meters OpenAlex's daily budget
+(USD a day without a key, 0.10 in 2026; ``--openalex-key`` runs with a key's $1), and
+``--budget-agreement`` runs the set twice, unmetered and behind the keyless budget, and
+compares every verdict (status, class, flagged) and what the run said; ``--verdicts FILE``
+writes each entry's status, class and flag as JSON, to compare two checkouts.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -51,7 +58,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.fabrications.bibload import to_view  # noqa: E402
-from benchmarks.fabrications.e2e import run  # noqa: E402
+from benchmarks.fabrications.e2e import EntryResult, run  # noqa: E402
 from benchmarks.fabrications.generate import ensure_generated, load_set, load_truth  # noqa: E402
 
 from citelens.core.findings import Severity  # noqa: E402
@@ -147,10 +154,17 @@ def evaluate_compare(rows: list[dict[str, Any]], truth: list[dict[str, Any]]
 
 
 def evaluate_e2e(rows: list[dict[str, Any]], truth: list[dict[str, Any]],
-                 disagreements: bool = True) -> tuple[list[tuple[bool, str, str]], str]:
-    """(flagged, verdict, cause) per row end to end, and a summary of the run."""
+                 disagreements: bool = True,
+                 budget: tuple[float | None, str | None] = (None, None),
+                 verdicts: str | None = None) -> tuple[list[tuple[bool, str, str]], str]:
+    """(flagged, verdict, cause) per row end to end, and a summary of the run; ``budget``:
+    OpenAlex's keyless daily budget in dollars (None: unmetered) and the key, if any;
+    ``verdicts``: a file to write each entry's verdict to."""
     with tempfile.TemporaryDirectory(prefix="citelens-fab-cache-") as tmp:
-        res = run(rows, truth, Path(tmp), disagreements=disagreements)
+        res = run(rows, truth, Path(tmp), disagreements=disagreements, openalex_budget=budget[0],
+                  openalex_key=budget[1])
+    if verdicts:
+        Path(verdicts).write_text(json.dumps(verdict_table(res.entries), indent=0, sort_keys=True))
     out = [(e.flagged, e.why(), e.cause()) for e in res.entries]
     statuses = Counter(e.verification.status.value if e.verification else "LOST"
                        for e in res.entries)
@@ -162,7 +176,49 @@ def evaluate_e2e(rows: list[dict[str, Any]], truth: list[dict[str, Any]],
     if res.parse_diffs:
         lines.append(f"parser read {len(res.parse_diffs)} entries differently from the set: "
                      + "; ".join(res.parse_diffs[:5]))
+    if budget[0] is not None:
+        lines.append(f"OpenAlex: ${res.openalex_usd:.4f} spent at its 2026 prices; answered 429: "
+                     f"{res.refused or 'none'}; said about the sources: "
+                     + ("; ".join(told(res.logs)) or "nothing"))
     return out, "\n".join(lines)
+
+
+def verdict_table(entries: Iterable[EntryResult]) -> dict[str, list[object]]:
+    """Each entry's verdict: [status, class, flagged]."""
+    return {e.row["entry"]["key"]: [e.verification.status.value if e.verification else "LOST",
+                                    e.verification.klass if e.verification else None, e.flagged]
+            for e in entries}
+
+
+def told(logs: Iterable[str]) -> list[str]:
+    """The lines a run said about a source out (not the end-of-run summary)."""
+    return [m for m in logs if "requests so far" not in m]
+
+
+def budget_agreement(rows: list[dict[str, Any]], truth: list[dict[str, Any]], usd: float,
+                     verbose: bool) -> int:
+    """Verdicts with OpenAlex unmetered vs behind its keyless 2026 budget (``usd`` a day):
+    the same status, class and flag for every entry, and said once."""
+    with tempfile.TemporaryDirectory(prefix="citelens-fab-budget-") as tmp:
+        free = run(rows, truth, Path(tmp) / "c1")
+        metered = run(rows, truth, Path(tmp) / "c2", openalex_budget=usd)
+    a, b = verdict_table(free.entries), verdict_table(metered.entries)
+    differ = [k for k in a if a[k] != b.get(k)]
+    for k in differ if verbose else []:
+        print(f"DIFFERS {k}: unmetered {a[k]} -> behind the budget {b.get(k)}")
+    n = len(a)
+    nf = [sum(1 for v in t.values() if v[0] == "NOT_FOUND") for t in (a, b)]
+    unv = [sum(1 for v in t.values() if v[0] == "UNVERIFIED") for t in (a, b)]
+    print(f"{n} entries; same verdict (status, class, flagged): {n - len(differ)}/{n}")
+    print(f"NOT_FOUND: {nf[0]} unmetered, {nf[1]} behind the budget; UNVERIFIED: {unv[0]}, {unv[1]}")
+    print(f"wall: {free.wall_s:.1f} s unmetered, {metered.wall_s:.1f} s behind the budget "
+          f"({metered.wall_s / max(free.wall_s, 1e-9):.2f}x); OpenAlex ${free.openalex_usd:.4f} of "
+          f"calls unmetered, ${metered.openalex_usd:.4f} spent behind the ${usd:g} budget; "
+          f"answered 429: {metered.refused or 'none'}")
+    said = told(metered.logs)
+    print(f"said behind the budget ({len(said)} line{'s' if len(said) != 1 else ''}): "
+          + (" | ".join(said) or "nothing"))
+    return 0 if not differ else 1
 
 
 def snapshot_agreement(rows: list[dict[str, Any]], truth: list[dict[str, Any]], verbose: bool) -> int:
@@ -205,6 +261,14 @@ def main() -> int:
                          "comparison layer only")
     ap.add_argument("--no-disagreements", action="store_true",
                     help="the fake APIs agree with each other (e2e; v4's conditions)")
+    ap.add_argument("--openalex-budget", type=float, metavar="USD",
+                    help="OpenAlex meters its 2026 daily budget: USD a day without a key (0.10)")
+    ap.add_argument("--openalex-key", action="store_true",
+                    help="with --openalex-budget: run with an OpenAlex key ($1 a day)")
+    ap.add_argument("--budget-agreement", action="store_true",
+                    help="run unmetered, then behind OpenAlex's keyless budget ($0.10 or "
+                         "--openalex-budget), and compare every verdict")
+    ap.add_argument("--verdicts", metavar="FILE", help="write each entry's verdict as JSON")
     args = ap.parse_args()
     data = ensure_generated()
     rows = load_set(data)
@@ -215,9 +279,12 @@ def main() -> int:
         rows = [r for r in rows if r["subtype"] != "preprint_title"]
     if args.snapshot_agreement:
         return snapshot_agreement(rows, truth, args.verbose)
+    if args.budget_agreement:
+        return budget_agreement(rows, truth, args.openalex_budget or 0.10, args.verbose)
     t0 = time.perf_counter()
-    evaluated = (evaluate_e2e(rows, truth, not args.no_disagreements) if args.layer == "e2e"
-                 else evaluate_compare(rows, truth))
+    budget = (args.openalex_budget, "citelens-bench-key" if args.openalex_key else None)
+    evaluated = (evaluate_e2e(rows, truth, not args.no_disagreements, budget, args.verdicts)
+                 if args.layer == "e2e" else evaluate_compare(rows, truth))
     outcomes, summary = evaluated
     elapsed = time.perf_counter() - t0
     results: dict[str, list[bool]] = defaultdict(list)

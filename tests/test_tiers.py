@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from citelens.core.model import EntryView
 from citelens.sources.records import Lookup, Outcome
 from citelens.verify import plan
+from citelens.verify.identity import identifiers
 
 _WORDS = [
     "Cancer",
@@ -40,8 +41,8 @@ _WORDS = [
 ]
 
 
-def _view(title: str, venue: str = "", pmid: str | None = None) -> EntryView:
-    return EntryView("k", "article", title, (), False, 2020, venue, None, None, pmid, None, None)
+def _view(title: str, venue: str = "", pmid: str | None = None, doi: str | None = None) -> EntryView:
+    return EntryView("k", "article", title, (), False, 2020, venue, doi, None, pmid, None, None)
 
 
 @given(st.lists(st.sampled_from(_WORDS), max_size=8), st.lists(st.sampled_from(_WORDS), max_size=3))
@@ -70,33 +71,62 @@ def _answer(tier: plan.Tier, outcome: Outcome) -> Lookup:
     return Lookup(tier.host, tier.name, outcome, [], "")
 
 
-def _walk(view: EntryView, answers: dict[plan.Tier, Outcome], settle_on: plan.Tier | None = None
-          ) -> plan.TitleStep:
+def _walk(view: EntryView, answers: dict[plan.Tier, Outcome], settle_on: plan.Tier | None = None,
+          found_at: plan.Tier | None = None) -> plan.TitleStep:
     return plan.next_title_step(view, {t: _answer(t, o) for t, o in answers.items()},
-                                lambda read: read[-1] is settle_on)
+                                lambda read: read[-1] is settle_on,
+                                lambda read: found_at in read)
 
 
 def test_the_title_tiers_are_read_in_plan_order_whatever_answered_first() -> None:
+    """Crossref, then S2's match (the sources that suffice for "not found"), S2's keyword
+    search only when one of them failed, PubMed for a biomedical entry, and OpenAlex's priced
+    search last, only for a paper not found yet."""
     view = _view("Percolation on lattices", "Phys. Rev. E")
-    nf, failed = Outcome.NOT_FOUND, Outcome.FAILED
-    assert _walk(view, {}).ask is plan.OPENALEX_TITLE
-    # Crossref's early answer is not read while OpenAlex has not answered
-    step = _walk(view, {plan.CROSSREF_TITLE: Outcome.FOUND}, settle_on=plan.CROSSREF_TITLE)
-    assert step.ask is plan.OPENALEX_TITLE and step.read == () and not step.settled
-    step = _walk(view, {plan.OPENALEX_TITLE: nf, plan.CROSSREF_TITLE: Outcome.FOUND},
-                 settle_on=plan.CROSSREF_TITLE)
-    assert step.read == (plan.OPENALEX_TITLE, plan.CROSSREF_TITLE) and step.settled
-    # S2's keyword search: only when its match failed, or both other searches did
-    step = _walk(view, {plan.OPENALEX_TITLE: nf, plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf})
+    nf, failed, found = Outcome.NOT_FOUND, Outcome.FAILED, Outcome.FOUND
+    assert _walk(view, {}).ask is plan.CROSSREF_TITLE
+    # S2's early answer is not read while Crossref has not answered
+    step = _walk(view, {plan.S2_MATCH: found}, settle_on=plan.S2_MATCH)
+    assert step.ask is plan.CROSSREF_TITLE and step.read == () and not step.settled
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: found}, settle_on=plan.S2_MATCH)
+    assert step.read == (plan.CROSSREF_TITLE, plan.S2_MATCH) and step.settled
+    # nothing found by the sources that suffice: OpenAlex's search adds evidence, last
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf})
+    assert step.ask is plan.OPENALEX_TITLE
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf, plan.OPENALEX_TITLE: failed})
     assert step.ask is None and not step.settled
-    step = _walk(view, {plan.OPENALEX_TITLE: failed, plan.CROSSREF_TITLE: failed, plan.S2_MATCH: nf})
+    # found but not settled (its other versions are wanted): OpenAlex's search is not asked
+    step = _walk(view, {plan.CROSSREF_TITLE: found, plan.S2_MATCH: nf}, found_at=plan.CROSSREF_TITLE)
+    assert step.ask is None and step.read == (plan.CROSSREF_TITLE, plan.S2_MATCH)
+    # S2's keyword search: only when its match or Crossref's search failed
+    step = _walk(view, {plan.CROSSREF_TITLE: failed, plan.S2_MATCH: nf})
     assert step.ask is plan.S2_SEARCH
-    step = _walk(view, {plan.OPENALEX_TITLE: nf, plan.CROSSREF_TITLE: nf, plan.S2_MATCH: failed})
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: failed})
     assert step.ask is plan.S2_SEARCH
-    # a biomedical entry ends with PubMed's search
+    # a biomedical entry asks PubMed's search before OpenAlex's
     bio = _view("Tumour suppressor genes", "Oncogene")
-    assert _walk(bio, {plan.OPENALEX_TITLE: nf, plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf}
-                 ).ask is plan.PUBMED_TITLE
+    assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf}).ask is plan.PUBMED_TITLE
+    assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf, plan.PUBMED_TITLE: nf}
+                 ).ask is plan.OPENALEX_TITLE
+
+
+def test_not_found_needs_the_sources_a_check_can_afford_never_openalex() -> None:
+    """What must have answered before an entry is "not found" while another source failed:
+    S2's title tiers, a keyword search, PubMed's for a biomedical entry, each identifier's
+    registry; OpenAlex (priced against a daily budget) never."""
+    title_only = _view("Percolation on lattices", "Phys. Rev. E")
+    needs = plan.not_found_needs(title_only, identifiers(title_only))
+    assert [n.field for n in needs] == [None, None]
+    assert not any(m.startswith("openalex") for n in needs for m in n.methods)
+    doi = _view("Percolation on lattices", "Phys. Rev. E", doi="10.1103/PhysRevE.1.1")
+    assert [n.what for n in plan.not_found_needs(doi, identifiers(doi))][-1].startswith("doi.org")
+    bio = _view("Tumour suppressor genes", "Oncogene", pmid="12345678")
+    assert {n.field for n in plan.not_found_needs(bio, identifiers(bio))} == {None, "pmid"}
+    assert len(plan.not_found_needs(bio, identifiers(bio))) == 4
+    answered = [(None, "s2_title_match", Outcome.NOT_FOUND), (None, "crossref_search", Outcome.FAILED)]
+    assert [n.what for n in plan.unmet_needs(title_only, identifiers(title_only), answered)] == [
+        plan.not_found_needs(title_only, identifiers(title_only))[1].what]
+    assert plan.evidence_only("openalex") and not plan.evidence_only("crossref")
 
 
 def test_an_identifier_chain_reads_only_its_own_answers_and_the_batch() -> None:

@@ -124,6 +124,9 @@ class RunResult:
     requests: dict[str, int]  # per source, as the fake counted them
     duplicates: int = 0  # DUPLICATE_ENTRY findings (not counted as flags)
     parse_diffs: list[str] = field(default_factory=list)  # entries the parser read differently
+    logs: list[str] = field(default_factory=list)  # what the run said (a source out, …)
+    openalex_usd: float = 0.0  # what its OpenAlex calls cost, at OpenAlex's 2026 prices
+    refused: dict[str, int] = field(default_factory=dict)  # 429 answers per source
 
 
 def _parse_diffs(rows: Sequence[Row], views: dict[str, Any]) -> list[str]:
@@ -148,16 +151,27 @@ def _parse_diffs(rows: Sequence[Row], views: dict[str, Any]) -> list[str]:
 
 async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
                    log: Callable[[str], None] | None = None, snapshot: str | None = None,
-                   disagreements: bool = True) -> RunResult:
+                   disagreements: bool = True, openalex_budget: float | None = None,
+                   openalex_key: str | None = None) -> RunResult:
     """Verify ``rows`` (one .bib file of their BibTeX) against a fake serving ``truth``;
     with ``snapshot`` (a snapshot file) the snapshot tier answers first; ``disagreements``
-    off serves every source the same record."""
+    off serves every source the same record; ``openalex_budget``: OpenAlex meters its 2026
+    daily budget, that many dollars without a key ($1 with ``openalex_key``)."""
     text = "\n\n".join(r["bibtex"] for r in rows) + "\n"
     bib = parse_bib(text, "fabrications.bib")
     views = {e.key: entry_view(e) for e in bib.entries}
-    logger = log or (lambda _m: None)
+    said: list[str] = []
+
+    def logger(message: str) -> None:
+        said.append(message)
+        if log is not None:
+            log(message)
+
     with running(fake_papers(truth, disagreements)) as fake:
-        settings = fake.settings(cache_dir=str(cache_dir), request_timeout_s=10.0, snapshot=snapshot)
+        if openalex_budget is not None:
+            fake.set_openalex_budget(openalex_budget, 1.0)
+        settings = fake.settings(cache_dir=str(cache_dir), request_timeout_s=10.0, snapshot=snapshot,
+                                 openalex_api_key=openalex_key)
         sources = Sources.from_settings(settings, logger, rates=fast_rates())
         cache = VerificationCache(cache_dir, logger)
         t0 = time.perf_counter()
@@ -169,6 +183,11 @@ async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
             cache.close()
         wall = time.perf_counter() - t0
         requests = {k: n for k, n in fake.counts().items() if n}
+        spent = fake.spent_usd("openalex")
+        refused: dict[str, int] = defaultdict(int)
+        for r in fake.requests():
+            if r["status"] == 429:
+                refused[r["source"]] += 1
     findings = verification_findings([bib], {}, results, settings)
     by_key: dict[str, list[Finding]] = defaultdict(list)
     duplicates = 0
@@ -179,13 +198,16 @@ async def run_rows(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
             by_key[f.key].append(f)
     entries = [EntryResult(r, results.get(r["entry"]["key"]), by_key.get(r["entry"]["key"], []))
                for r in rows]
-    return RunResult(entries, wall, requests, duplicates, _parse_diffs(rows, views))
+    return RunResult(entries, wall, requests, duplicates, _parse_diffs(rows, views), said, spent,
+                     dict(refused))
 
 
 def run(rows: Sequence[Row], truth: Sequence[Row], cache_dir: Path,
         log: Callable[[str], None] | None = None, snapshot: str | None = None,
-        disagreements: bool = True) -> RunResult:
-    return asyncio.run(run_rows(rows, truth, cache_dir, log, snapshot, disagreements))
+        disagreements: bool = True, openalex_budget: float | None = None,
+        openalex_key: str | None = None) -> RunResult:
+    return asyncio.run(run_rows(rows, truth, cache_dir, log, snapshot, disagreements,
+                                openalex_budget, openalex_key))
 
 
 def build_snapshot(truth: Sequence[Row], folder: Path) -> Path:

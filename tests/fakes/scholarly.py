@@ -1089,7 +1089,8 @@ class ScholarlyFake:
             return out
 
     def spent_usd(self, source: str = "openalex") -> float:
-        """Dollars the logged requests of ``source`` cost (OpenAlex's prices, when metered)."""
+        """Dollars the logged requests of ``source`` cost at OpenAlex's 2026 prices (metered
+        or not: what an unmetered run would have spent)."""
         with self._lock:
             return round(sum(r.get("cost_usd", 0.0) for r in self._log
                              if r["source"] == source), 4)
@@ -1186,8 +1187,8 @@ class ScholarlyFake:
                        headers: Mapping[str, str]) -> tuple[_Response | None, dict[str, str], float]:
         with self._lock:
             b = self.openalex_budget
-            if b is None:
-                return None, {}, 0.0
+            if b is None:  # unmetered: what it would have cost is still counted
+                return None, {}, openalex_credits(path, query) * CREDIT_USD
             key = _openalex_key(query, headers)
             if key and b.keys is not None and key not in b.keys:
                 return _json(401, {"error": "Invalid or missing API key",

@@ -4,10 +4,16 @@ Unknown works are a **404 HTML** page (Flask "404 Not Found"), which is
 ``NOT_FOUND``; a DOI missing from a ``filter=doi:a|b`` answer is ``NOT_FOUND`` too.
 Abstracts come as ``abstract_inverted_index`` and are rebuilt here. ``api_key``
 and ``mailto`` parameters are added by the host client from Settings.
+
+OpenAlex meters a daily budget (2026): a work by its id or ``doi:`` is free, a filter
+(``filter=doi:a|b``, 50 DOIs) costs $0.0001, a title search $0.001. Once the budget is
+spent the host is out for priced calls (``sources/refusal.py``) and :func:`get_by_dois`
+asks the same DOIs one by one, for free, so the answers (and the verdicts) are the same.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 from urllib.parse import quote
@@ -132,7 +138,7 @@ async def get_by_doi(host: HostClient, doi: str) -> Lookup:
     bare = normalize_doi(doi)
     if bare is None:
         return host.lookup(method, Outcome.NOT_FOUND, [], "not a DOI")
-    result = await host.request("GET", "/works/doi:" + quote(bare, safe="/"))
+    result = await host.request("GET", "/works/doi:" + quote(bare, safe="/"), free=True)
     if not result.ok:
         return host.failed(method, result)
     if _not_found_page(result):
@@ -149,10 +155,12 @@ async def get_by_doi(host: HostClient, doi: str) -> Lookup:
 
 
 async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
-    """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given."""
-    return await works_by_doi(
+    """Many works at once (``filter=doi:a|b``, 50 per request), one Lookup per DOI as given;
+    while the daily budget is spent, one free lookup per DOI instead."""
+    method = Method.OPENALEX_DOIS
+    got = await works_by_doi(
         host,
-        Method.OPENALEX_DOIS,
+        method,
         dois,
         batch=BATCH_SIZE,
         missing="not in OpenAlex",
@@ -160,6 +168,12 @@ async def get_by_dois(host: HostClient, dois: list[str]) -> dict[str, Lookup]:
         items=lambda data: as_dict(data).get("results"),
         to_record=to_record,
     )
+    if not host.asked(free=False) and host.asked(free=True):  # the budget is spent
+        again = [d for d, lk in got.items() if lk.outcome in (Outcome.FAILED, Outcome.UNAVAILABLE)]
+        singles = await asyncio.gather(*(get_by_doi(host, d) for d in again))
+        for d, lk in zip(again, singles, strict=True):
+            got[d] = host.lookup(method, lk.outcome, lk.records, lk.detail, lk.elapsed_ms)
+    return got
 
 
 async def search_title(host: HostClient, title: str, limit: int = 5) -> Lookup:

@@ -19,6 +19,12 @@ Every request it makes is
 * cut off by a circuit breaker: after ``BREAKER_THRESHOLD`` answers in a row that are
   429 or 5xx, the host is not asked again (calls return ``UNAVAILABLE``) until
   :meth:`Sources.reset_availability`; logged once;
+* out when it refuses (:mod:`citelens.sources.refusal`: its daily budget is spent, it
+  refused the key, a challenge page where its API's JSON or XML belongs, HTTP 202 with no
+  content, a ``Retry-After`` over ``LONGEST_WAIT_S``): no retry and no wait; later calls
+  return ``UNAVAILABLE`` at once (a call the host does not charge for, ``free=True``, still
+  goes while a budget is spent) until the time it named, else for the rest of the run;
+  said once with the fix (:attr:`HostClient.out`, :meth:`Sources.outs`);
 * on a network problem the retries did not cure (or a timeout) the host is marked unavailable:
   later calls return ``UNAVAILABLE`` without a request until ``unavailable_for_s``
   has passed or :meth:`Sources.reset_availability` is called, and the log callback
@@ -37,6 +43,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,11 +54,14 @@ from citelens.core.identifiers import normalize_doi
 from citelens.core.secrets import redact_url
 from citelens.core.settings import SETTINGS, SettingDoc, Settings, url_setting_doc
 from citelens.core.source_names import Source, source_name
+from citelens.sources import remembered
 from citelens.sources.records import Lookup, Outcome, PaperRecord
+from citelens.sources.refusal import Budget, KeyHint, Out, Refusal, Refused, budget_of, message, refusal_of
 
 Log = Callable[[str], None]
 
-#: Longest ``Retry-After`` we honour: a server asking for more gets this.
+#: Longest ``Retry-After`` we honour (a server asking for more than ``refusal.LONGEST_WAIT_S``
+#: is out until then, not waited for).
 MAX_RETRY_AFTER_S = 60.0
 #: Answers in a row that are HTTP 429 or 5xx after which a host is not asked again.
 BREAKER_THRESHOLD = 5
@@ -122,8 +132,27 @@ class HostClient:
         unavailable_for_s: float = 60.0,
         offline: bool = False,
         max_body_bytes: int = 16 << 20,
+        expects: str = "json",
+        key_hint: KeyHint | None = None,
+        keyed: bool = False,
+        free_calls: bool = False,
     ) -> None:
         self.name = str(name)  # a plain str: it shows in logs as a dict key
+        #: The format its API answers in (``json``, ``xml``, ``any``): an HTML page instead is a
+        #: challenge, never an answer.
+        self.expects = expects
+        #: How it takes a key (the fix its refusals name), and whether one is set.
+        self.key_hint = key_hint
+        self.keyed = keyed
+        #: Some calls cost nothing while its budget is spent (OpenAlex's lookups by id or DOI).
+        self.free_calls = free_calls
+        #: Why it is not asked (a refusal, the circuit breaker), None: it is asked.
+        self.out: Out | None = None
+        #: The daily budget its last answer stated (OpenAlex's X-RateLimit-*-USD headers).
+        self.budget: Budget | None = None
+        #: Called once when it goes out (the client set remembers a budget's state).
+        self.on_out: Callable[[Out], None] | None = None
+        self._targets_said: set[str] = set()  # redirect targets whose refusal was said
         #: An answer longer than this (on the wire or decompressed) is a failed lookup.
         self.max_body_bytes = max_body_bytes
         self.label = label
@@ -145,7 +174,6 @@ class HostClient:
         self._down: _Down | None = None
         self._interval = rate.min_interval_s  # current spacing (widened after a 429)
         self._bad_in_a_row = 0  # answers in a row that were 429 or 5xx
-        self._tripped = ""  # why the breaker stopped this host ("" = closed)
         self._cured_said = False  # a network problem cured by a retry was logged
         #: HTTP requests actually sent (retries included).
         self.requests = 0
@@ -162,8 +190,19 @@ class HostClient:
 
     @property
     def available(self) -> bool:
-        if self.offline or self._tripped:
+        return self.asked()
+
+    def asked(self, free: bool = False) -> bool:
+        """Whether a call is sent now (``free``: one the host does not charge for, which a
+        spent budget does not stop)."""
+        if self.offline:
             return False
+        out = self.out
+        if out is not None:
+            if not out.active():
+                self.out = None  # the time it named has come: ask again
+            elif not (free and self.free_calls and out.refusal is Refusal.BUDGET):
+                return False
         if self._down is None:
             return True
         if time.monotonic() - self._down.since >= self.unavailable_for_s:
@@ -172,11 +211,44 @@ class HostClient:
         return False
 
     def reset_availability(self) -> None:
-        """Forget an outage and a tripped breaker: the next call asks the host again."""
+        """Forget an outage, a tripped breaker and a refusal: the next call asks the host
+        again; a refusal that named its time (a budget's reset, a long Retry-After) stands
+        until then."""
         self._down = None
-        self._tripped = ""
+        if self.out is not None and (self.out.until is None or not self.out.active()):
+            self.out = None
         self._bad_in_a_row = 0
         self._cured_said = False
+
+    def go_out(self, refused: Refused, *, remembered: bool = False, since: float | None = None) -> Out:
+        """Stop asking this host (``refused`` says why and until when); said once."""
+        now = time.time()
+        out = Out(
+            self.name,
+            refused.refusal,
+            self.scrub(refused.detail),
+            now if since is None else since,
+            refused.until,
+            self.keyed,
+            self.scrub(
+                message(
+                    self.label,
+                    refused,
+                    keyed=self.keyed,
+                    hint=self.key_hint,
+                    now=now,
+                    free_calls=self.free_calls,
+                )
+            ),
+            remembered,
+        )
+        first = self.out is None or self.out.refusal is not out.refusal
+        self.out = out
+        if first:
+            self._log(out.message)
+            if self.on_out is not None:
+                self.on_out(out)
+        return out
 
     def _mark_down(self, reason: str) -> None:
         if self._down is None:
@@ -195,11 +267,9 @@ class HostClient:
             self._bad_in_a_row = 0
             return
         self._bad_in_a_row += 1
-        if self._bad_in_a_row >= BREAKER_THRESHOLD and not self._tripped:
-            self._tripped = (
-                f"answered HTTP 429 or 5xx {self._bad_in_a_row} times in a row; not asked again in this run"
-            )
-            self._log(self.scrub(f"{self.label} {self._tripped}"))
+        if self._bad_in_a_row >= BREAKER_THRESHOLD and (self.out is None or not self.out.active()):
+            n = self._bad_in_a_row
+            self.go_out(Refused(Refusal.BREAKER, f"answered HTTP 429 or 5xx {n} times in a row", None))
 
     # ------------------------------------------------------------------ secrets
 
@@ -261,7 +331,7 @@ class HostClient:
 
     async def _wait_for_slot(self) -> None:
         async with self._slot_lock:
-            if self._tripped:  # nothing will be sent: do not wait for (or take) a slot
+            if not self.asked(free=True):  # nothing will be sent: do not wait for (or take) a slot
                 return
             now = time.monotonic()
             wait = self._next_start - now
@@ -277,10 +347,14 @@ class HostClient:
         pause); 0: now. A caller that batches may gather more values for that long."""
         return max(0.0, self._next_start - time.monotonic())
 
-    def _why_not(self) -> str:
+    def _skipped(self) -> str:
+        """Why a call was not sent: a network outage says "unavailable" (an entry's verdict
+        reads it as unreachable), a refusal says what the host answered."""
         if self.offline:
-            return "offline"
-        return self._tripped or (self._down.reason if self._down else "")
+            return f"{self.label} unavailable: offline"
+        if self.out is not None and self.out.active():
+            return f"{self.label} not asked: {self.out.detail}"
+        return f"{self.label} unavailable: {self._down.reason if self._down else ''}"
 
     def _pause(self, seconds: float) -> None:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
@@ -300,7 +374,7 @@ class HostClient:
     def _status_retry(self, status: int, response: httpx.Response, attempts: int) -> float | None:
         """Seconds to wait before retrying an answer with ``status`` (None: no retry): 429
         and 5xx, ``max_retries`` times, after ``Retry-After`` or the backoff."""
-        if (status != 429 and status < 500) or attempts >= self.max_retries or not self.available:
+        if (status != 429 and status < 500) or attempts >= self.max_retries or not self.asked():
             return None
         if status == 429:
             return self._retry_after(response)
@@ -315,6 +389,31 @@ class HostClient:
         if isinstance(error, httpx.ConnectError):
             return min(self.retry_backoff_s, 0.5) if attempts < min(1, self.max_retries) else None
         return self._backoff(attempts + 1) if attempts < self.max_retries else None
+
+    def _refused(self, response: httpx.Response, expects: str, hops: int) -> str:
+        """Read the budget an answer states, and whether it refuses: then the host is out
+        (or, after a redirect, the page it sent the call to refused: that lookup fails, said
+        once per site). Returns what to say in the lookup's detail ("": not refused)."""
+        now = time.time()
+        headers = response.headers
+        budget = budget_of(headers, now)
+        if budget is not None:
+            self.budget = budget
+        head = response.content[:4096] if response.status_code != 200 or expects != "any" else b""
+        refused = refusal_of(
+            response.status_code, headers, head, expects=expects, keyed=self.keyed, now=now
+        )
+        if refused is None:
+            return ""
+        if hops:  # not this host: a publisher's page it redirects to (one lookup fails)
+            site = response.url.host
+            if site not in self._targets_said:
+                self._targets_said.add(site)
+                self._log(self.scrub(f"{self.label}: {site} {refused.detail}; its DOIs stay unverified"))
+            return f"{site}: {refused.detail}"
+        if refused.refusal in (Refusal.BUDGET, Refusal.WAIT) and response.status_code == 429:
+            self.too_many += 1
+        return self.go_out(refused).detail
 
     def _cured(self, reason: str) -> None:
         """A network problem a retry got past: said once per host (until a reset)."""
@@ -331,11 +430,16 @@ class HostClient:
         json: Any = None,
         headers: Mapping[str, str] | None = None,
         follow_redirects: bool = False,
+        free: bool = False,
+        expects: str | None = None,
     ) -> HostResult:
         """Send one request (``path`` relative to the base URL) under this host's policy.
 
-        Returns a usable response for any status except 429 (after retries) and 5xx;
-        the caller decides what a 404 means in this API's dialect.
+        Returns a usable response for any status except 429 (after retries) and 5xx, and
+        except a refusal (the host is then out: :mod:`citelens.sources.refusal`); the caller
+        decides what a 404 means in this API's dialect. ``free``: the host does not charge
+        for this call (it goes while a budget is spent); ``expects``: the format of this
+        call's answer when not the host's (``json``, ``xml``, ``any``).
         """
         started = time.monotonic()
         url = self.base_url + path
@@ -350,17 +454,17 @@ class HostClient:
                 response, outcome, self.scrub(detail), (time.monotonic() - started) * 1000, shown
             )
 
-        if not self.available:
+        if not self.asked(free):
             self.skipped += 1
-            return result(Outcome.UNAVAILABLE, f"{self.label} unavailable: {self._why_not()}")
+            return result(Outcome.UNAVAILABLE, self._skipped())
         attempts = 0
         trouble = ""  # the network problem a retry is trying to get past
         while True:
             async with self._semaphore:
                 await self._wait_for_slot()
-                if not self.available:  # another call found the host down meanwhile
+                if not self.asked(free):  # another call found the host down (or out) meanwhile
                     self.skipped += 1
-                    return result(Outcome.UNAVAILABLE, f"{self.label} unavailable: {self._why_not()}")
+                    return result(Outcome.UNAVAILABLE, self._skipped())
                 self.requests += 1
                 try:
                     async with asyncio.timeout(self.timeout_s):
@@ -405,6 +509,9 @@ class HostClient:
                 except (httpx.HTTPError, ValueError, OSError) as e:  # bad URL and the like
                     return result(Outcome.FAILED, f"request error: {type(e).__name__}")
             status = response.status_code
+            refused = self._refused(response, expects or self.expects, hops)
+            if refused:
+                return result(Outcome.FAILED, f"{refused} ({where})")
             self._answered(status)
             wait = self._status_retry(status, response, attempts)
             if wait is not None:
@@ -471,6 +578,32 @@ class Host:
     headers: Callable[[Settings], Mapping[str, str]] | None = None  # keys travel here ...
     params: Callable[[Settings], Mapping[str, str]] | None = None  # ... or here, never in a log
     polite_rate: Rate | None = None  # the rate with a contact address (``mailto``) set
+    #: Its API key: the setting holding it, where to get one, what it buys and what runs
+    #: without it (the fix a refusal names; docs/configuration.md's keys section).
+    key: HostKey | None = None
+    #: The format its API answers in (``json``, ``xml``, ``any``): HTML instead is a challenge.
+    expects: str = "json"
+    #: Some of its calls cost nothing while its daily budget is spent (lookups by id or DOI).
+    free_calls: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HostKey:
+    """A host's API key: its setting (a :class:`Settings` field), where to get one, what it
+    buys, and how the host serves a caller without one."""
+
+    setting: str
+    where: str
+    buys: str
+    without: str
+
+    def hint(self) -> KeyHint:
+        doc = next(d for d in SETTINGS if d.name == self.setting)
+        return KeyHint(doc.key, doc.env or "", self.where, self.buys)
+
+    def value(self, settings: Settings) -> str | None:
+        value = getattr(settings, self.setting)
+        return value if isinstance(value, str) and value else None
 
 
 #: The settings listed before the hosts' base URLs (those Settings declares before ``source_urls``).
@@ -495,6 +628,13 @@ HOSTS: tuple[Host, ...] = (
         Rate.per_second(1.0),
         32 << 20,
         headers=lambda s: {"x-api-key": s.s2_api_key} if s.s2_api_key else {},
+        key=HostKey(
+            "s2_api_key",
+            "free at semanticscholar.org/product/api",
+            "a rate of your own (a new key: 1 request/s)",
+            "the pool every keyless caller shares: bursts of HTTP 429, retried, and Semantic "
+            "Scholar is left out of the run after 5 in a row",
+        ),
     ),
     Host(
         Source.CROSSREF,
@@ -508,17 +648,28 @@ HOSTS: tuple[Host, ...] = (
         ("openalex_api_url", "https://api.openalex.org", "OpenAlex API base URL."),
         Rate.per_second(10.0, 3),
         params=_openalex_params,
+        key=HostKey(
+            "openalex_api_key",
+            "free at openalex.org",
+            "$1 a day: lookups by DOI free, 10,000 filters or 1,000 title searches",
+            "$0.10 a day shared by your IP address (about 100 title searches); once it is "
+            "spent OpenAlex is asked only lookups by DOI (free) until midnight UTC, and the "
+            "verdicts come from the other sources",
+        ),
+        free_calls=True,
     ),
     Host(
         Source.ARXIV,
         ("arxiv_api_url", "https://export.arxiv.org/api", "arXiv export API base URL."),
         Rate(3.0, 1),  # one request every three seconds
+        expects="xml",
     ),
     Host(
         Source.ARXIV_SITE,
         ("arxiv_url", "https://arxiv.org", "arXiv site base URL (HTML and PDF full texts)."),
         Rate(1.0, 1),
         64 << 20,  # full-text PDFs
+        expects="any",
     ),
     Host(
         Source.DOI,
@@ -534,6 +685,7 @@ HOSTS: tuple[Host, ...] = (
         ),
         Rate.per_second(3.0, 1),
         params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})},
+        expects="xml",
     ),
     Host(
         Source.UNPAYWALL,
@@ -586,6 +738,9 @@ class Sources:
     client: httpx.AsyncClient
     owns_client: bool = True
     settings: Settings = field(default_factory=Settings)
+    #: Where the sources' states are remembered between runs (``sources.json`` in the cache
+    #: folder, :mod:`citelens.sources.remembered`); None: not remembered.
+    state_file: Path | None = None
 
     @classmethod
     def from_settings(
@@ -596,8 +751,11 @@ class Sources:
         rates: Mapping[str, Rate] | None = None,
         client: httpx.AsyncClient | None = None,
         unavailable_for_s: float = 60.0,
+        state_dir: Path | None = None,
     ) -> Sources:
-        """Build the client set. ``rates`` overrides :data:`DEFAULT_RATES` per host name."""
+        """Build the client set. ``rates`` overrides :data:`DEFAULT_RATES` per host name;
+        ``state_dir``: the folder whose ``sources.json`` remembers the sources' refusals
+        between runs (a budget spent stays spent until its reset)."""
         own = client is None
         http = client or httpx.AsyncClient(
             headers={"User-Agent": USER_AGENT}, timeout=settings.request_timeout_s
@@ -626,9 +784,52 @@ class Sources:
                 log=log,
                 unavailable_for_s=unavailable_for_s,
                 offline=settings.offline,
+                expects=row.expects,
+                key_hint=row.key.hint() if row.key else None,
+                keyed=bool(row.key and row.key.value(settings)),
+                free_calls=row.free_calls,
             )
 
-        return cls({row.source: host(row) for row in HOSTS}, http, own, settings)
+        made = cls({row.source: host(row) for row in HOSTS}, http, own, settings)
+        if state_dir is not None and not settings.offline:
+            made.state_file = Path(state_dir) / remembered.FILE_NAME
+            made._recall()
+        return made
+
+    # ------------------------------------------------------------------ states
+
+    def key_tags(self) -> dict[str, str]:
+        """Which key each host is asked with, as the remembered state names it (no secret)."""
+        return {
+            row.source: remembered.key_tag(row.key.value(self.settings) if row.key else None) for row in HOSTS
+        }
+
+    def _recall(self) -> None:
+        """Hosts an earlier run found out until a time still to come (a budget spent) start
+        out: said once, not learned again with a request."""
+        assert self.state_file is not None
+        tags = self.key_tags()
+        for source, entry in remembered.read(self.state_file).items():
+            host = self.clients.get(source)
+            out = remembered.carried(entry, tags.get(source, "none"))
+            if host is not None and out is not None:
+                host.go_out(Refused(out.refusal, out.detail, out.until), remembered=True, since=out.since)
+            if host is not None and entry.budget is not None and entry.key == tags.get(source):
+                host.budget = entry.budget
+        for host in self.clients.values():
+            host.on_out = self._remember
+
+    def _remember(self, out: Out) -> None:
+        if self.state_file is not None and not out.remembered:
+            remembered.write(self.state_file, self.key_tags(), [out])
+
+    def outs(self) -> list[Out]:
+        """The hosts not asked now (refused, cut off), in the order of :data:`HOSTS`."""
+        return [h.out for h in self.clients.values() if h.out is not None and h.out.active()]
+
+    def budgets(self) -> dict[str, Budget]:
+        """The daily budgets the hosts' rate headers last stated."""
+        return {name: h.budget for name, h in self.clients.items() if h.budget is not None}
 
     def __getitem__(self, source: str) -> HostClient:
         return self.clients[source]
@@ -657,6 +858,10 @@ class Sources:
             h.reset_availability()
 
     async def aclose(self) -> None:
+        if self.state_file is not None:
+            fresh = {n: b for n, b in self.budgets().items() if b.seen_at > time.time() - 86400}
+            if fresh:  # what is left of each budget, for ``citelens sources``
+                remembered.write(self.state_file, self.key_tags(), budgets=fresh)
         if self.owns_client:
             await self.client.aclose()
 

@@ -10,8 +10,14 @@ shortcut (:mod:`citelens.verify.offline`) derives the lookups of an entry from i
   Scholar's batch endpoint first; a DOI it does not resolve to the entry's paper then goes
   down :data:`DOI_CHAIN` (OpenAlex, 50 per request; Crossref, one per DOI, not DataCite's;
   doi.org), an arXiv id to arXiv, a PMID to PubMed (batched);
-- title tiers (:func:`title_tiers`): S2 title match, S2 keyword search, Crossref,
-  OpenAlex, and PubMed for biomedical-looking entries; each host has its own queue;
+- title tiers (:func:`title_tiers`): Crossref, S2 title match, S2 keyword search, PubMed
+  for biomedical-looking entries, and OpenAlex's title search last, only for an entry not
+  found yet; each host has its own queue;
+- what suffices for "not found" (:func:`not_found_needs`, :func:`evidence_only`): the
+  sources a check can afford (Semantic Scholar, Crossref, PubMed, and every identifier's
+  own registry) must each have answered; OpenAlex, whose calls are priced against a daily
+  budget (2026), only adds evidence: its failure never makes an entry unverified when the
+  others answered, so a spent budget changes neither a verdict nor its class;
 - the tiers that fetch more versions of a found paper or its retraction signal
   (:data:`CROSSREF_DOIS`, :data:`OPENALEX_DOIS`, :data:`ARXIV_IDS`).
 
@@ -23,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from citelens.core.model import EntryView
@@ -243,8 +249,6 @@ CROSSREF_REFERENCE = Tier(
 TITLE_TIERS = (S2_MATCH, S2_SEARCH, CROSSREF_TITLE, OPENALEX_TITLE, PUBMED_TITLE, CROSSREF_REFERENCE)
 
 TITLE_HOSTS = tuple(dict.fromkeys(t.host for t in TITLE_TIERS))
-#: Keyword title searches of other hosts: they index what S2's keyword search would find.
-KEYWORD_TIERS = (OPENALEX_TITLE, CROSSREF_TITLE)
 _FAILED = (Outcome.FAILED, Outcome.UNAVAILABLE)
 
 
@@ -270,26 +274,37 @@ class TitleStep:
     settled: bool = False  # the answers read settle the entry
 
 
-def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup]) -> Iterator[Tier]:
+def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup], found: Callable[[], bool]) -> Iterator[Tier]:
     """The title tiers of an entry in the order their answers are read. Resumed only once
     the tier it yielded has answered, so it may look at that answer.
 
-    The fastest hosts first: OpenAlex (10 requests/s, 3 at once), then Crossref (5/s), then
-    S2's title match (1/s): an entry waits for each tier before the next one is read, so the
-    order is also the throughput of a title-only bibliography. S2's keyword search is only
-    a fallback: asked when its title match failed, or when both other keyword searches
-    (OpenAlex, Crossref) failed. So a title that no source has costs one S2 request, not two.
-    A reference read from a PDF is then looked for by its whole printed string (Crossref),
-    the only search when no title was read."""
-    if view.title.strip():
-        yield from KEYWORD_TIERS
+    The sources that suffice for "not found" (:func:`not_found_needs`) first, the cheapest
+    and fastest of them first: Crossref (5 requests/s, 10/s with ``mailto``), then S2's title
+    match (1/s); an entry waits for each tier before the next one is read, so the order is
+    also the throughput of a title-only bibliography. S2's keyword search is only a
+    fallback: asked when its title match or Crossref's search failed, so a title that no
+    source has costs one S2 request, not two. PubMed for a biomedical entry. A reference read
+    from a PDF is then looked for by its whole printed string (Crossref), the only search
+    when no title was read. OpenAlex's title search last, and only while the paper is not
+    ``found``: each costs $0.001 of a daily budget (2026), so it is asked for what the others
+    do not hold, never for what they settle, and the order does not depend on whether its
+    budget lasts."""
+    titled = bool(view.title.strip())
+    if titled:
+        yield CROSSREF_TITLE
         yield S2_MATCH
-        if answers[S2_MATCH].outcome in _FAILED or all(answers[t].outcome in _FAILED for t in KEYWORD_TIERS):
+        if answers[S2_MATCH].outcome in _FAILED or answers[CROSSREF_TITLE].outcome in _FAILED:
             yield S2_SEARCH
         if looks_biomedical(view):
             yield PUBMED_TITLE
     if view.printed is not None:
         yield CROSSREF_REFERENCE
+    if titled and not found():
+        yield OPENALEX_TITLE
+
+
+def _nothing_found(_read: tuple[Tier, ...]) -> bool:
+    return False
 
 
 class _AllFound(Mapping[Tier, Lookup]):
@@ -310,29 +325,101 @@ class _AllFound(Mapping[Tier, Lookup]):
 def title_tiers_read(view: EntryView) -> tuple[Tier, ...]:
     """The title tiers read for ``view`` whatever they answer (unless an earlier one settles
     it), in plan order (pure): an entry the identifiers found but its versions did not settle
-    may ask them all at once, and still reads them in plan order."""
-    return tuple(_title_walk(view, _AllFound()))
+    may ask them all at once, and still reads them in plan order (its paper is found: not
+    OpenAlex's priced search)."""
+    return tuple(_title_walk(view, _AllFound(), lambda: True))
 
 
 def next_title_step(
     view: EntryView,
     answers: Mapping[Tier, Lookup],
     settled: Callable[[tuple[Tier, ...]], bool],
+    found: Callable[[tuple[Tier, ...]], bool] = _nothing_found,
 ) -> TitleStep:
     """The next title tier to ask about ``view``, given the ``answers`` so far (pure: no I/O).
 
     Answers are read in plan order: an answer of a later tier that arrived early waits until
     every earlier tier has answered, and reading stops at the first prefix ``settled`` says
     settles the entry. So the same answers always give the same read set (and verdict),
-    whichever host answered first."""
+    whichever host answered first. ``found`` says whether the answers read found the
+    entry's paper (an entry found by an identifier, or waiting for its other versions):
+    then OpenAlex's priced search is not asked."""
     read: list[Tier] = []
-    for tier in _title_walk(view, answers):
+    for tier in _title_walk(view, answers, lambda: found(tuple(read))):
         if tier not in answers:
             return TitleStep(tuple(read), tier)
         read.append(tier)
         if settled(tuple(read)):
             return TitleStep(tuple(read), None, True)
     return TitleStep(tuple(read), None)
+
+
+# ---------------------------------------------------------------------- what "not found" needs
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """One answer an entry needs before it may be "not found": from one of ``methods``
+    (a tier's own method or its answers' method), about ``field`` (None: the title)."""
+
+    what: str  # in words, for the docs and the tests
+    field: str | None
+    methods: frozenset[str]
+
+    def met_by(self, a_field: str | None, method: str, outcome: Outcome) -> bool:
+        return a_field == self.field and method in self.methods and outcome not in _FAILED
+
+
+_S2_TITLE = Need(
+    "Semantic Scholar's title match or search",
+    None,
+    frozenset({Method.S2_TITLE_MATCH, Method.S2_SEARCH, Method.S2_TITLE_SEARCH}),
+)
+_KEYWORDS = Need(
+    "a keyword title search (Crossref's, or Semantic Scholar's when Crossref's failed)",
+    None,
+    frozenset({Method.CROSSREF_SEARCH, Method.CROSSREF_TITLE, Method.S2_SEARCH, Method.S2_TITLE_SEARCH}),
+)
+_PUBMED_TITLE = Need(
+    "PubMed's title search", None, frozenset({Method.PUBMED_TITLE_SEARCH, Method.PUBMED_TITLE})
+)
+#: Each identifier's own registry: what says whether it exists at all.
+_ID_NEEDS = {
+    "doi": Need("doi.org (every DOI's registry)", "doi", frozenset({DOI_CSL.method})),
+    "arxiv": Need("arXiv", "arxiv", frozenset({ARXIV_IDS.method})),
+    "pmid": Need("PubMed", "pmid", frozenset({PUBMED_IDS.method})),
+    "s2": Need("Semantic Scholar", "s2", frozenset({S2_BATCH.method})),
+}
+#: Sources whose answers are evidence only: priced against a daily budget, so a verdict
+#: never waits for them (asked where the budget allows; the others suffice).
+EVIDENCE_ONLY_SOURCES = frozenset({Source.OPENALEX})
+
+
+def not_found_needs(view: EntryView, ids: Identifiers) -> tuple[Need, ...]:
+    """The answers ``view`` needs, each one found or not found (never failed), before it is
+    "not found" while another source failed (pure). The sources a check can afford: Semantic
+    Scholar's title match (or search), a keyword search (Crossref's), PubMed's for a
+    biomedical entry, and each identifier's own registry (doi.org, arXiv, PubMed, Semantic
+    Scholar for its ids). OpenAlex is never needed (:func:`evidence_only`)."""
+    needs = [_S2_TITLE, _KEYWORDS]
+    if looks_biomedical(view):
+        needs.append(_PUBMED_TITLE)
+    needs += [n for f, n in _ID_NEEDS.items() if getattr(ids, f)]
+    return tuple(needs)
+
+
+def evidence_only(source: str) -> bool:
+    """Whether a failed answer of ``source`` leaves "not found" standing when every need of
+    the entry was met (:func:`not_found_needs`): OpenAlex's, whose budget may be spent."""
+    return source in EVIDENCE_ONLY_SOURCES
+
+
+def unmet_needs(
+    view: EntryView, ids: Identifiers, answers: Iterable[tuple[str | None, str, Outcome]]
+) -> list[Need]:
+    """The needs of ``view`` no answer met; ``answers``: (field, method, outcome) each."""
+    got = list(answers)
+    return [n for n in not_found_needs(view, ids) if not any(n.met_by(f, m, o) for f, m, o in got)]
 
 
 def chain_needs(*, has_value: bool, same: bool, conflicts: int, found_by_batch: bool) -> bool:

@@ -108,7 +108,7 @@ class _Entry:
     read: tuple[plan.Tier, ...] = ()
     #: host -> the title tier it is asked (in the host's queue, or on its way)
     asking: dict[str, plan.Tier] = field(default_factory=dict)
-    candidates_only: bool = False  # stop at the first title answer (for "Replace with")
+    candidates_only: bool = False  # its own paper is looked for (for "Replace with")
     #: found by an identifier, in the pool for the paper's other versions (verdict.wants_versions)
     found_by_id: bool = False
     versions_asked: bool = False  # the found paper's records by its other identifiers were asked
@@ -666,9 +666,10 @@ class _Run:
         """Whether the title answers ``read`` (in plan order) settle the entry: the paper was
         found with confidence (by an identifier, or by one of them), and no warning is left
         that another version could explain (verdict.wants_versions). For a mismatched
-        identifier: the last one found anything."""
+        identifier: one of them found the entry's own paper (whichever tier holds it, so
+        its class does not depend on the plan's order)."""
         if e.candidates_only:
-            return e.titles[read[-1]][0].lookup.outcome is Outcome.FOUND
+            return self._found(e, read)
         if not e.found_by_id and not any(self._confident(e, a.lookup) for t in read for a in e.titles[t]):
             return False
         asked = e.asked + [a for t in read for a in e.titles[t]]
@@ -677,6 +678,19 @@ class _Run:
             return False
         e.verdict = v
         return True
+
+    def _found(self, e: _Entry, read: tuple[plan.Tier, ...]) -> bool:
+        """Whether the entry's paper was found (by an identifier, or in the title answers
+        ``read``): then OpenAlex's priced title search is not asked for it."""
+        if e.found_by_id:
+            return True
+        return any(
+            same_paper(e.view, r, self.settings)
+            for t in read
+            for a in e.titles[t]
+            if a.lookup.outcome is Outcome.FOUND
+            for r in a.lookup.records
+        )
 
     def _confident(self, e: _Entry, answer: Lookup) -> bool:
         if answer.outcome is not Outcome.FOUND:
@@ -701,7 +715,10 @@ class _Run:
         unavailable) or put the entry in that tier's host queue."""
         while not e.done:
             step = plan.next_title_step(
-                e.view, {t: got[0].lookup for t, got in e.titles.items()}, functools.partial(self._settled, e)
+                e.view,
+                {t: got[0].lookup for t, got in e.titles.items()},
+                functools.partial(self._settled, e),
+                functools.partial(self._found, e),
             )
             e.read = step.read
             tier = step.ask

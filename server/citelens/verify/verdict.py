@@ -3,7 +3,10 @@
 :func:`decide` is a pure function of the entry and its answers (:class:`Asked`), sorted
 first, so the verdict, its messages ("in Semantic Scholar, OpenAlex, …") and the audit
 trail do not depend on which host answered first. A failed or unavailable source
-anywhere on the way makes an unresolved entry ``UNVERIFIED``, never ``NOT_FOUND``; why it
+on the way makes an unresolved entry ``UNVERIFIED``, never ``NOT_FOUND``, unless it is one
+whose answers are evidence only (OpenAlex's, priced against a daily budget:
+``plan.evidence_only``) and every source the plan needs for "not found" answered
+(``plan.not_found_needs``): a spent budget changes neither the verdict nor its class. Why it
 is unverified is :attr:`Verification.unverified` (an :class:`Unverified`), so no reader
 has to parse the summary. The scheduler (:mod:`citelens.verify.scheduler`) collects the
 answers and calls :func:`decide`; the verdicts it makes itself (an internal error, the
@@ -477,10 +480,23 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     )
 
 
+def _failed_for_good(ans: _Answers) -> bool:
+    """A failed answer stands in the way of "not found": one of a source the entry needs, or
+    any while a need of the plan is unmet (``plan.not_found_needs``); a source whose answers
+    are evidence only (``plan.evidence_only``) does not, when every need was met."""
+    failed = [a for a in ans.asked if a.lookup.outcome in _FAILED]
+    if not failed:
+        return False
+    if any(not plan.evidence_only(a.lookup.source) for a in failed):
+        return True
+    answered = ((a.field, a.lookup.method, a.lookup.outcome) for a in ans.asked)
+    return bool(plan.unmet_needs(ans.view, ans.ids, answered))
+
+
 def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
     asked, ids, all_records = ans.asked, ans.ids, ans.all_records
     cands = ans.candidates()
-    if any(a.lookup.outcome in _FAILED for a in asked):
+    if _failed_for_good(ans):
         why = _failure_text(asked)
         if why is _OFFLINE:
             return Status.UNVERIFIED, _OFFLINE_SUMMARY, dict(candidates=cands, unverified=Unverified.OFFLINE)
@@ -507,16 +523,17 @@ def _nothing_matched(ans: _Answers, informational: bool) -> _Verdict:
     if all_records:  # the searches answered, with other papers: say so, not just "not found"
         n = len({normalize_title(r.title or "") for r in all_records})  # papers, not records
         closest = f"; searched: {n} candidate{'s' if n > 1 else ''}, none is this paper" + closest
+    answered = [a for a in asked if a.lookup.outcome not in _FAILED]  # (not the skipped ones)
     if dead:
         f = dead[0]
         value = getattr(ids, f) or ""
-        asked_f = [a for a in asked if a.field == f]
+        asked_f = [a for a in answered if a.field == f]
         summary = (
             f"{_FIELD_LABEL[f]} {value} resolves nowhere ({_sources_list(asked_f)}), "
             f"and no paper with this title was found{closest}"
         )
     else:
-        summary = f"Not found in {_sources_list(asked)}: no paper with this title{closest}"
+        summary = f"Not found in {_sources_list(answered)}: no paper with this title{closest}"
     if informational:
         summary += " (common for books, theses, reports, software and web pages)"
     return Status.NOT_FOUND, summary, dict(candidates=cands)
@@ -530,7 +547,11 @@ def _unresolvable_ids(
     out = []
     for f in _FIELD_ORDER:
         value = getattr(ids, f)
-        tries = [a for a in asked if a.field == f]
+        tries = [  # a source whose answers are evidence only and that failed does not count
+            a
+            for a in asked
+            if a.field == f and not (a.lookup.outcome in _FAILED and plan.evidence_only(a.lookup.source))
+        ]
         if not value or f in same_fields or len(tries) < 2:
             continue
         if all(a.lookup.outcome is Outcome.NOT_FOUND for a in tries):
