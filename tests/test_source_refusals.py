@@ -271,6 +271,72 @@ async def test_a_long_retry_after_is_not_waited_for(
     assert len([m for m in said if "Crossref" in m]) == 1, said
 
 
+# ---------------------------------------------------------------------- citelens sources
+
+
+async def test_citelens_sources_says_each_sources_state_never_a_key(
+        scholarly_server: ScholarlyFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from citelens.cli.main import main
+
+    fake = scholarly_server
+    fake.set_openalex_budget(0.10, 1.0)
+    fake.spend_openalex(0.10)
+    cache = tmp_path / "cache"
+    await _check(fake, tmp_path / "c1", state=cache)  # learns the budget is spent
+    for name, value in fake.env(cache=cache).items():
+        monkeypatch.setenv(name, value)
+    key = "s2-SECRET-key-31337"
+    monkeypatch.setenv("S2_API_KEY", key)
+    assert await asyncio.to_thread(main, ["sources", "--json"]) == 0
+    states = {s["source"]: s for s in json.loads(capsys.readouterr().out)}
+    assert states["openalex"]["out"] and states["openalex"]["key"] == "not set"
+    assert states["openalex"]["last_refusal"]["refusal"] == "budget"
+    assert states["openalex"]["budget"]["remaining_usd"] == 0
+    assert states["s2"]["key"] == "set" and not states["s2"]["out"]
+    assert await asyncio.to_thread(main, ["sources", "--check"]) == 0
+    text = capsys.readouterr().out
+    assert key not in text and "SECRET" not in text
+    assert "OpenAlex's daily budget is spent (no API key)" in text
+    assert "checked now: answers (HTTP 200" in text  # a free lookup still answers
+    assert len(fake.requests("s2")) >= 1 and fake.requests("s2")[-1]["headers"]["x-api-key"] == key
+
+
+# ---------------------------------------------------------------------- the editor
+
+
+@pytest.mark.parametrize("preset", ["visual-studio-code"])
+async def test_the_editor_shows_a_spent_budget_once_and_still_says_not_found(
+        preset: str, scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    from tests.lsp_session import diagnostics, open_doc, session, uri, wait_for
+
+    fake = scholarly_server
+    fake.set_openalex_budget(0.10, 1.0)
+    fake.spend_openalex(0.10)  # others on this IP address spent today's keyless budget
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    (folder / "refs.bib").write_text(BIB, encoding="utf-8")
+    tex = folder / "paper.tex"
+    tex.write_text("\\documentclass{article}\\begin{document}\n"
+                   "Plots \\cite{hunter2007}, lensing \\cite{fake1} and cheese \\cite{fake2}.\n"
+                   "\\bibliography{refs}\\end{document}\n", encoding="utf-8")
+    settings = {"verificationEnabled": True, "verifyDebounceMs": 30, "s2RequestsPerSecond": 200,
+                "requestTimeoutS": 2.0, "retryBackoffS": 0.01, "maxRetries": 1}
+    async with session(preset, folder, env=fake.env(cache=tmp_path / "cache"),
+                       settings=settings) as client:
+        open_doc(client, tex)
+        bib_uri = uri(folder / "refs.bib")
+        found = await diagnostics(client, bib_uri, lambda ds: sum(
+            d.code == "NOT_FOUND" for d in ds) == 2, timeout=30)
+        assert not [d for d in found if d.code == "UNVERIFIED"]
+        await wait_for(lambda: any("OpenAlex" in m.message for m in client.messages), 10, "a notice")
+        await asyncio.sleep(0.5)
+        shown = [m.message for m in client.messages if "OpenAlex" in m.message]
+        logged = [m.message for m in client.log_messages if "daily budget" in m.message]
+    assert len(shown) == 1 and "`openalexApiKey`" in shown[0], shown
+    assert len(logged) == 1, logged
+
+
 # ---------------------------------------------------------------------- one answer
 
 

@@ -365,8 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     cache_sub.add_parser("clear", help="delete every cached lookup")
 
     from citelens.cli import snapshot as snapshot_cli
+    from citelens.cli import sources as sources_cli
 
     snapshot_cli.add_parser(sub)
+    sources_cli.add_parser(sub)
 
     ev = sub.add_parser("eval", help="evaluate the claim checker on labelled data")
     ev.add_argument("what", choices=["claims"])
@@ -383,6 +385,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args, settings)
     if args.command == "cache":
         return _cache_clear(settings)
+    if args.command == "sources":
+        from citelens.cli import sources as sources_cli
+
+        return sources_cli.main(args, settings)
     if args.command == "snapshot":
         from citelens.cli import snapshot as snapshot_cli
 

@@ -54,6 +54,7 @@ class CiteLensServer(LanguageServer):
             publish_soon=self.publisher.soon,
             log_line=self.log_line,
             progress=lambda total: Progress(self.work_done_progress, self.flags.work_done_progress, total),
+            show=self.show_message,
         )
         self.session.on_change = lambda delay: self.publisher.soon(delay, limit=False)
         #: Called with the changes of each :meth:`flush` (lsp/papers.py adds the paper a
@@ -89,6 +90,16 @@ class CiteLensServer(LanguageServer):
             return
         self._logged.add(message)
         self.log_line(message, level)
+
+    def show_message(self, message: str) -> None:
+        """A notification the user should act on (a source out, and its fix): a pop-up
+        (``window/showMessage``); its line is in the log already."""
+        try:
+            self.window_show_message(
+                lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=f"CiteLens: {message}")
+            )
+        except Exception:  # no client attached (tests of the engine)
+            pass
 
     def log_line(self, message: str, level: lsp.MessageType = lsp.MessageType.Info) -> None:
         log.info(message)

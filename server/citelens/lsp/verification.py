@@ -45,8 +45,11 @@ class Verifier:
         publish_soon: Callable[[], None],
         log_line: LogLine,
         progress: Callable[[int], Progress],
+        show: Callable[[str], None] = lambda _m: None,
     ) -> None:
         self.session = session
+        self._show = show
+        self._shown: set[str] = set()  # the sources' refusals already shown
         self._publish = publish
         self._publish_soon = publish_soon
         self._log_line = log_line
@@ -173,8 +176,17 @@ class Verifier:
             self.session.keep_verdict(view, ver)
             progress.count(ver)
             self._publish_soon()
+            self._show_outs()
 
         return on_verdict
+
+    def _show_outs(self) -> None:
+        """A source that went out (its budget spent, a challenge page, ...) is shown once, with
+        its fix, as soon as a verdict follows: the run goes on without it."""
+        for key, message in self.session.pipeline.source_outs():
+            if key not in self._shown:
+                self._shown.add(key)
+                self._show(message)
 
     async def _run(self, views: list[EntryView], delay: float) -> None:
         if delay > 0:
@@ -202,6 +214,7 @@ class Verifier:
                 if view is not None:
                     session.keep_verdict(view, ver)
             self._publish()
+            self._show_outs()
             self._retry_later(results.values())
         except asyncio.CancelledError:
             if self._stopped:

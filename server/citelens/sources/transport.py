@@ -585,6 +585,8 @@ class Host:
     expects: str = "json"
     #: Some of its calls cost nothing while its daily budget is spent (lookups by id or DOI).
     free_calls: bool = False
+    #: One cheap request that costs nothing (``citelens sources --check``): a path with its query.
+    probe: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,6 +637,7 @@ HOSTS: tuple[Host, ...] = (
             "the pool every keyless caller shares: bursts of HTTP 429, retried, and Semantic "
             "Scholar is left out of the run after 5 in a row",
         ),
+        probe="/paper/DOI:10.1038/s41592-019-0686-2?fields=paperId",
     ),
     Host(
         Source.CROSSREF,
@@ -642,6 +645,7 @@ HOSTS: tuple[Host, ...] = (
         Rate.per_second(5.0, 1),
         params=_mailto,
         polite_rate=Rate.per_second(10.0, 3),
+        probe="/works/10.1038/s41592-019-0686-2",
     ),
     Host(
         Source.OPENALEX,
@@ -657,12 +661,14 @@ HOSTS: tuple[Host, ...] = (
             "verdicts come from the other sources",
         ),
         free_calls=True,
+        probe="/works/doi:10.1038/s41592-019-0686-2",
     ),
     Host(
         Source.ARXIV,
         ("arxiv_api_url", "https://export.arxiv.org/api", "arXiv export API base URL."),
         Rate(3.0, 1),  # one request every three seconds
         expects="xml",
+        probe="/query?id_list=1706.03762&max_results=1",
     ),
     Host(
         Source.ARXIV_SITE,
@@ -670,11 +676,13 @@ HOSTS: tuple[Host, ...] = (
         Rate(1.0, 1),
         64 << 20,  # full-text PDFs
         expects="any",
+        probe="/abs/1706.03762",
     ),
     Host(
         Source.DOI,
         ("doi_url", "https://doi.org", "DOI resolver base URL (content negotiation)."),
         Rate.per_second(5.0, 2),
+        probe="/10.1038/s41592-019-0686-2",  # a 302 to the registration agency
     ),
     Host(
         Source.NCBI,
@@ -686,12 +694,14 @@ HOSTS: tuple[Host, ...] = (
         Rate.per_second(3.0, 1),
         params=lambda s: {"tool": "citelens", **({"email": s.mailto} if s.mailto else {})},
         expects="xml",
+        probe="/esearch.fcgi?db=pubmed&term=25349395%5Buid%5D",
     ),
     Host(
         Source.UNPAYWALL,
         ("unpaywall_api_url", "https://api.unpaywall.org/v2", "Unpaywall API base URL."),
         Rate.per_second(5.0, 2),
         params=lambda s: {"email": s.mailto or "citelens@example.org"},
+        probe="/10.1038/s41592-019-0686-2",
     ),
 )
 

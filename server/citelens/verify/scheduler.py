@@ -48,7 +48,7 @@ from citelens.sources.records import Lookup, Outcome
 from citelens.sources.transport import Sources
 from citelens.verify import offline, plan, retraction
 from citelens.verify import snapshot as snapshot_tier
-from citelens.verify.cache import VerificationCache, lookup_key, open_cache
+from citelens.verify.cache import VerificationCache, default_cache_dir, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.authors import record_authors_cut
 from citelens.verify.match.titles import title_cut_off
@@ -1037,7 +1037,7 @@ async def verify_entries(
         if store is None:
             store = open_cache(settings, log)
         if src is None:
-            src = Sources.from_settings(settings, log)
+            src = Sources.from_settings(settings, log, state_dir=default_cache_dir(settings))
         if snap is None:
             snap = snapshot_tier.open_snapshot(settings, log)
         run = _Run(settings, src, store, log, progress, on_verdict, snap)

@@ -69,9 +69,12 @@ class Pipeline:
     def sources(self) -> Sources:
         """The rate-limited scholarly clients, shared by every run and the claim checks."""
         from citelens.sources.transport import Sources
+        from citelens.verify.cache import default_cache_dir
 
-        if self._sources is None:
-            self._sources = Sources.from_settings(self.settings, self.log)
+        if self._sources is None:  # a refusal that names its end is remembered in the cache folder
+            self._sources = Sources.from_settings(
+                self.settings, self.log, state_dir=default_cache_dir(self.settings)
+            )
         return self._sources
 
     @property
@@ -84,6 +87,17 @@ class Pipeline:
         call of :meth:`sources` builds new ones, with the current settings."""
         sources, self._sources = self._sources, None
         return sources
+
+    def source_outs(self) -> list[tuple[str, str]]:
+        """The sources not asked now (a refusal, the circuit breaker), in the hosts' order:
+        (what identifies the refusal: source, kind and the day it ends; the line that says it
+        with the fix). The editor shows each once."""
+        if self._sources is None:
+            return []
+        return [
+            (f"{o.source}:{o.refusal}:{int(o.until // 86400) if o.until else ''}", o.message)
+            for o in self._sources.outs()
+        ]
 
     def reset_sources(self) -> None:
         """Forget outages and tripped circuit breakers: ask every source again."""
