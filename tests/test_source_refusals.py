@@ -386,3 +386,39 @@ def test_rate_headers_state_the_budget() -> None:
                               x_ratelimit_cost_usd="0.001", x_ratelimit_reset="3600"), 100.0)
     assert b is not None and (b.limit_usd, b.remaining_usd, b.resets_at) == (1.0, 0.9731, 3700.0)
     assert not b.spent and refusals.budget_of({}, 0.0) is None
+
+
+# ---------------------------------------------------------------------- a venue
+
+
+def test_a_venue_header_says_a_spent_budget_once_and_its_verdicts_stand(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    import os
+    import subprocess
+    import sys
+
+    fake = scholarly_server
+    fake.set_openalex_budget(0.10, 1.0)
+    fake.spend_openalex(0.0995)  # the keyless budget runs out during the venue
+    v = tmp_path / "venue"
+    for name, keys in (("paper-a", "fake1,hunter2007"), ("paper-b", "fake2,fake3"), ("paper-c", "fakedoi")):
+        (v / name).mkdir(parents=True)
+        (v / name / "refs.bib").write_text(BIB, encoding="utf-8")
+        (v / name / "main.tex").write_text(
+            f"\\documentclass{{article}}\\begin{{document}}\\cite{{{keys}}}\\bibliography{{refs}}"
+            "\\end{document}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    env = {**os.environ, **fake.env(cache=tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "citelens", "check", str(v), "--venue", str(out)],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    run = json.loads((out / "run.json").read_text())
+    [said] = run["sources_out"]
+    assert said.startswith("OpenAlex's daily budget is spent (no API key): set `openalexApiKey`")
+    page = (out / "summary.html").read_text()
+    assert page.count("OpenAlex&#x27;s daily budget is spent") == 1
+    assert proc.stderr.count("daily budget is spent") == 1
+    statuses = {e["key"]: e["status"] for p in ("paper-a", "paper-b", "paper-c")
+                for e in json.loads((out / "papers" / f"{p}.json").read_text())["entries"]}
+    assert {k: statuses[k] for k in FABRICATED} == dict.fromkeys(FABRICATED, "NOT_FOUND")
+    assert not run["health"]["problems"]

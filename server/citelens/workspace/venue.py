@@ -397,9 +397,14 @@ class VenueOutput:
         settings: Settings | None = None,
         cleared: str | None = None,
         requests: Callable[[], str] | None = None,
+        outs: Callable[[], list[tuple[str, str]]] | None = None,
     ) -> None:
         self.out = Path(out_dir)
         self.requests = requests  # "N requests, slowest host ..." (this machine's clients)
+        #: the sources not asked now, and why (Pipeline.source_outs): the report's header
+        #: says each refusal once, with its fix
+        self.outs = outs
+        self._outs_said: dict[str, str] = {}
         (self.out / "papers").mkdir(parents=True, exist_ok=True)
         self.papers = list_papers(folder)
         done = finished(self.out)
@@ -466,6 +471,10 @@ class VenueOutput:
         meta["papers_done"] = self.run.skipped + self.run.papers
         meta["health"] = self.health.to_json()
         meta["failed_batches"] = self.run.failed_batches
+        for key, message in self.outs() if self.outs is not None else []:
+            self._outs_said.setdefault(key, message)
+        if self._outs_said:
+            meta["sources_out"] = list(self._outs_said.values())
         meta["cleared"] = sum(len(r.get("cleared") or []) for r in self.rows.values())
         if final:
             meta["finished"] = utc_now()
@@ -502,7 +511,9 @@ async def run_venue(
 ) -> VenueRun:
     """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
     distinct views."""
-    output = VenueOutput(folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline))
+    output = VenueOutput(
+        folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline), pipeline.source_outs
+    )
     memo: OrderedDict[str, Any] = OrderedDict()
     inflight: dict[str, asyncio.Future[Any]] = {}
     room = asyncio.Semaphore(BATCHES_IN_FLIGHT)

@@ -46,6 +46,7 @@ _STYLE = (
     "th.sorted-asc::after{content:' \\25B2'}th.sorted-desc::after{content:' \\25BC'}"
     ".n{text-align:right;white-space:nowrap}.s{color:#555;font-size:90%}"
     ".alarm{background:#fde8e8;border:2px solid #c00;padding:.6em 1em;margin:1em 0}"
+    ".note{background:#fff8e1;border:1px solid #c90;padding:.6em 1em;margin:1em 0}"
     ".counts button{margin:.2em;padding:.4em .8em;border:1px solid #888;border-radius:4px;background:#fff;"
     "cursor:pointer}.counts button.on{background:#224;color:#fff}"
     ".fabricated{color:#a00;font-weight:bold}.wrong-metadata{color:#a60}.retracted{color:#707}"
@@ -126,6 +127,12 @@ def _meta(run: dict[str, Any]) -> list[str]:
         parts.append(
             "<div class=alarm id=health><b>This run is not healthy: its verdicts are not all to be "
             f"trusted.</b><ul>{items}</ul></div>"
+        )
+    refused = [str(m) for m in run.get("sources_out") or [] if m]
+    if refused:  # said once: what refused during the run, and how to give it what it needs
+        items = "".join(f"<li>{_e(m)}</li>" for m in refused)
+        parts.append(
+            f"<div class=note id=sources-out><b>Sources that refused during the run</b><ul>{items}</ul></div>"
         )
     if run.get("failed_batches"):
         parts.append(
