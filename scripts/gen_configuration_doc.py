@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from citelens.core.settings import DEFAULT_SEVERITY
-from citelens.sources.transport import ALL_SETTINGS
+from citelens.core.source_names import source_name
+from citelens.sources.transport import ALL_SETTINGS, HOSTS
 
 HEADER = """# Configuration
 
@@ -144,6 +145,54 @@ def _default(value: object) -> str:
     return f"`{json.dumps(value)}`"
 
 
+KEYS = """
+## Keys: what each source takes, what it buys, what runs without it
+
+Every source is asked without a key or an address; each of these buys its own rate or
+budget. The key never leaves its setting: it goes only to its own service, in a header or
+a parameter, and never into a log, a message, a cache key or the remembered state.
+
+| source | setting / environment variable | where | with it | without it |
+|---|---|---|---|---|
+{rows}
+
+A source that refuses (its daily budget spent, the key refused, a challenge page or an HTTP
+202 where its data belongs, a wait longer than a check can afford) is left out of the run at
+once, with no wait, and said once with the fix: in `citelens check`'s log, in the editor's
+notification and log, at the top of a venue report. "Not found" never waits for OpenAlex:
+Semantic Scholar, Crossref, PubMed and each identifier's registry decide it, and OpenAlex's
+title searches come last, only for a reference none of them holds, so its spent budget
+changes no verdict. A budget spent is remembered until its reset in `sources.json` in the
+cache folder (`cacheDir`), so the next check does not spend a request learning it again.
+`citelens sources` shows each source's state (key set or not, never the key; the budget left
+as its rate headers said; the last refusal and when it ends); `citelens sources --check`
+also sends each one a request that costs nothing.
+"""
+
+
+def _key_rows() -> str:
+    """One row per key a host takes, and the contact e-mail of the hosts with a polite pool
+    (from the host registry, ``sources/transport.HOSTS``)."""
+    rows = []
+    for h in HOSTS:
+        if h.key is not None:
+            k = h.key.hint()
+            rows.append(
+                f"| {source_name(h.source)} | `citelens.{k.editor_key}` / `{k.env}` | {k.where} | "
+                f"{h.key.buys} | {h.key.without} |"
+            )
+    for h in HOSTS:
+        if h.polite_rate is not None:
+            polite, plain = h.polite_rate, h.rate
+            rows.append(
+                f"| {source_name(h.source)} | `citelens.mailto` / `CITELENS_MAILTO` | your e-mail "
+                f"address | its polite pool: {1 / polite.min_interval_s:g} requests/s, "
+                f"{polite.max_concurrency} at once | its public pool: {1 / plain.min_interval_s:g} "
+                f"requests/s, {plain.max_concurrency} at a time |"
+            )
+    return "\n".join(rows)
+
+
 def render() -> str:
     rows = [
         f"| `citelens.{s.key}` | {'`' + s.env + '`' if s.env else '—'} | {_default(s.default)} | "
@@ -151,7 +200,7 @@ def render() -> str:
         for s in ALL_SETTINGS
     ]
     sev = "\n".join(f"| `{c}` | {v} |" for c, v in DEFAULT_SEVERITY.items())
-    return HEADER + "\n".join(rows) + "\n" + FOOTER.format(rows=sev)
+    return HEADER + "\n".join(rows) + "\n" + KEYS.format(rows=_key_rows()) + FOOTER.format(rows=sev)
 
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
