@@ -250,13 +250,22 @@ def _without_furniture(
 
 def _column_edges(lines: list[Line], width: float) -> list[tuple[Line, float]]:
     """Each line with the left edge of its column (the smallest left edge of the lines of
-    the same page and column)."""
+    the same page and column; a column of a few lines, which may all be a reference's
+    later lines, takes the edge the same column has on the other pages when that is
+    further left)."""
     mid = width / 2 if width else 0
-    edges: dict[tuple[int, bool], float] = {}
     two = mid and any(line.x0 > mid - 10 for line in lines) and any(line.x1 < mid + 10 for line in lines)
+    columns: dict[tuple[int, bool], list[float]] = {}
     for line in lines:
-        col = (line.page, bool(two and line.x0 > mid - 10))
-        edges[col] = min(edges.get(col, line.x0), line.x0)
+        columns.setdefault((line.page, bool(two and line.x0 > mid - 10)), []).append(line.x0)
+    edges = {col: min(xs) for col, xs in columns.items()}
+    for side in (False, True):
+        full = sorted(edges[c] for c, xs in columns.items() if c[1] == side and len(xs) >= 4)
+        if full:
+            usual = full[len(full) // 2]
+            for col, xs in columns.items():
+                if col[1] == side and len(xs) < 4 and usual < edges[col] <= usual + 30:
+                    edges[col] = usual
     return [(line, edges[(line.page, bool(two and line.x0 > mid - 10))]) for line in lines]
 
 
