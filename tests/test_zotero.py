@@ -25,7 +25,15 @@ from citelens.zotero.profile import (
     read_profile,
 )
 from citelens.zotero.write import Outcome, write_fix
-from tests.fakes.zotero import BETTER_BIBLATEX, USER_ID, ZoteroFake, render_entry, running_zotero, title_case
+from tests.fakes.zotero import (
+    BETTER_BIBLATEX,
+    USER_ID,
+    ZoteroFake,
+    bbt_pref_name,
+    render_entry,
+    running_zotero,
+    title_case,
+)
 
 WRONG = "10.1073/pnas.1414271111"
 RIGHT = "10.1007/3-540-48071-4_10"
@@ -109,6 +117,8 @@ def test_the_preference_key_is_better_bibtexs() -> None:
         "%2Fhome%2Fana%2FPapers%20%282026%29%2Frefs%2ebib"
     )
     assert pref_key("/tmp/Jürgen's.bib").endswith("%2Ftmp%2FJ%C3%BCrgen%27s%2ebib")
+    for path in ("/a b/c.d!e'f(g)h*i~j-k_l.bib", "C:\\Users\\ana\\refs.bib", "/ü/€/𝄞.bib"):
+        assert pref_key(path) == bbt_pref_name(path)  # the fake's own encoding agrees
 
 
 def test_prefs_js_values_and_escapes() -> None:

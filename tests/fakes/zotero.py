@@ -46,10 +46,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from citelens.core.settings import Settings, from_sources
-from citelens.zotero.profile import AUTO_EXPORT_PREF, pref_key
 
 BETTER_BIBTEX = "ca65189f-8815-4afe-8c8b-8c7c15f0edca"
 BETTER_BIBLATEX = "f895aa0d-f28e-47fe-b247-2ea77c6ed583"
@@ -246,6 +245,17 @@ _ACCENTS = {
     "—": "---",
     "–": "--",
 }
+AUTO_EXPORT_PREF = "extensions.zotero.translators.better-bibtex.autoExport."
+
+
+def bbt_pref_name(path: str) -> str:
+    """Better BibTeX's preference name of an auto-export (content/auto-export.ts ``#key``):
+    ``encodeURIComponent(path)`` (urllib's ``quote`` with the same unreserved set), then
+    ``.!'()*`` as ``%`` and their code in lower-case hexadecimal."""
+    encoded = quote(path, safe="-_.!~*'()")
+    return AUTO_EXPORT_PREF + re.sub(r"[.!'()*]", lambda m: "%" + format(ord(m.group(0)), "x"), encoded)
+
+
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
 
@@ -550,8 +560,7 @@ class ZoteroFake:
             stored = {k: v for k, v in job.items() if not k.startswith("_")}
             value = json.dumps(stored, separators=(",", ":"))
             escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-            name = pref_key(job["path"])
-            assert name.startswith(AUTO_EXPORT_PREF)
+            name = bbt_pref_name(job["path"])
             lines.append(f'user_pref("{name}", "{escaped}");')
         (prof / "prefs.js").write_text("\n".join(lines[:4] + sorted(lines[4:])) + "\n", encoding="utf-8")
         return prof
@@ -568,9 +577,9 @@ class ZoteroFake:
         }
 
     # ------------------------------------------------------------------ server
-    def start(self) -> ZoteroFake:
+    def start(self, port: int = 0) -> ZoteroFake:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer((self.host, 0), handler)
+        self._server = ThreadingHTTPServer((self.host, port), handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -927,7 +936,7 @@ DWORK_NAOR_1992: dict[str, Any] = {
 }
 TEX = r"""\documentclass{article}
 \begin{document}
-Pricing junk mail by computation~\cite{dwork92pricingvia}; plotting~\cite{hunter2007}.
+Pricing junk mail by computation~\cite{KEY}; plotting~\cite{hunter2007}.
 \bibliographystyle{plain}
 \bibliography{refs}
 \end{document}
@@ -948,13 +957,15 @@ class BbtPaper:
         raise LookupError(key)
 
 
-def seed_paper(z: ZoteroFake, folder: Path, library: str = f"users/{USER_ID}") -> BbtPaper:
+def seed_paper(
+    z: ZoteroFake, folder: Path, library: str = f"users/{USER_ID}", key: str = MISMATCH_KEY
+) -> BbtPaper:
     """A LaTeX project whose refs.bib is ``library``'s Better BibTeX auto-export: Dwork &
     Naor 1992 with a PNAS paper's DOI in Zotero, and Hunter's Matplotlib paper as it is."""
     folder.mkdir(parents=True, exist_ok=True)
     z.add_item(
         "conferencePaper",
-        MISMATCH_KEY,
+        key,
         library=library,
         title="Pricing via processing or combatting junk mail",
         creators=[
@@ -982,6 +993,156 @@ def seed_paper(z: ZoteroFake, folder: Path, library: str = f"users/{USER_ID}") -
     bib = folder / "refs.bib"
     z.add_export(bib, library=library)
     tex = folder / "main.tex"
-    tex.write_text(TEX, encoding="utf-8")
+    tex.write_text(TEX.replace("KEY", key), encoding="utf-8")
     (folder / ".latexmkrc").write_text("", encoding="utf-8")
     return BbtPaper(folder, tex, bib)
+
+
+# ================================================ a library to try it with, from the command line
+
+
+def item_of(paper: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A paper of the fake scholarly database as a Zotero item (type, fields)."""
+    creators = []
+    for name in paper.get("authors") or []:
+        first, _, last = str(name).rpartition(" ")
+        creators.append({"creatorType": "author", "firstName": first, "lastName": last or first})
+    conference = paper.get("type") == "proceedings-article" or "Conference" in (
+        paper.get("publication_types") or []
+    )
+    fields: dict[str, Any] = {
+        "title": paper["title"],
+        "creators": creators,
+        "date": str(paper.get("year") or ""),
+        "DOI": paper.get("doi") or "",
+        "pages": str(paper.get("pages") or "").replace("–", "-").replace(" ", ""),
+        "volume": str(paper.get("volume") or ""),
+    }
+    if conference:
+        fields["proceedingsTitle"] = paper.get("venue") or ""
+        return "conferencePaper", fields
+    fields["publicationTitle"] = paper.get("venue") or ""
+    fields["issue"] = str(paper.get("issue") or "")
+    return "journalArticle", fields
+
+
+_WORDS = (
+    "adaptive sparse graph neural inference robust learning protein folding dynamics quantum "
+    "error correction bayesian optimisation streaming estimation causal discovery federated "
+    "privacy spectral clustering kernel methods molecular simulation climate downscaling"
+).split()
+_FAMILIES = "Okafor Lindqvist Tanaka Moreau Haddad Novak Osei Petrov Ruiz Chen Kowalski Silva".split()
+_GIVEN = "Ada Bruno Chiara Dmitri Esra Farid Greta Hugo Ines Jonas Kemi Lars".split()
+_JOURNALS = ("Journal of Synthetic Results", "Annals of Made-Up Science", "Transactions on Examples")
+
+
+def synthetic_papers(n: int) -> list[dict[str, Any]]:
+    """``n`` made-up papers (deterministic) for the scholarly fake and the library."""
+    out = []
+    for i in range(n):
+        words = [_WORDS[(i * 7 + k * 3) % len(_WORDS)] for k in range(4 + i % 4)]
+        authors = [
+            f"{_GIVEN[(i + k) % len(_GIVEN)]} {_FAMILIES[(i * 5 + k) % len(_FAMILIES)]}"
+            for k in range(1 + i % 3)
+        ]
+        out.append(
+            {
+                "title": " ".join(words).capitalize() + f" ({i})",
+                "authors": authors,
+                "year": 1995 + i % 30,
+                "venue": _JOURNALS[i % len(_JOURNALS)],
+                "doi": f"10.5555/synthetic.{i}",
+                "pages": f"{i + 1}-{i + 12}",
+                "volume": str(1 + i % 40),
+                "type": "journal-article",
+                "publication_types": ["JournalArticle"],
+            }
+        )
+    return out
+
+
+def library(
+    z: ZoteroFake,
+    folder: Path,
+    n: int,
+    library: str = f"users/{USER_ID}",
+    extra: list[dict[str, Any]] | None = None,
+) -> BbtPaper:
+    """``seed_paper``'s project with ``n`` items in all: the others from the fake scholarly
+    database and ``extra`` papers, each cited once in main.tex."""
+    from tests.fakes.scholarly import load_papers
+
+    keys: set[str] = {MISMATCH_KEY, "hunter2007"}
+    dois = {RIGHT_DOI.lower(), WRONG_DOI.lower(), "10.1109/mcse.2007.55", ""}
+    cited: list[str] = []
+    for p in [*load_papers(), *(extra or [])]:
+        if len(keys) >= n:
+            break
+        if not p.get("title") or not p.get("authors") or not p.get("year"):
+            continue
+        doi = str(p.get("doi") or "").lower()
+        if doi in dois or any("et al" in str(a) or "others" in str(a) for a in p["authors"]):
+            continue  # the paper's own items, and the fake's made-up placeholders, once
+        dois.add(doi)
+        last = re.sub(r"[^a-z]", "", str(p["authors"][0]).rpartition(" ")[2].lower()) or "anon"
+        word = next((w for w in re.findall(r"[a-z]+", p["title"].lower()) if len(w) > 3), "paper")
+        key = f"{last}{p['year']}{word}"
+        if key in keys:
+            continue
+        keys.add(key)
+        cited.append(key)
+        kind, fields = item_of(p)
+        z.add_item(kind, key, library=library, **fields)
+    paper = seed_paper(z, folder, library)
+    lines = [f"See~\\cite{{{k}}}." for k in cited]
+    text = paper.tex.read_text(encoding="utf-8").replace(
+        "\\bibliographystyle", "\n".join(lines) + "\n\\bibliographystyle"
+    )
+    paper.tex.write_text(text, encoding="utf-8")
+    return paper
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    from tests.fakes.scholarly import ScholarlyFake
+
+    ap = argparse.ArgumentParser(description="A fake Zotero with Better BibTeX (and the fake scholarly APIs)")
+    ap.add_argument("--folder", required=True, help="where the profile and the paper go")
+    ap.add_argument("--items", type=int, default=300, help="items in the library (default 300)")
+    ap.add_argument("--port", type=int, default=0, help="Zotero's port (default: any free one)")
+    ap.add_argument("--local-mode", choices=("zotero10", "zotero9", "off"), default="zotero10")
+    ap.add_argument("--read-only-group", action="store_true", help="the library is a read-only group")
+    ap.add_argument("--web-key", help="a zotero.org key the fake web API accepts, with write access")
+    ap.add_argument("--export-delay", type=float, default=2.0, help="seconds before the export")
+    args = ap.parse_args(argv)
+    folder = Path(args.folder).resolve()
+    scholarly = ScholarlyFake()
+    scholarly.add_paper(DWORK_NAOR_1992)
+    scholarly.start()
+    z = ZoteroFake(folder / "zotero", local_mode=args.local_mode, export_delay_s=args.export_delay)
+    z.start(args.port)
+    lib = f"users/{USER_ID}"
+    if args.read_only_group:
+        z.add_group(7, "Reading group", editable=False)
+        lib = "groups/7"
+    if args.web_key:
+        z.web_keys[args.web_key] = {lib: "write"}
+    made_up = synthetic_papers(max(0, args.items))
+    for p in made_up:
+        scholarly.add_paper(p)
+    paper = library(z, folder / "paper", args.items, lib, made_up)
+    env = {**scholarly.env(), **z.env(), "CITELENS_ZOTERO_EXPORT_WAIT": "60"}
+    print(f"fake Zotero on {z.url} ({len(z.items)} items, local API: {args.local_mode}); paper: {paper.dir}")
+    for k, v in env.items():
+        print(f"export {k}={v}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        z.stop()
+        scholarly.stop()
+
+
+if __name__ == "__main__":
+    main()

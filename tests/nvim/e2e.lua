@@ -16,6 +16,13 @@
 --            timeout_ms = 30000 },        -- choose that code action on the first such diagnostic,
 --                                          -- apply it, wait until the entry's diagnostic is gone
 --   no_server = { wait_ms = 3000 },        -- the command is missing: record :messages
+--   zotero = { code = 'DOI_MISMATCH', file = '/tmp/.../main.tex', key = 'dwork92pricingvia',
+--              choose = 'Write to Zotero', message = 'Fixed in Zotero', timeout_ms = 60000 },
+--                                          -- the first code action ("Fix in Zotero") at that
+--                                          -- diagnostic, run; the server's question answered by
+--                                          -- typing the number of `choose` at Neovim's own prompt
+--                                          -- (vim.ui.select, as shipped); then wait for a message
+--                                          -- starting with `message` and record the diagnostics
 -- }
 local M = {}
 
@@ -192,6 +199,84 @@ local function mark(s)
   end, 100)
 end
 
+
+--- "Fix in Zotero": run the first code action at the diagnostic; Neovim asks the writer with
+--- its own vim.ui.select (the server's window/showMessageRequest): the prompt is recorded and
+--- answered by typing the chosen item's number, as a user does at that prompt.
+local function zotero(s)
+  local z = s.zotero
+  local target
+  for _, d in ipairs(diagnostics()) do
+    if d.code == z.code and d.file == z.file then
+      target = d
+      break
+    end
+  end
+  assert(target, 'no ' .. z.code .. ' diagnostic in ' .. z.file)
+  vim.cmd.edit(vim.fn.fnameescape(target.file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = assert(wait_attach(bufnr, s.attach_timeout_ms), 'client did not attach')
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = target.lsp.range,
+    context = { diagnostics = { target.lsp }, only = { 'quickfix' } },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, s.request_timeout_ms)
+  assert(responses, 'textDocument/codeAction timed out')
+  local actions = {}
+  for _, resp in pairs(responses) do
+    vim.list_extend(actions, resp.result or {})
+  end
+  result.zotero_titles = vim.tbl_map(function(a) return a.title end, actions)
+  local action = assert(actions[1], 'no code action')
+  result.zotero_action = action
+  -- Neovim's own prompt: vim.ui.select as shipped; we only watch what it is given, and type
+  -- the number of the chosen item at its inputlist
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    result.zotero_prompt = opts.prompt
+    result.zotero_choices = vim.tbl_map(function(i) return i.title end, items)
+    for n, item in ipairs(items) do
+      if item.title == z.choose then
+        vim.api.nvim_feedkeys(tostring(n) .. '\r', 't', false)
+      end
+    end
+    return select(items, opts, on_choice)
+  end
+  local done, cmd_result = false, nil
+  client:exec_cmd(action.command, { bufnr = bufnr }, function(err, res)
+    result.zotero_error = err and vim.inspect(err) or nil
+    cmd_result = res
+    done = true
+  end)
+  local t0 = vim.uv.hrtime()
+  vim.wait(z.timeout_ms or 60000, function() return done end, 20)
+  result.zotero_command_ms = (vim.uv.hrtime() - t0) / 1e6
+  vim.ui.select = select
+  result.zotero_result = cmd_result
+  t0 = vim.uv.hrtime()
+  result.zotero_said = vim.wait(z.timeout_ms or 60000, function()
+    return vim.fn.execute('messages'):find(z.message, 1, true) ~= nil
+  end, 100)
+  result.zotero_said_ms = (vim.uv.hrtime() - t0) / 1e6
+  -- what the user sees next, in the paper: the finding gone (or still there)
+  t0 = vim.uv.hrtime()
+  vim.cmd('checktime')
+  result.zotero_checktime_ms = (vim.uv.hrtime() - t0) / 1e6
+  t0 = vim.uv.hrtime()
+  vim.wait(z.settle_ms or 3000, function()
+    for _, d in ipairs(diagnostics()) do
+      if d.code == z.code then
+        return false
+      end
+    end
+    return true
+  end, 100)
+  result.zotero_settle_ms = (vim.uv.hrtime() - t0) / 1e6
+  result.zotero_messages = vim.fn.execute('messages')
+  result.diagnostics_after = diagnostics()
+end
+
 --- The lines of the floating window a hover opened, or nil.
 local function float_lines()
   for _, win in ipairs(vim.api.nvim_list_wins()) do
@@ -286,6 +371,9 @@ local function run()
   end
   if ok and s.mark then
     step('mark', function() mark(s) end)
+  end
+  if ok and s.zotero then
+    step('zotero', function() zotero(s) end)
   end
   write_json(s.out, result)
 end

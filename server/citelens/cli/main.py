@@ -175,11 +175,11 @@ async def _fixed(
     level = Applicability.UNSAFE if args.unsafe_fixes else Applicability.SAFE
     managed = batch.managed_files(result, settings)  # .bib files Better BibTeX writes
     run = apply.plan(result, settings, level, leave={p: batch.leave_reason(p) for p in managed})
-    zotero = await batch.fix_in_zotero(result, settings, managed, level, diff=args.diff, log=log)
     for line in apply.summary_lines(run):
         log(("would fix " if args.diff else "fixed ") + line)
     for note in run.notes:
         log(note)
+    zotero = await batch.fix_in_zotero(result, settings, managed, level, diff=args.diff, log=log)
     if args.diff:
         diffs.append(apply.unified_diff(run))
     else:
@@ -193,7 +193,8 @@ async def _fixed(
             "a less than confident match of the same paper): --unsafe-fixes applies them"
         )
     if args.fix and not args.diff:
-        log(f"{len(run.applied)} fixes applied in {len(run.fixed)} files")
+        written = f", {len(zotero.written)} written to Zotero" if managed else ""
+        log(f"{len(run.applied)} fixes applied in {len(run.fixed)} files{written}")
     if not run.fixed and not zotero.exported:
         return result
     store = DocumentStore(settings.extra_cite_commands)

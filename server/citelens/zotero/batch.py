@@ -109,7 +109,7 @@ async def fix_in_zotero(
             name = os.path.basename(zfix.bib)
             if res.outcome is Outcome.WRITTEN:
                 run.written.append((zfix, res))
-                log(f"{name}: {zfix.key}: {res.message}")
+                log(f"{name}: {res.message}")
             elif res.outcome is Outcome.CANCELLED and diff:
                 continue
             elif res.outcome is Outcome.NOTHING:

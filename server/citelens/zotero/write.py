@@ -66,13 +66,15 @@ Ask = Callable[[Proposal, str, bool], Awaitable[bool]]
 
 
 def question(fix: ZoteroFix, proposal: Proposal, where: str, again: bool) -> str:
-    """The change as the writer sees it before accepting: one line per field."""
-    head = "The item changed in Zotero since CiteLens read it; against its current values: " if again else ""
+    """The change as the writer sees it before accepting: the fields first (one line each),
+    then the item, where it is written, and what follows."""
+    head = "The item changed in Zotero since CiteLens read it. " if again else ""
     lines = [
-        f"{head}Fix in Zotero: {fix.key} ({proposal.item.shown}), through {where}:",
-        *proposal.lines,
+        f"{head}Fix in Zotero: {fix.key}: " + proposal.lines[0],
+        *proposal.lines[1:],
         *(f"Left out: {n}" for n in proposal.notes),
-        f"Better BibTeX then writes {os.path.basename(fix.bib)} again.",
+        f"({proposal.item.shown}, through {where}; Better BibTeX then writes "
+        f"{os.path.basename(fix.bib)} again.)",
     ]
     return "\n".join(lines)
 
@@ -253,8 +255,8 @@ class _Flow:
             why = answer.text.strip()[:80] or "forbidden"
             return Result(
                 Outcome.REFUSED,
-                f"Zotero refused the write ({via} answered 403: {why}): {ref.shown} is read-only "
-                "for you (a group library you may not edit, or a key without write access). "
+                f"Zotero refused the write: {ref.shown} is read-only for you ({via} answered "
+                f"403 {why}: a group library you may not edit, or a key without write access). "
                 "Nothing was changed.",
                 proposal,
                 via,
