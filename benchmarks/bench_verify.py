@@ -18,6 +18,10 @@ published, so the verdicts that depend on the paper's other versions ask for the
 ``DIR/server`` on the path (e.g. ``git archive cea4807 | tar -x -C /tmp/before``), ``--runs N``
 times in turn (A B A B ...: pairs on the same machine), and prints each one's median cold
 wall time and whether its verdicts (status per entry) are the same as the first one's.
+
+``--openalex-budget USD`` runs behind OpenAlex's 2026 daily budget (USD a day without a key,
+0.10 in 2026: the fake meters it as OpenAlex's gateway does); every run prints what its
+OpenAlex calls cost at those prices and the lines it said about a source that refused.
 """
 
 from __future__ import annotations
@@ -103,18 +107,21 @@ def _papers_file(world: str, tmp: str) -> Path:
     return path
 
 
-def _start_fake(papers: Path = PAPERS) -> tuple[subprocess.Popen[str], str, dict[str, str]]:
-    """The fake in its own process (as in real life, the APIs do not share our GIL)."""
+def _start_fake(papers: Path = PAPERS, openalex_budget: float | None = None
+                ) -> tuple[subprocess.Popen[str], str, dict[str, str]]:
+    """The fake in its own process (as in real life, the APIs do not share our GIL);
+    ``openalex_budget``: OpenAlex meters its keyless daily budget (dollars)."""
     from tests.fakes.scholarly import ENV_VARS
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # this checkout's fake
+    budget = [] if openalex_budget is None else ["--openalex-budget", str(openalex_budget)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.scholarly", "--port", str(port), "--papers",
-         str(papers), "--enforce-rates"], cwd=HERE.parent, stdout=subprocess.PIPE, text=True,
-        env=env)
+         str(papers), "--enforce-rates", *budget], cwd=HERE.parent, stdout=subprocess.PIPE,
+        text=True, env=env)
     assert proc.stdout is not None
     urls: dict[str, str] = {}
     for line in proc.stdout:
@@ -126,7 +133,8 @@ def _start_fake(papers: Path = PAPERS) -> tuple[subprocess.Popen[str], str, dict
     return proc, f"http://127.0.0.1:{port}", urls
 
 
-async def one_run(world: str, timeline: bool, fake: str | None = None) -> None:
+async def one_run(world: str, timeline: bool, fake: str | None = None,
+                  openalex_budget: float | None = None) -> None:
     """The cold and warm runs; ``fake``: the root of a fake already running (its URLs in the
     environment: a run of another checkout, whose code the fake's module may not import)."""
     text = read_text(BIB)
@@ -139,7 +147,7 @@ async def one_run(world: str, timeline: bool, fake: str | None = None) -> None:
         await _bench(views, n_ids, n_title, fake, urls, timeline)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        proc, root, env = _start_fake(_papers_file(world, tmp))
+        proc, root, env = _start_fake(_papers_file(world, tmp), openalex_budget)
         try:
             await _bench(views, n_ids, n_title, root, env, timeline)
         finally:
@@ -173,6 +181,10 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
             print(f"{label}: {len(res)} entries in {wall:.2f} s; requests {dict(counts) or 'none'}"
                   f" (answered 429: {dict(too_many) or 'none'}); {dict(sorted(statuses.items()))}")
             if label == "cold":
+                spent = sum(float(r.get("cost_usd") or 0) for r in reqs if r["source"] == "openalex")
+                said = [m for m in logs if "requests so far" not in m]
+                print(f"  openalex: ${spent:.4f} of calls at its 2026 prices; said "
+                      f"({len(said)} line{'' if len(said) == 1 else 's'}): {' | '.join(said) or 'nothing'}")
                 kinds = Counter(_kind(r) for r in reqs)
                 print(f"  requests per entry: {len(reqs) / max(len(res), 1):.3f}; by request: "
                       + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
@@ -233,7 +245,7 @@ def _kind(r: dict[str, object]) -> str:
 _COLD = re.compile(r"^cold: (\d+) entries in ([0-9.]+) s; requests (.*)$")
 
 
-def paired(codes: list[str], runs: int, world: str) -> None:
+def paired(codes: list[str], runs: int, world: str, openalex_budget: float | None = None) -> None:
     """``runs`` cold+warm runs of each checkout in ``codes``, in turn; their medians."""
     walls: dict[str, list[float]] = {c: [] for c in codes}
     verdicts: dict[str, list[list[str]]] = {}
@@ -242,7 +254,8 @@ def paired(codes: list[str], runs: int, world: str) -> None:
     for _ in range(runs):
         for code in codes:
             with tempfile.TemporaryDirectory() as tmp:
-                proc, root, urls = _start_fake(_papers_file(world, tmp))  # a fresh one per run
+                # a fresh one per run
+                proc, root, urls = _start_fake(_papers_file(world, tmp), openalex_budget)
                 env = {**os.environ, **urls}
                 if code != ".":
                     env["PYTHONPATH"] = str(Path(code).resolve() / "server")
@@ -255,7 +268,7 @@ def paired(codes: list[str], runs: int, world: str) -> None:
                     proc.terminate()
                     proc.wait(timeout=10)
             for line in out.stdout.splitlines():
-                if line.startswith("  verdicts shown at"):
+                if line.startswith(("  verdicts shown at", "  openalex: $")):
                     shown.setdefault(code, []).append(line.strip())
                 m = _COLD.match(line)
                 if m:
@@ -285,11 +298,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--code", action="append", default=[], help="a checkout to run (repeatable)")
     ap.add_argument("--runs", type=int, default=1, help="cold runs of each --code, in turn")
     ap.add_argument("--fake", help=argparse.SUPPRESS)  # a fake already running (--code's runs)
+    ap.add_argument("--openalex-budget", type=float, metavar="USD",
+                    help="OpenAlex meters its 2026 daily budget: USD a day without a key (0.10)")
     args = ap.parse_args(argv)
     if args.code:
-        paired(args.code, args.runs, args.world)
+        paired(args.code, args.runs, args.world, args.openalex_budget)
     else:
-        asyncio.run(one_run(args.world, args.timeline, args.fake))
+        asyncio.run(one_run(args.world, args.timeline, args.fake, args.openalex_budget))
 
 
 if __name__ == "__main__":
