@@ -121,16 +121,28 @@ async def did_change_configuration(ls: CiteLensServer, params: lsp.DidChangeConf
         await pull_configuration(ls)
 
 
+#: Seconds to wait for the editor's settings before saying so (they are applied when they come).
+SETTINGS_WAIT_S = 5.0
+
+
 async def pull_configuration(ls: CiteLensServer) -> None:
+    """The editor's ``citelens`` settings (``workspace/configuration``), applied when they
+    come: an editor slow to answer (a busy extension host) is said once in the log, and its
+    answer is still applied when it arrives (before, it was dropped after 5 s)."""
     if not ls.flags.configuration:
         return
+    asked = asyncio.ensure_future(
+        ls.workspace_configuration_async(lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")]))
+    )
     try:
-        result = await asyncio.wait_for(
-            ls.workspace_configuration_async(
-                lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="citelens")])
-            ),
-            5,
-        )
+        result = await asyncio.wait_for(asyncio.shield(asked), SETTINGS_WAIT_S)
+    except TimeoutError:
+        ls.log_line(f"the editor has not sent its settings in {SETTINGS_WAIT_S:.0f} s; applied when it does")
+        try:
+            result = await asked
+        except Exception as exc:
+            ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
+            return
     except Exception as exc:
         ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
         return

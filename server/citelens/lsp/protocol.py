@@ -11,6 +11,11 @@ Also: a request whose parameters pygls cannot read (a position with line -1 or
 2**31, beyond LSP's unsigned integers) was dropped without a reply, and a client
 waiting for it hung. It now gets an "Invalid Params" error reply.
 
+Also: an answer from the client to a request this server gave up waiting for (a settings
+pull or a progress bar asked by a check that was superseded, or past its time limit) is
+dropped. pygls set the result of the cancelled future, which raised, and the editor showed
+"Error in server: CANCELLED: <Future …>" (issue 41 #8).
+
 pygls 2.1 keeps a future per notification handled by a generator handler (its
 built-in didOpen/didChange/didSave handlers are generators) in
 ``_request_futures`` and never removes it: entries are popped only when a
@@ -99,3 +104,12 @@ class CiteLensProtocol(LanguageServerProtocol):
             self._request_futures.pop(msg_id, None)
         else:
             future.add_done_callback(lambda _f: self._request_futures.pop(msg_id, None))
+
+    def _handle_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        """An answer to a request this server sent; one whose caller gave up (its future
+        cancelled) has no one to hear it and is dropped."""
+        future: Future[Any] | None = self._request_futures.get(msg_id)
+        if future is not None and future.cancelled():
+            self._request_futures.pop(msg_id, None)
+            return
+        super()._handle_response(msg_id, result, error)

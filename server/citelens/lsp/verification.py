@@ -73,6 +73,11 @@ class Verifier:
         task = self._task
         if task is not None and not task.done():
             task.cancel()
+            # superseded now, not when the cancelled run gets to its end: the next plan
+            # must not take the entries it covered as being checked (a snapshot set in
+            # the editor during a check left everything unverified, issue 41 #8)
+            self._task = None
+            self.session.verification_ended()
         sources = self.session.pipeline.take_sources()
         if sources is not None:
             self._closing = asyncio.ensure_future(close_later(sources, task))
@@ -257,7 +262,9 @@ class Progress:
             return
         token = f"citelens-verify-{next(_tokens)}"
         try:
-            await asyncio.wait_for(self.tracker.create_async(token), 5)
+            # shielded: a run superseded while the editor creates its progress bar leaves
+            # the request be (its answer then has a future to land in)
+            await asyncio.wait_for(asyncio.shield(self.tracker.create_async(token)), 5)
         except Exception:
             return
         self.token = token
