@@ -68,7 +68,8 @@ async def test_a_snapshot_set_in_the_editor_during_a_check_is_used(tmp_path: Pat
         await asyncio.sleep(0.5)  # the first check waits for its progress bar
         new = {**SETTINGS, "snapshot": str(snap)}
         client.set_configuration(new, section="citelens")
-        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"citelens": new}))
+        changed = lsp.DidChangeConfigurationParams(settings={"citelens": new})
+        client.workspace_did_change_configuration(changed)
         await diagnostics(client, u, lambda ds: bool(_verified(ds)), timeout=60)
         await asyncio.sleep(1)
         logs = [m.message for m in client.log_messages]
