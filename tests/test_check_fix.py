@@ -67,10 +67,12 @@ CRLF_BIB = (
     '\tNote = "see fig. 2"\r\n'
     "}\r\n"
 )
-#: What --fix writes: the year, the pages where the file puts them (after the year, before
-#: the DOI), the DOI in the registry's case before the note; every other byte as it was.
-CRLF_FIXED = CRLF_BIB.replace(
-    "\tYear = 2011,\r\n", '\tYear = 2014,\r\n\tPages = "E4832--E4841",\r\n'
+#: What --fix writes: the year its finding names, nothing else (a fix answers a finding).
+CRLF_FIXED = CRLF_BIB.replace("\tYear = 2011,\r\n", "\tYear = 2014,\r\n")
+#: What --fix --add-missing writes: also the pages where the file puts them (after the year,
+#: before the DOI), the DOI in the registry's case before the note; every other byte as it was.
+CRLF_FILLED = CRLF_FIXED.replace(
+    "\tYear = 2014,\r\n", '\tYear = 2014,\r\n\tPages = "E4832--E4841",\r\n'
 ).replace('\tPages = "4145--4155",\r\n', '\tPages = "4145--4155",\r\n\tDoi = "10.1103/PhysRevE.49.4145",\r\n')
 TEX = (
     "\\documentclass{article}\n\\begin{document}\n\\cite{makris2014} \\cite{rothman1994}\n"
@@ -104,10 +106,14 @@ def test_fix_writes_the_safe_fixes_in_the_files_own_style(
     proc = _check(folder, env, "--fix")
     assert proc.returncode == 0, proc.stdout + proc.stderr  # the findings left after fixing: none
     assert (folder / "refs.bib").read_bytes() == CRLF_FIXED.encode("utf-8")
-    assert b"\n" not in CRLF_FIXED.encode().replace(b"\r\n", b"")  # no bare LF was written
+    # filled in when asked, in the file's own style
+    filled = _check(folder, env, "--fix", "--add-missing")
+    assert filled.returncode == 0, filled.stdout + filled.stderr
+    assert (folder / "refs.bib").read_bytes() == CRLF_FILLED.encode("utf-8")
+    assert b"\n" not in CRLF_FILLED.encode().replace(b"\r\n", b"")  # no bare LF was written
     # a second run has nothing left to fix
-    again = _check(folder, env, "--fix")
-    assert again.returncode == 0 and (folder / "refs.bib").read_bytes() == CRLF_FIXED.encode("utf-8")
+    again = _check(folder, env, "--fix", "--add-missing")
+    assert again.returncode == 0 and (folder / "refs.bib").read_bytes() == CRLF_FILLED.encode("utf-8")
 
 
 def test_diff_prints_the_same_edits_and_writes_nothing(
@@ -115,7 +121,7 @@ def test_diff_prints_the_same_edits_and_writes_nothing(
 ) -> None:
     env = _env(scholarly_server, tmp_path)
     folder = _project(tmp_path, CRLF_BIB.encode("utf-8"))
-    proc = _check(folder, env, "--fix", "--diff")
+    proc = _check(folder, env, "--fix", "--add-missing", "--diff")
     assert (folder / "refs.bib").read_bytes() == CRLF_BIB.encode("utf-8")  # untouched
     assert proc.returncode == 0  # the status of the fixed text
     added = [ln for ln in proc.stdout.split("\n") if ln.startswith("+") and not ln.startswith("+++")]
@@ -214,6 +220,8 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
     cli = _project(tmp_path, CRLF_BIB.encode("utf-8"), "cli")
     editor = _project(tmp_path, CRLF_BIB.encode("utf-8"), "editor")
     assert _check(cli, env, "--fix").returncode == 0
+    cli_fixed = (cli / "refs.bib").read_bytes().decode("utf-8")
+    assert _check(cli, env, "--fix", "--add-missing").returncode == 0
     cli_text = (cli / "refs.bib").read_bytes().decode("utf-8")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -234,13 +242,17 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
     text = CRLF_BIB
     index = session.store.line_index(bib)
     assert index is not None
-    for key in ("makris2014", "rothman1994"):
+    version = 1
+    # the finding's fix (the year), then the named choice "Add ..." with the cursor in each
+    # entry (the DOI and pages it lacks): what --fix, then --fix --add-missing, write
+    for key, wanted in (("makris2014", "finding"), ("makris2014", "Add "), ("rothman1994", "Add ")):
         entry = next(e for e in session.store.bib(bib).entries if e.key == key)  # type: ignore[union-attr]
         finding = next((f for f in session.findings() if f.key == key and f.path == bib), None)
-        if finding is not None:  # the year: from its diagnostic
+        if wanted == "finding":  # the year: from its diagnostic
+            assert finding is not None
             diags = [to_diagnostic(session.store, finding, "utf-16")]
             start, end = index.range(finding.span)
-        else:  # a verified entry lacking its DOI: from the cursor in the entry
+        else:  # from the cursor in the entry, where no finding is
             diags = []
             start, end = index.range(entry.key_span)
         params = lsp.CodeActionParams(
@@ -248,11 +260,17 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
             lsp.Range(lsp.Position(start.line, start.character), lsp.Position(end.line, end.character)),
             lsp.CodeActionContext(diagnostics=diags),
         )
-        preferred = [a for a in code_actions(ls, params) if a.is_preferred]
-        assert len(preferred) == 1, [a.title for a in code_actions(ls, params)]
-        assert preferred[0].edit is not None and preferred[0].edit.changes is not None
-        text = apply_text_edits(text, preferred[0].edit.changes[uri(bib)])
-        session.store.open(bib, text, 2 if key == "makris2014" else 3)
+        actions = code_actions(ls, params)
+        chosen = [a for a in actions if a.is_preferred if wanted == "finding"] or [
+            a for a in actions if wanted != "finding" and a.title.startswith(wanted)
+        ]
+        assert len(chosen) == 1, [a.title for a in actions]
+        assert chosen[0].edit is not None and chosen[0].edit.changes is not None
+        text = apply_text_edits(text, chosen[0].edit.changes[uri(bib)])
+        if wanted == "finding":
+            assert text == cli_fixed == CRLF_FIXED
+        version += 1
+        session.store.open(bib, text, version)
         index = session.store.line_index(bib)
         assert index is not None
         # keep the other entry's verdict for the changed text
@@ -263,7 +281,7 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
                 v = result.verdict(e)
                 if view is not None and v is not None:
                     session.keep_verdict(view, v)
-    assert text == cli_text == CRLF_FIXED
+    assert text == cli_text == CRLF_FILLED
     shutil.rmtree(editor)
 
 

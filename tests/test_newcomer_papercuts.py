@@ -290,3 +290,110 @@ def test_a_resumed_venue_reports_every_run_and_links_its_bib_files_relatively(tm
     links = re.findall(r"<a class=bib href='([^']+)'>", page.read_text(encoding="utf-8"))
     assert links == ["../../venue/paper-a/refs.bib"], links
     assert (page.parent / links[0]).resolve() == (moved / "venue" / "paper-a" / "refs.bib").resolve()
+
+
+CORRECT_BUT_SPARSE = """@article{frank1970,
+  title = {The Structure of Ordinary Water},
+  author = {Frank, Henry S.},
+  journal = {Science},
+  year = {1970},
+}
+
+@article{hunter2007,
+  title = {Matplotlib: A 2D graphics environment},
+  author = {Hunter, J. D.},
+  journal = {Computing In Science \\& Engineering},
+  year = {2007},
+  doi = {10.1109/mcse.2007.55},
+}
+"""
+
+
+def test_fix_on_a_correct_bib_changes_nothing_and_filling_in_is_asked_for(tmp_path: Path) -> None:
+    """Two correct entries with no finding, one lacking its DOI and pages, one its pages:
+    ``--fix`` added them (21 of 100 correct entries changed). A fix answers a finding: the
+    file stays byte for byte, the command says how to fill them in, and ``--add-missing``
+    does."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(CORRECT_BUT_SPARSE, encoding="utf-8")
+    with ScholarlyFake() as fake:
+        env = fake.env(cache=tmp_path / "cache")
+        check = run_citelens("check", str(bib), env=env, cwd=tmp_path)
+        assert "2 entries checked: 0 errors, 0 warnings, 0 information" in check.stdout, check.stdout
+        fixed = run_citelens("check", str(bib), "--fix", env=env, cwd=tmp_path)
+        assert bib.read_text(encoding="utf-8") == CORRECT_BUT_SPARSE, fixed.stderr
+        assert "0 fixes applied" in fixed.stderr, fixed.stderr
+        assert ("2 entries lack a DOI or pages that their verified paper has (no finding: left as "
+                "written): --add-missing fills them in") in fixed.stderr, fixed.stderr
+        filled = run_citelens("check", str(bib), "--fix", "--add-missing", env=env, cwd=tmp_path)
+    assert "frank1970: pages 635--641 added; doi 10.1126/science.169.3946.635 added [safe]" in filled.stderr
+    assert "hunter2007: pages 90--95 added [safe]" in filled.stderr, filled.stderr
+    water = "  year = {1970},\n  pages = {635--641},\n  doi = {10.1126/science.169.3946.635},\n"
+    assert bib.read_text(encoding="utf-8") == CORRECT_BUT_SPARSE.replace("  year = {1970},\n", water).replace(
+        "  year = {2007},\n", "  year = {2007},\n  pages = {90--95},\n")
+
+
+#: A conference paper the sources know without a DOI or an arXiv id (Semantic Scholar's
+#: record then carries its own page as the paper's URL), and a .bib that writes venues by
+#: their acronyms and names "Given Family", without URLs.
+LATTICE_CVPR = {
+    "title": "Sparse Lattice Attention for Image Recognition",
+    "authors": ["Ada Lovelace", "Alan Turing"], "year": 2021,
+    "venue": "Computer Vision and Pattern Recognition", "publication_types": ["Conference"],
+}
+SHORT_VENUES = """@inproceedings{vaswani2017,
+  title = {Attention is All you Need},
+  author = {Ashish Vaswani and Noam Shazeer and others},
+  booktitle = {NeurIPS},
+  year = {2017},
+}
+
+@inproceedings{lovelace2021,
+  title = {Sparse Lattice Attention for Image Recognition},
+  author = {Ada Lovelace and Alan Turing},
+  booktitle = {ICCV},
+  year = {2021},
+}
+"""
+
+
+def test_a_fix_writes_the_venue_as_the_file_writes_venues(tmp_path: Path) -> None:
+    """A CVPR paper cited at ICCV in a .bib of acronyms: the fix wrote "Computer Vision and
+    Pattern Recognition" into it; it writes CVPR."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(SHORT_VENUES, encoding="utf-8")
+    with ScholarlyFake() as fake:
+        fake.add_paper(LATTICE_CVPR)
+        env = fake.env(cache=tmp_path / "cache")
+        fixed = run_citelens("check", str(bib), "--fix", env=env, cwd=tmp_path)
+    assert "lovelace2021: booktitle ICCV -> CVPR [safe]" in fixed.stderr, fixed.stderr
+    assert bib.read_text(encoding="utf-8") == SHORT_VENUES.replace("{ICCV}", "{CVPR}")
+
+
+async def test_the_whole_entry_fix_follows_the_files_names_venues_and_urls(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """The editor's "Replace entry with Semantic Scholar metadata" wrote "Lovelace, Ada and
+    Turing, Alan", the venue's long name and a semanticscholar.org url into a file written
+    with "Given Family", acronyms and no URL."""
+    scholarly_server.add_paper(LATTICE_CVPR)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(SHORT_VENUES, encoding="utf-8")
+    settings = {"verifyDebounceMs": 30, "s2RequestsPerSecond": 200, "requestTimeoutS": 2.0,
+                "retryBackoffS": 0.01}
+    async with session("neovim", tmp_path, env=scholarly_server.env(cache=tmp_path / "cache"),
+                       settings=settings) as client:
+        u = open_doc(client, bib, SHORT_VENUES)
+
+        def on_venue(ds: list[lsp.Diagnostic]) -> list[lsp.Diagnostic]:
+            return [d for d in ds if d.code == "METADATA_MISMATCH" and "venue" in d.message]
+
+        (d,) = on_venue(await diagnostics(client, u, lambda ds: bool(on_venue(ds)), timeout=60))
+        got = await client.text_document_code_action_async(lsp.CodeActionParams(
+            lsp.TextDocumentIdentifier(u), d.range, lsp.CodeActionContext(diagnostics=[d])))
+    actions = {a.title: a for a in got or [] if isinstance(a, lsp.CodeAction)}
+    assert "Change booktitle to CVPR" in actions, list(actions)
+    whole = actions.get("Replace entry with Semantic Scholar metadata")
+    assert whole is not None and whole.edit is not None and whole.edit.changes is not None, list(actions)
+    (edit,) = whole.edit.changes[u]
+    assert "author = {Ada Lovelace and Alan Turing}" in edit.new_text, edit.new_text
+    assert "booktitle = {CVPR}" in edit.new_text and "url" not in edit.new_text, edit.new_text

@@ -174,7 +174,13 @@ async def _fixed(
 
     level = Applicability.UNSAFE if args.unsafe_fixes else Applicability.SAFE
     managed = batch.managed_files(result, settings)  # .bib files Better BibTeX writes
-    run = apply.plan(result, settings, level, leave={p: batch.leave_reason(p) for p in managed})
+    run = apply.plan(
+        result,
+        settings,
+        level,
+        leave={p: batch.leave_reason(p) for p in managed},
+        add_missing=args.add_missing,
+    )
     for line in apply.summary_lines(run):
         log(("would fix " if args.diff else "fixed ") + line)
     for note in run.notes:
@@ -191,6 +197,13 @@ async def _fixed(
         log(
             f"{len(run.unsafe_left)} more fixes are unsafe (a merge, a preprint's published version, "
             "a less than confident match of the same paper): --unsafe-fixes applies them"
+        )
+    if run.missing_left:
+        n = run.missing_left
+        lack, its = ("entry lacks", "its") if n == 1 else ("entries lack", "their")
+        log(
+            f"{n} {lack} a DOI or pages that {its} verified paper has (no finding: left as "
+            "written): --add-missing fills them in"
         )
     if args.fix and not args.diff:
         written = f", {len(zotero.written)} written to Zotero" if managed else ""
@@ -351,6 +364,12 @@ def build_parser() -> argparse.ArgumentParser:
         "preprint's published version, a less than confident match). A fix that puts another "
         "paper in place of the cited one is never applied by a command: the editor offers it, "
         "for you to pick",
+    )
+    check.add_argument(
+        "--add-missing",
+        action="store_true",
+        help="with --fix or --diff: also add the DOI and pages an entry lacks, from its verified paper "
+        "(a fix otherwise only answers a finding: a correct entry is left as written)",
     )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")

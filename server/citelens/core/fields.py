@@ -18,6 +18,7 @@ class Field(StrEnum):
     AUTHORS = "authors"
     YEAR = "year"
     VENUE = "venue"
+    PAGES = "pages"
     DOI = "doi"
     ARXIV = "arxiv"
     PMID = "pmid"

@@ -271,6 +271,7 @@ class EntryView:
     url: str | None
     #: an entry read from a PDF: the reference as printed (None for a .bib's entry)
     printed: PrintedReference | None = None
+    pages: str | None = None  # as written ("90--95"); compared with the paper's page range
 
     def __post_init__(self) -> None:
         if not isinstance(self.authors, Authors):  # names already parsed, as a tuple

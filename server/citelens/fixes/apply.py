@@ -1,7 +1,9 @@
 """``citelens check --fix``: the fixes of a finished check applied to the files.
 
-Every entry with a verdict gets the first of its fixes (:func:`~citelens.fixes.rules.entry_fixes`,
-the same the editor offers) at the chosen level (``safe``, or ``unsafe`` too); with
+Every entry with a finding of its verdict gets the first of its fixes
+(:func:`~citelens.fixes.rules.entry_fixes`, the same the editor offers) at the chosen level
+(``safe``, or ``unsafe`` too): a fix answers a finding, so a correct .bib is left as it is;
+the DOI and pages an entry lacks are filled in only with ``add_missing``; with
 ``unsafe``, a duplicate pair is merged into the entry with more fields. A fix whose edits
 overlap one already taken waits for the next run. The files are read again as bytes and
 written back in the encoding they were read in (``documents/read.decode``: UTF-8, with its BOM if
@@ -23,12 +25,13 @@ from dataclasses import dataclass, field
 
 from citelens.core.codes import Code
 from citelens.core.dockind import kind_of
+from citelens.core.model import BibEntry
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.edit import TextEdit, apply_edits
 from citelens.documents.pdf.read import is_pdf
 from citelens.fixes.context import CheckContext
 from citelens.fixes.fix import Applicability, Fix
-from citelens.fixes.rules import entry_fixes, fixes_for
+from citelens.fixes.rules import entry_fixes, fixes_for, missing_fields_fix
 from citelens.verify.status import Verification
 from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
@@ -80,14 +83,23 @@ class FixRun:
     #: fixes not taken because they need ``--unsafe-fixes`` (entry key -> title)
     unsafe_left: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # skipped fixes, refused merges
+    #: entries lacking a DOI or pages their paper has, not filled in (no ``--add-missing``)
+    missing_left: int = 0
 
 
 def plan(
-    result: CheckResult, settings: Settings, level: Applicability, leave: Mapping[str, str] | None = None
+    result: CheckResult,
+    settings: Settings,
+    level: Applicability,
+    leave: Mapping[str, str] | None = None,
+    *,
+    add_missing: bool = False,
 ) -> FixRun:
     """The fixes of ``result`` at ``level`` and the new texts, nothing written. The files of
     ``leave`` are not edited (the reason is noted): a .bib a Better BibTeX auto-export writes
-    is fixed in Zotero (:mod:`citelens.zotero.batch`)."""
+    is fixed in Zotero (:mod:`citelens.zotero.batch`). A fix answers a finding;
+    ``add_missing`` (``--add-missing``) also fills in the DOI and pages entries lack (those
+    left are counted in ``missing_left``)."""
     run = FixRun()
     leave = leave or {}
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if level is Applicability.UNSAFE else set())
@@ -110,16 +122,8 @@ def plan(
     ctx = CheckContext(result.store, verdicts, settings, projects)
     taken: dict[str, list[TextEdit]] = {}
     for entry in result.entries:
-        if entry.path not in run.files or (entry.path, entry.key) not in verdicts:
-            continue
-        fixes = [f for f in entry_fixes(ctx, entry.path, entry.key) if f.edits]
-        chosen = next((f for f in fixes if f.applicability in allowed), None)
-        if chosen is None:
-            unsafe = next((f for f in fixes if f.applicability is Applicability.UNSAFE), None)
-            if unsafe is not None:
-                run.unsafe_left.append((entry.key, unsafe.title))
-            continue
-        _take(run, ctx, taken, entry.path, entry.key, chosen)
+        if entry.path in run.files and (entry.path, entry.key) in verdicts:
+            _entry_fix(run, ctx, taken, entry, allowed, add_missing)
     for f in result.findings:
         if f.code != Code.DUPLICATE_ENTRY or f.path not in run.files or not f.key:
             continue
@@ -142,6 +146,28 @@ def plan(
         if before is not None:
             run.fixed[path] = apply_edits(before, edits)
     return run
+
+
+def _entry_fix(
+    run: FixRun,
+    ctx: CheckContext,
+    taken: dict[str, list[TextEdit]],
+    entry: BibEntry,
+    allowed: set[Applicability],
+    add_missing: bool,
+) -> None:
+    """The first of an entry's fixes at an allowed level, taken (or counted as left)."""
+    fixes = [f for f in entry_fixes(ctx, entry.path, entry.key, add_missing=add_missing) if f.edits]
+    lacks = "doi" not in entry.fields or "pages" not in entry.fields
+    if lacks and not add_missing and missing_fields_fix(ctx, entry.path, entry.key) is not None:
+        run.missing_left += 1
+    chosen = next((f for f in fixes if f.applicability in allowed), None)
+    if chosen is None:
+        unsafe = next((f for f in fixes if f.applicability is Applicability.UNSAFE), None)
+        if unsafe is not None:
+            run.unsafe_left.append((entry.key, unsafe.title))
+        return
+    _take(run, ctx, taken, entry.path, entry.key, chosen)
 
 
 def _best_merge(merges: Sequence[Fix], ctx: CheckContext, path: str) -> Fix:

@@ -30,16 +30,22 @@ from citelens.core.settings import Settings
 from citelens.core.source_names import source_name
 from citelens.core.titles import words
 from citelens.documents.bibtex.names import split_names
-from citelens.documents.bibtex.render import bibtex_author, latex_escape
+from citelens.documents.bibtex.render import bibtex_author, given_first_author, latex_escape
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.authors import family_key, record_authors_cut
-from citelens.verify.match.compare import contradicted_fields, is_same_paper, match_reason, own_papers
+from citelens.verify.match.compare import (
+    PAGED_TYPES,
+    contradicted_fields,
+    is_same_paper,
+    match_reason,
+    own_papers,
+    paged_versions,
+)
 from citelens.verify.match.discrepancy import FABRICATED, Kind
 from citelens.verify.match.venues import is_preprint_record, is_preprint_venue
 from citelens.verify.status import Status, Verification
+from citelens.workspace.bibstyle import FileStyle, venue_as_written
 
-#: The entry types whose pages a paper's record gives.
-_PAGED_TYPES = frozenset({"article", "inproceedings", "incollection", "conference", "inbook"})
 _VENUE_FIELDS = ("journal", "booktitle", "journaltitle")
 
 
@@ -80,7 +86,8 @@ class FieldFix:
             return f"Use the paper's title: “{self.record.title}”"
         if len(names) == 1 and names[0] in _VENUE_FIELDS:
             return f"Change {names[0]} to {self.record_venue}"
-        return f"Fix {', '.join(names)} from {source_name(self.record.source)}"
+        verb = "Add" if all(c.old is None for c in self.changes) else "Fix"
+        return f"{verb} {', '.join(names)} from {source_name(self.record.source)}"
 
     @property
     def record_venue(self) -> str:
@@ -154,8 +161,19 @@ def right_papers(v: Verification, view: EntryView, settings: Settings) -> list[P
     return own_papers(view, v.candidates, wrong, settings.title_verified_threshold)
 
 
-def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Settings) -> FieldFix | None:
-    """The field fix of ``entry`` from its verdict, or None when nothing is to change."""
+def field_fix(
+    entry: BibEntry,
+    view: EntryView,
+    v: Verification,
+    settings: Settings,
+    *,
+    add_missing: bool = False,
+    style: FileStyle | None = None,
+) -> FieldFix | None:
+    """The field fix of ``entry`` from its verdict, or None when nothing is to change: the
+    fields its findings name (a fix answers a finding: a verified entry has none to fix);
+    with ``add_missing``, also the DOI and pages it lacks (a separate, named choice: the
+    editor's *Add …* fix, ``citelens check --fix --add-missing``)."""
     settled = settled_record(v, view, settings)
     if settled is None:
         return None
@@ -165,9 +183,9 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
     for change in (
         _doi(entry, view, v, record, versions),
         _year(entry, v, record, versions),
-        _venue(entry, v),
+        _venue(entry, v, style or FileStyle()),
         _title(entry, view, v, record),
-        _pages(entry, record, versions),
+        _pages(entry, v, record, versions, add_missing),
     ):
         if change is not None:
             changes.append(change)
@@ -176,6 +194,7 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
         change, badly = authors
         changes.append(change)
         safe = safe and not badly
+    changes = [c for c in changes if (add_missing if c.old is None else answers(v, c.name))]
     if not changes:
         return None
     order = ("title", "author", "year", *_VENUE_FIELDS, "pages", "doi")
@@ -186,6 +205,29 @@ def field_fix(entry: BibEntry, view: EntryView, v: Verification, settings: Setti
         is not None
     )
     return FieldFix(record, tuple(changes), safe and same, same)
+
+
+#: The field a change of each BibTeX field answers (a discrepancy's ``field``).
+_FIELD_OF = {
+    "doi": Field.DOI,
+    "year": Field.YEAR,
+    "journal": Field.VENUE,
+    "booktitle": Field.VENUE,
+    "journaltitle": Field.VENUE,
+    "title": Field.TITLE,
+    "author": Field.AUTHORS,
+    "pages": Field.PAGES,
+}
+
+
+def answers(v: Verification, name: str) -> bool:
+    """Whether changing the field ``name`` answers one of the verdict's findings: a finding
+    about the whole entry (not found, a DOI of another paper), or a discrepancy on that
+    field; a verified entry has no finding, so nothing to change."""
+    if v.status in (Status.NOT_FOUND, Status.DOI_MISMATCH):
+        return True
+    field = _FIELD_OF.get(name)
+    return v.status is Status.PARTIAL and any(d.field == field for d in v.discrepancies)
 
 
 # --------------------------------------------------------------------------- fields
@@ -261,13 +303,15 @@ def _year(
     return FieldChange("year", old, str(year), f"year {old} -> {year}")
 
 
-def _venue(entry: BibEntry, v: Verification) -> FieldChange | None:
+def _venue(entry: BibEntry, v: Verification, style: FileStyle) -> FieldChange | None:
+    """The paper's venue, written as the file writes venues (``CVPR`` in a file of acronyms)."""
     d = next((d for d in v.discrepancies if d.kind == Kind.VENUE and d.field == Field.VENUE), None)
     name = next((n for n in _VENUE_FIELDS if n in entry.fields), None)
     if d is None or name is None or not d.source_value.strip():
         return None
-    new = latex_escape(d.source_value)
-    return FieldChange(name, _value(entry, name), new, f"{name} {_value(entry, name)} -> {d.source_value}")
+    venue = venue_as_written(d.source_value, style)
+    old = _value(entry, name)
+    return FieldChange(name, old, latex_escape(venue), f"{name} {old} -> {venue}")
 
 
 def _title(entry: BibEntry, view: EntryView, v: Verification, record: PaperRecord) -> FieldChange | None:
@@ -287,31 +331,21 @@ def _title(entry: BibEntry, view: EntryView, v: Verification, record: PaperRecor
     return FieldChange("title", old, latex_escape(title), f"title -> “{title}”")
 
 
-_PAGE_PART = re.compile(r"[0-9A-Za-z]+")
-
-
-def _page_parts(pages: str) -> tuple[str, ...]:
-    return tuple(p.lower() for p in _PAGE_PART.findall(pages))
-
-
-def _pages_agree(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
-    if not mine or not theirs:
-        return True
-    return mine[0] == theirs[0] and (len(mine) == 1 or len(theirs) == 1 or mine == theirs)
-
-
-def _pages(entry: BibEntry, record: PaperRecord, versions: Sequence[PaperRecord]) -> FieldChange | None:
-    paged = [r for r in versions if r.pages and _page_parts(r.pages) and not is_preprint_record(r)]
-    if not paged or entry.entry_type not in _PAGED_TYPES:
+def _pages(
+    entry: BibEntry, v: Verification, record: PaperRecord, versions: Sequence[PaperRecord], add_missing: bool
+) -> FieldChange | None:
+    """Pages the verdict found wrong (its PAGES discrepancy), or, with ``add_missing``, the
+    pages an entry lacks: the settled record's range, else another version's."""
+    paged = paged_versions(versions)
+    if not paged or entry.entry_type not in PAGED_TYPES:
         return None
     best = record if record in paged else paged[0]
     assert best.pages is not None
     new = latex_escape(re.sub(r"\s*[-\u2013\u2014]+\s*", "--", best.pages.strip()))
     old = _value(entry, "pages")
     if old is None:
-        return FieldChange("pages", None, new, f"pages {new} added")
-    mine = _page_parts(old)
-    if any(_pages_agree(mine, _page_parts(r.pages or "")) for r in paged):
+        return FieldChange("pages", None, new, f"pages {new} added") if add_missing else None
+    if not any(d.kind is Kind.PAGES for d in v.discrepancies):
         return None
     return FieldChange("pages", old, new, f"pages {old} -> {new}")
 
@@ -449,7 +483,4 @@ def _writable(display: str) -> bool:
 
 
 def _render_name(display: str, comma_style: bool) -> str:
-    if comma_style:
-        return bibtex_author(display)
-    name = latex_escape(display)
-    return name if "," not in name and " and " not in name.lower() else "{" + name + "}"
+    return bibtex_author(display) if comma_style else given_first_author(display)

@@ -34,7 +34,7 @@ from citelens.core.source_names import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.documents.bibtex.render import detect_field_order, for_encoding
-from citelens.documents.bibtex.style import Style, detect_spellings, detect_style
+from citelens.documents.bibtex.style import Style, detect_style
 from citelens.fixes.context import FixContext
 from citelens.fixes.fix import Applicability, Fix, file_edits
 from citelens.fixes.merge import merge_edits
@@ -44,6 +44,7 @@ from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Kind
 from citelens.verify.status import Status, Verification
+from citelens.workspace.bibstyle import SAMPLE, FileStyle, as_written, file_style, styled
 
 log = logging.getLogger("citelens")
 
@@ -68,10 +69,12 @@ def fixes_for(ctx: FixContext, path: str, code: str, data: object) -> list[Fix]:
         return []
 
 
-def entry_fixes(ctx: FixContext, bib_path: str, key: str) -> list[Fix]:
-    """The fixes of an entry from its verdict alone (no finding needed: a verified entry
-    may still lack its DOI or pages): what ``citelens check --fix`` applies and the editor
-    offers with the cursor in the entry."""
+def entry_fixes(ctx: FixContext, bib_path: str, key: str, *, add_missing: bool = False) -> list[Fix]:
+    """The fixes of an entry from its verdict, the first preferred: what ``citelens check
+    --fix`` applies and the editor offers with the cursor in the entry. A fix answers a
+    finding: a verified entry has none; ``add_missing`` (``--fix --add-missing``) puts the
+    DOI and pages the entry lacks into its field fix (the editor offers them apart:
+    :func:`missing_fields_fix`)."""
     at = _Entry(ctx, bib_path, key)
     if at.entry is None:
         return []
@@ -79,10 +82,25 @@ def entry_fixes(ctx: FixContext, bib_path: str, key: str) -> list[Fix]:
     if v is None:
         return []
     try:
-        return _verdict_fixes(at, v, None)
+        return _verdict_fixes(at, v, None, add_missing=add_missing)
     except Exception:
         log.exception("quick fix for %s failed", key)
         return []
+
+
+def missing_fields_fix(ctx: FixContext, bib_path: str, key: str) -> Fix | None:
+    """The named choice of filling in what an entry lacks (its DOI, its pages) from the paper
+    its verdict settled on, with nothing of what it has changed: the editor's *Add doi,
+    pages from Crossref* with the cursor in the entry. None when nothing is missing."""
+    at = _Entry(ctx, bib_path, key)
+    v = ctx.verdict(at.entry) if at.entry is not None else None
+    if v is None or v.status not in (Status.VERIFIED, Status.PARTIAL):
+        return None
+    try:
+        return _field_fix(at, v, only_missing=True)
+    except Exception:
+        log.exception("quick fix for %s failed", key)
+        return None
 
 
 class _Entry:
@@ -115,10 +133,19 @@ class _Entry:
         return Fix(title, typed, applicability, changes=tuple(changes))
 
     def style(self) -> tuple[Style, list[str]]:
-        """This entry's style with the file's spellings, and the file's field order."""
+        """This entry's style with the file's conventions, and the file's field order."""
         assert self.entry is not None and self.bib is not None
-        spellings, order = _file_style(self.text, _Same(self.bib))
-        return dataclasses.replace(detect_style(self.text, self.entry), spellings=spellings), order
+        fs, order = _file_style(self.text, _Same(self.bib))
+        return styled(detect_style(self.text, self.entry), fs), order
+
+    def written(self, record: PaperRecord) -> PaperRecord:
+        """``record`` as this entry's file writes records (its venues, its URLs)."""
+        assert self.bib is not None
+        return as_written(record, _file_style(self.text, _Same(self.bib))[0])
+
+    def file_style(self) -> FileStyle:
+        assert self.bib is not None
+        return _file_style(self.text, _Same(self.bib))[0]
 
 
 class _Same:
@@ -137,10 +164,11 @@ class _Same:
 
 
 @lru_cache(maxsize=4)
-def _file_style(text: str, bib: _Same) -> tuple[tuple[tuple[str, str], ...], list[str]]:
-    """How the file spells camel-case names, and its field order (read once per text)."""
-    entries = bib.bib.entries[:400]
-    return detect_spellings(text, entries), detect_field_order(entries)
+def _file_style(text: str, bib: _Same) -> tuple[FileStyle, list[str]]:
+    """How the file writes its entries (names, venues, URLs, camel-case field names), and
+    its field order (read once per text)."""
+    entries = bib.bib.entries[:SAMPLE]
+    return file_style(text, entries), detect_field_order(entries)
 
 
 _VerdictFixes = Callable[[_Entry, Verification, FixData], list[Fix | None]]
@@ -166,11 +194,13 @@ def _for_code(ctx: FixContext, code: Code, fix: FixData) -> list[Fix]:
 _VERDICT_CODES = (Code.METADATA_MISMATCH, Code.DOI_MISMATCH, Code.NOT_FOUND)
 
 
-def _verdict_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix]:
+def _verdict_fixes(
+    at: _Entry, v: Verification, fix: FixData | None, *, add_missing: bool = False
+) -> list[Fix]:
     if v.status is Status.NOT_FOUND:  # a title cut short may still name its paper
-        out = [_field_fix(at, v), *_not_found_fixes(at, v, fix)]
+        out = [_field_fix(at, v, add_missing=add_missing), *_not_found_fixes(at, v, fix)]
     elif v.status in (Status.PARTIAL, Status.VERIFIED, Status.DOI_MISMATCH):
-        out = [_field_fix(at, v), *_whole_entry_fixes(at, v)]
+        out = [_field_fix(at, v, add_missing=add_missing), *_whole_entry_fixes(at, v)]
     else:
         out = []
     return [f for f in out if f is not None]
@@ -179,13 +209,21 @@ def _verdict_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[Fix
 # --------------------------------------------------------------------------- verdicts
 
 
-def _field_fix(at: _Entry, v: Verification) -> Fix | None:
-    """The fields the verdict found wrong or missing, from the paper it identified."""
+def _field_fix(
+    at: _Entry, v: Verification, *, add_missing: bool = False, only_missing: bool = False
+) -> Fix | None:
+    """The fields the verdict found wrong, from the paper it identified; with
+    ``add_missing`` also the fields the entry lacks; ``only_missing``: those alone."""
     assert at.entry is not None
     view = at.ctx.view(at.entry)
     if view is None:
         return None
-    found = field_fix(at.entry, view, v, at.ctx.settings)
+    found = field_fix(
+        at.entry, view, v, at.ctx.settings, add_missing=add_missing or only_missing, style=at.file_style()
+    )
+    if found is not None and only_missing:
+        added = tuple(c for c in found.changes if c.old is None)
+        found = dataclasses.replace(found, changes=added) if added else None
     if found is None:
         return None
     style, order = at.style()
@@ -210,16 +248,18 @@ def _whole_entry_fixes(at: _Entry, v: Verification) -> list[Fix | None]:
             paper = right[0]
             about_doi = any(x.field == Field.DOI for x in v.discrepancies if x.kind == Kind.IDENTIFIER)
             drop = ["doi"] if about_doi and not paper.doi else []
-            edit = bibedit.replace_entry(at.text, at.entry, paper, same_paper=True, drop=drop, style=style)
+            edit = bibedit.replace_entry(
+                at.text, at.entry, at.written(paper), same_paper=True, drop=drop, style=style
+            )
             out.append(at.fix(f"Replace entry with {source_name(paper.source)} metadata", [edit], SHOWN))
         return out
     if v.status is not Status.PARTIAL or v.match is None:
         return out
     published = published_version(v)
     if published is not None:
-        edit = bibedit.replace_entry(at.text, at.entry, published, same_paper=True, style=style)
+        edit = bibedit.replace_entry(at.text, at.entry, at.written(published), same_paper=True, style=style)
         out.append(at.fix("Update preprint to published version", [edit], UNSAFE))
-    edit = bibedit.replace_entry(at.text, at.entry, v.match, same_paper=True, style=style)
+    edit = bibedit.replace_entry(at.text, at.entry, at.written(v.match), same_paper=True, style=style)
     out.append(at.fix(f"Replace entry with {source_name(v.match.source)} metadata", [edit], SHOWN))
     return out
 
@@ -236,7 +276,7 @@ def _not_found_fixes(at: _Entry, v: Verification, fix: FixData | None) -> list[F
     candidates = (_records(fix.candidates) if fix is not None else []) or v.candidates
     for c in candidates[:MAX_CANDIDATES]:
         if c.title:
-            edit = bibedit.replace_entry(at.text, at.entry, c, same_paper=False, style=style)
+            edit = bibedit.replace_entry(at.text, at.entry, at.written(c), same_paper=False, style=style)
             out.append(at.fix(f"Replace with: {c.title} ({c.year or 'n.d.'})", [edit], SHOWN))
     return out
 

@@ -20,7 +20,7 @@ from citelens.core.model import BibEntry
 from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Fix
 from citelens.fixes.marks import mark_fixes
-from citelens.fixes.rules import entry_fixes, fixes_for
+from citelens.fixes.rules import entry_fixes, fixes_for, missing_fields_fix
 from citelens.lsp.convert import path_of
 from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
@@ -108,9 +108,13 @@ def _entry_under(ls: CiteLensServer, path: str, params: lsp.CodeActionParams) ->
 
 
 def _in_entry(ctx: SessionContext, path: str, entry: BibEntry | None) -> list[Fix]:
-    """The fixes of the .bib entry under the cursor from its verdict, where no finding is
-    (a verified entry lacking its DOI or pages): what ``citelens check --fix`` applies."""
-    return entry_fixes(ctx, path, entry.key) if entry is not None else []
+    """The fixes of the .bib entry under the cursor from its verdict, where no finding is:
+    what ``citelens check --fix`` applies, and apart from them the named choice of adding
+    the DOI and pages it lacks (``--fix --add-missing``)."""
+    if entry is None:
+        return []
+    missing = missing_fields_fix(ctx, path, entry.key)
+    return entry_fixes(ctx, path, entry.key) + ([missing] if missing is not None else [])
 
 
 def _published_at(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.Diagnostic]:

@@ -34,7 +34,7 @@ def content_hash(item: EntryView | BibEntry) -> str:
     if isinstance(item, BibEntry):
         payload = [item.entry_type.lower(), sorted((name, f.value) for name, f in item.fields.items())]
     else:
-        payload = [
+        said: list[object] = [
             item.entry_type.lower(),
             item.title,
             list(item.authors.written),  # as written: the names are parsed only when compared
@@ -48,7 +48,10 @@ def content_hash(item: EntryView | BibEntry) -> str:
             item.url,
         ]
         if item.printed is not None:  # (only then: every .bib entry keeps its hash)
-            payload.append(item.printed.text)
+            said.append(item.printed.text)
+        if item.pages:  # compared since issue 43: an entry without pages keeps its hash
+            said.append(item.pages)
+        payload = said
     raw = _HASH_JSON.encode([ENGINE_VERSION, payload])
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:20]
 

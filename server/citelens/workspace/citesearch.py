@@ -25,9 +25,10 @@ from citelens.core.titles import title_key
 from citelens.documents.bibtex import keys
 from citelens.documents.bibtex.edit import TextEdit, append_entry
 from citelens.documents.bibtex.render import detect_field_order, render_entry
-from citelens.documents.bibtex.style import detect_spellings, detect_style
+from citelens.documents.bibtex.style import Style, detect_style
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import lookup_key
+from citelens.workspace.bibstyle import as_written, file_style, styled
 
 if TYPE_CHECKING:
     from citelens.sources.transport import Sources
@@ -152,12 +153,11 @@ def entry_edit(text: str, bib: BibFile | None, record: PaperRecord, key: str) ->
     """The edit appending ``record`` as entry ``key`` to the file ``text`` (parsed: ``bib``)
     in that file's style: the last entry's layout, the field order of its entries."""
     entries: list[BibEntry] = [e for e in (bib.entries if bib else []) if e.fields]
-    style = detect_style(text, entries[-1]) if entries else None
-    if style is not None:
-        style = dataclasses.replace(style, spellings=detect_spellings(text, entries[-200:]))
+    fs = file_style(text, entries[-200:])
+    style = styled(detect_style(text, entries[-1]) if entries else Style(), fs)
     order = detect_field_order(entries[-200:])
     type_like = _type_as_written(text, entries[-1]) if entries else "article"
-    return append_entry(text, render_entry(record, key, style, order, type_like))
+    return append_entry(text, render_entry(as_written(record, fs), key, style, order, type_like))
 
 
 def _type_as_written(text: str, entry: BibEntry) -> str:

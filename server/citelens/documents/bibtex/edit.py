@@ -233,7 +233,7 @@ def replace_entry(
     fields to remove in any case (a DOI known to be wrong).
     """
     new_type = entry_type_for(record, entry.entry_type)
-    wanted = record_fields(record, new_type)
+    wanted = record_fields(record, new_type, style)
     values: dict[str, str] = {}
     for name, value in wanted.items():
         f = entry.fields.get(name)

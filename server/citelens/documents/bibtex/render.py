@@ -197,12 +197,21 @@ def _pages(pages: str) -> str:
     return re.sub(r"\s*[-\u2013\u2014]+\s*", "--", pages.strip())
 
 
-def record_fields(record: PaperRecord, entry_type: str) -> dict[str, str]:
-    """The fields (raw BibTeX values, no delimiters) a record gives for ``entry_type``."""
+def given_first_author(display: str) -> str:
+    """ "Ashish Vaswani" as a BibTeX name written "Given Family" (braced as one unit when a
+    comma or "and" would split it otherwise)."""
+    name = latex_escape(display)
+    return name if "," not in name and " and " not in name.lower() else "{" + name + "}"
+
+
+def record_fields(record: PaperRecord, entry_type: str, style: Style | None = None) -> dict[str, str]:
+    """The fields (raw BibTeX values, no delimiters) a record gives for ``entry_type``; the
+    authors in the file's order of names (``style.given_first``)."""
     out: dict[str, str] = {}
     if record.title:
         out["title"] = latex_escape(record.title)
-    authors = [a for a in (bibtex_author(n) for n in record.authors) if a]
+    written = given_first_author if style is not None and style.given_first else bibtex_author
+    authors = [a for a in (written(n) for n in record.authors) if a]
     if authors:
         out["author"] = " and ".join(authors)
     if record.year:
@@ -249,7 +258,7 @@ def render_entry(
     them, the entry type in the case of ``type_like`` (``Article`` -> ``@Inproceedings``)."""
     style = style or Style()
     entry_type = new_entry_type(record)
-    values = record_fields(record, entry_type)
+    values = record_fields(record, entry_type, style)
     names = in_field_order(list(values), order)
     rendered = [field_text(n, render_value(values[n], style, n), style) for n in names]
     head = f"@{same_case(entry_type, type_like or 'article')}{{{key},"

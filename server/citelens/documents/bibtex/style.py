@@ -9,10 +9,12 @@ Also the positions inside an entry that both rendering and edits use
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citelens.core.model import BibEntry, BibField
+from citelens.documents.bibtex.names import author_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,8 @@ class Style:
     #: (lower-case name, as the file writes it) for names written in more than one case
     #: convention (archiveprefix / archivePrefix): the file's spelling wins
     spellings: tuple[tuple[str, str], ...] = ()
+    #: the file writes its authors "Given Family" (else "Family, Given"): :func:`detect_given_first`
+    given_first: bool = False
 
 
 def _name_as_written(text: str, f: BibField) -> str:
@@ -159,6 +163,26 @@ def bibtex_name(name: str, style: Style) -> str:
     if style.name_case == "title":
         return CAMEL_CASE.get(name, name)[:1].upper() + CAMEL_CASE.get(name, name)[1:]
     return CAMEL_CASE.get(name, name)
+
+
+def detect_given_first(entries: Sequence[BibEntry]) -> bool:
+    """Whether the file writes its authors "Ashish Vaswani" rather than "Vaswani, Ashish":
+    most of the names of its entries' author lists are written without a comma (a comma in
+    braces, "{Collaboration, Planck}", does not count)."""
+    given = family = 0
+    for entry in entries:
+        f = entry.fields.get("author")
+        if f is None:
+            continue
+        for name in author_list(f.value)[0].written:
+            if "," in _BRACED.sub("", name):
+                family += 1
+            elif " " in name.strip():
+                given += 1
+    return given > family
+
+
+_BRACED = re.compile(r"\{[^{}]*\}")
 
 
 def detect_spellings(text: str, entries: Sequence[BibEntry]) -> tuple[tuple[str, str], ...]:

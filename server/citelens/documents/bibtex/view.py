@@ -105,6 +105,7 @@ def _view(entry: BibEntry, f: dict[str, str]) -> EntryView:
         pmid=ids.pmid,
         s2_id=ids.s2,
         url=_url(f),
+        pages=" ".join(f.get("pages", "").split()) or None,
     )
 
 

@@ -147,6 +147,7 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
     parsed = [_record_name_tokens(a) for a in rec.authors]
     cut = record_authors_cut(rec, len(entry))
     used: set[int] = set()
+    hits: list[int] = []  # the record's position of each entry name found, in the entry's order
     unmatched_entry: list[Name] = []
     for i, name in enumerate(entry):
         order = ([i] if i < len(parsed) else []) + list(range(len(parsed)))
@@ -157,6 +158,7 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
             unmatched_entry.append(name)
         else:
             used.add(hit)
+            hits.append(hit)
     src = source_of(rec)
     entry_names = [display_name(n) for n in entry]
     rec_names = [_record_family_display(a) for a in rec.authors]
@@ -184,6 +186,18 @@ def _author_problems(entry: list[Name], truncated: bool, rec: PaperRecord) -> li
                 "; ".join(rec_names),
                 rec.source,
                 category,
+            )
+        )
+    if not unmatched_entry and hits != sorted(hits):
+        out.append(
+            Discrepancy(
+                Field.AUTHORS,
+                Kind.AUTHORS_ORDER,
+                Severity.INFORMATION,
+                f"authors: the paper's authors in another order ({lists})",
+                "; ".join(entry_names),
+                "; ".join(rec_names),
+                rec.source,
             )
         )
     missing = [j for j in range(len(parsed)) if j not in used]

@@ -25,6 +25,7 @@ from citelens.core.findings import Severity
 from citelens.core.identifiers import PREPRINT_DOI_PREFIXES, arxiv_in_view, normalize_arxiv, normalize_doi
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
+from citelens.core.titles import words
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import disagreement_is_information
 from citelens.verify.match import printed
@@ -357,6 +358,52 @@ def _compare_venue(view: EntryView, versions: Sequence[PaperRecord]) -> list[Dis
     ]
 
 
+#: The entry types whose pages a paper's record gives.
+PAGED_TYPES = frozenset({"article", "inproceedings", "incollection", "conference", "inbook"})
+_PAGE_PART = re.compile(r"[0-9A-Za-z]+")
+
+
+def page_parts(pages: str) -> tuple[str, ...]:
+    """``"90--95"`` -> ``("90", "95")``: the page numbers of a range, however written."""
+    return tuple(p.lower() for p in _PAGE_PART.findall(pages))
+
+
+def pages_agree(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """The same first page, and the same last page when both give one (``90`` and
+    ``90--95`` agree; an article number agrees with itself)."""
+    if not mine or not theirs:
+        return True
+    return mine[0] == theirs[0] and (len(mine) == 1 or len(theirs) == 1 or mine == theirs)
+
+
+def paged_versions(versions: Sequence[PaperRecord]) -> list[PaperRecord]:
+    """The versions of a paper that give its pages (a preprint's are its own)."""
+    return [v for v in versions if v.pages and page_parts(v.pages) and not is_preprint_record(v)]
+
+
+def _compare_pages(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
+    """Pages no version of the paper has (information: the paper is the one cited)."""
+    mine = page_parts(view.pages or "")
+    paged = paged_versions(versions)
+    if not mine or not paged or view.entry_type.lower() not in PAGED_TYPES:
+        return []
+    if any(pages_agree(mine, page_parts(v.pages or "")) for v in paged):
+        return []
+    best = paged[0]
+    where = "; ".join(dict.fromkeys(f"{v.pages} in {source_of(v)}" for v in paged[:3]))
+    return [
+        Discrepancy(
+            Field.PAGES,
+            Kind.PAGES,
+            Severity.INFORMATION,
+            f"pages: {view.pages} in the entry, {where}",
+            view.pages or "",
+            best.pages or "",
+            best.source,
+        )
+    ]
+
+
 def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
     out: list[Discrepancy] = []
     doi = _doi_of(view.doi)
@@ -408,6 +455,34 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
     return out
 
 
+#: A title that stops on these was cut there ("Computing environments for reproducibility:").
+_DANGLING = (":", "-", "\u2013", "\u2014", ",", "\u2026", "...")
+
+
+def _dangling_title(view: EntryView, versions: Sequence[PaperRecord]) -> list[Discrepancy]:
+    """A title cut after its main part ("…: ") where the paper's goes on: it matches as the
+    paper's title, but the entry's own text says a part is missing (information)."""
+    title = view.title.strip()
+    if not title.endswith(_DANGLING):
+        return []
+    mine = words(title)
+    for v in versions:
+        theirs = words(v.title or "")
+        if v.title and not v.title_truncated and len(mine) < len(theirs) and theirs[: len(mine)] == mine:
+            return [
+                Discrepancy(
+                    Field.TITLE,
+                    Kind.TITLE_WORDS,
+                    Severity.INFORMATION,
+                    f"title: cut short after “{title}” (the paper is “{v.title}” in {source_of(v)})",
+                    view.title,
+                    v.title,
+                    v.source,
+                )
+            ]
+    return []
+
+
 def _compare_title(
     view: EntryView, versions: Sequence[PaperRecord], verified: float, candidate: float
 ) -> tuple[float, str, list[Discrepancy]]:
@@ -418,7 +493,7 @@ def _compare_title(
     if score >= verified:
         changed = title_words_changed(view.title, versions)
         if changed is None:
-            return score, best.source, []
+            return score, best.source, _dangling_title(view, versions)
         rec, only_entry, only_rec = changed
         msg = (
             f"title: {describe_word_changes(only_entry, only_rec)} "
@@ -473,6 +548,7 @@ def compare(
         found += compare_authors(view, versions)
         found += _compare_year(view, versions, year_now)
         found += _compare_venue(view, versions)
+        found += _compare_pages(view, versions)
         found += _compare_identifiers(view, versions)
     except Exception as exc:  # bad input becomes a result, not a crash
         return Comparison(

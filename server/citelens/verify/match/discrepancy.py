@@ -23,12 +23,14 @@ class Kind(StrEnum):
     AUTHORS = "authors"
     AUTHORS_MISSING = "authors_missing"  # the named authors are the paper's, some left out
     AUTHORS_INCOMPLETE = "authors_incomplete"
+    AUTHORS_ORDER = "authors_order"  # the paper's authors, in another order (information)
     PLACEHOLDER_AUTHOR = "placeholder_author"
     YEAR = "year"
     YEAR_FUTURE = "year_future"
     VENUE = "venue"
     PREPRINT_STATUS = "preprint_status"  # cited as a preprint, published since
     VENUE_UNPUBLISHED = "venue_unpublished"
+    PAGES = "pages"  # another page range than the paper's (information)
     IDENTIFIER = "identifier"  # an identifier names another paper, or none
     ERROR = "error"  # the entry could not be compared
 

@@ -57,6 +57,7 @@ class VenueTable:
     names: dict[str, str]  # canonical id -> display name
     aliases: dict[str, tuple[str, ...]]  # canonical id -> normalised aliases
     preprint: frozenset[str]  # canonical ids of preprint servers
+    acronyms: dict[str, tuple[str, ...]]  # canonical id -> its one-word aliases as written ("CVPR")
 
 
 def _tokens(name: str) -> list[str]:
@@ -81,6 +82,7 @@ def load_table() -> VenueTable:
     by_alias: dict[str, str] = {}
     names: dict[str, str] = {}
     aliases: dict[str, tuple[str, ...]] = {}
+    acronyms: dict[str, tuple[str, ...]] = {}
     preprint: set[str] = set()
     for group in ("venues", "preprint"):
         for vid, spec in raw[group].items():
@@ -92,9 +94,14 @@ def load_table() -> VenueTable:
                     by_alias.setdefault(n, vid)
                     normed.append(n)
             aliases[vid] = tuple(dict.fromkeys(normed))
+            acronyms[vid] = tuple(
+                a
+                for a in spec["aliases"]
+                if a.isalnum() and any(c.isupper() for c in a) and _norm_text(a) != _norm_text(spec["name"])
+            )
             if group == "preprint":
                 preprint.add(vid)
-    return VenueTable(by_alias, names, aliases, frozenset(preprint))
+    return VenueTable(by_alias, names, aliases, frozenset(preprint), acronyms)
 
 
 @lru_cache(maxsize=4096)
@@ -140,6 +147,24 @@ def venue_display_name(name: str) -> str:
     """The table's display name for a venue, else the name as given."""
     vid, _ = _resolve(name or "")
     return load_table().names.get(vid, name) if vid else name
+
+
+def acronym(name: str) -> str | None:
+    """The venue's acronym as it is written ("CVPR", "NeurIPS"), when the table knows the
+    venue and has one."""
+    vid, _ = _resolve(name or "")
+    found = load_table().acronyms.get(vid, ()) if vid else ()
+    return found[0] if found else None
+
+
+def written_as_acronym(name: str) -> bool | None:
+    """Whether ``name`` writes a venue the table knows by its acronym ("CVPR", "Proc. of
+    NeurIPS") rather than its name; None for a venue the table does not know."""
+    vid, text = _resolve(name or "")
+    table = load_table()
+    if vid is None or vid in table.preprint or " " not in _norm_text(table.names[vid]):
+        return None  # unknown, a preprint server, or a name of one word ("Nature")
+    return text in {_norm_text(a) for a in table.acronyms.get(vid, ())}
 
 
 def _abbreviates(short: list[str], long: list[str]) -> bool:
