@@ -12,6 +12,7 @@
 #   missing, and every other test still runs.
 # - ruff and mypy run here, once (mypy alone takes minutes: not a test of the suite); mypy
 #   runs beside pytest.
+# - The suite runs on CITELENS_TEST_WORKERS workers (default 4; 0: one process).
 # - The large bibliographies are not needed: tests that read them skip unless
 #   CITELENS_BIGBIB names their folder (tests/README.md).
 set -euo pipefail
@@ -66,8 +67,12 @@ types_log="$(mktemp)"
 types_pid=$!
 
 # ---------------------------------------------------------------- the suite
+# In parallel (pytest-xdist): the suite mostly waits (a real VS Code and Neovim, Ray, venue
+# runs, sources failing at their real pacing), so more workers than the 2 cores pay.
+# Tests sharing a costly fixture stay on one worker (tests/conftest.py). CITELENS_TEST_WORKERS=0
+# runs it in this one process; a -n given after the command wins.
 tests=0
-.venv/bin/python -m pytest "$@" || tests=$?
+.venv/bin/python -m pytest -n "${CITELENS_TEST_WORKERS:-4}" --dist loadgroup "$@" || tests=$?
 types=0
 wait "$types_pid" || types=$?
 if ((types)); then

@@ -43,14 +43,55 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object
     return (yield from _inside("teardown"))
 
 
+#: Session fixtures worth starting once per run rather than once per worker: every test
+#: that uses one runs on the same worker (the group is the fixture's name).
+ONCE_PER_RUN = ("vsix", "postgres_url")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``--dist loadgroup``, scripts/test.sh), the tests that share a
+    costly fixture run on one worker, so that it is set up once: a fixture of
+    :data:`ONCE_PER_RUN`, else any module- or class-scoped fixture (a real editor, a venue
+    run) keeps its module together. Without xdist the mark does nothing."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        names = set(info.names_closure)
+        group = next((name for name in ONCE_PER_RUN if name in names), None)
+        if group is None and any(
+            defs and defs[-1].scope in {"module", "class", "package"}
+            for defs in info.name2fixturedefs.values()
+        ):
+            group = item.nodeid.split("::")[0]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this run that every worker shares: under pytest-xdist (scripts/test.sh)
+    the parent of the workers' own temporary folders, else the run's temporary folder."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The VS Code extension built once per run, as a contributor builds it (``npm ci``,
     ``npm run compile``, ``vsce package``: a minute), for the packaging test and the real
-    VS Code test alike."""
+    VS Code test alike: the first worker that needs it builds it (in the one
+    clients/vscode folder), the others wait for it and use the same file."""
+    from filelock import FileLock
+
     from tests.vscode.build import build_vsix
 
-    return build_vsix(tmp_path_factory.mktemp("vsix") / "citelens.vsix")
+    shared = run_folder(tmp_path_factory)
+    out = shared / "vsix" / "citelens.vsix"
+    with FileLock(shared / "vsix.lock"):
+        if not out.is_file():
+            out.parent.mkdir(exist_ok=True)
+            build_vsix(out)
+    return out
 
 
 @pytest.fixture(autouse=True)

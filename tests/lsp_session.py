@@ -50,17 +50,31 @@ async def session(
         caps.general = lsp.GeneralClientCapabilities(position_encodings=list(encodings))
     opts = {"citelens": settings or {"verificationEnabled": False}}
     client.set_configuration(opts["citelens"], section="citelens")
-    await client.initialize_session(lsp.InitializeParams(
-        capabilities=caps,
-        root_uri=uri(folder),
-        workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=Path(folder).name)],
-        initialization_options=opts,
-    ))
     try:
+        await client.initialize_session(lsp.InitializeParams(
+            capabilities=caps,
+            root_uri=uri(folder),
+            workspace_folders=[lsp.WorkspaceFolder(uri=uri(folder), name=Path(folder).name)],
+            initialization_options=opts,
+        ))
         yield client
     finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.shutdown_session(), 10)
+        await _end(client)
+
+
+async def _end(client: LanguageClient) -> None:
+    """The server process gone: ``shutdown_session`` neither waits for nor stops a server
+    that did not answer ``shutdown`` in time or after a protocol error, and such a server
+    would outlive the test (and the suite)."""
+    server = getattr(client, "_server", None)
+    if server is None or server.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        server.kill()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(server.wait(), 10)
 
 
 def in_process_server(folder: str | Path, settings: dict[str, Any]) -> CiteLensServer:

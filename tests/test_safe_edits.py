@@ -268,11 +268,15 @@ class _RawClient:
         self.proc = subprocess.Popen([sys.executable, "-m", "citelens", "serve"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
-        init = self.request("initialize", {
-            "processId": None, "capabilities": {}, "rootUri": uri(self.folder),
-            "initializationOptions": {"citelens": {"verificationEnabled": False}}})
-        self.replies([init], timeout=20)
-        self.send("initialized", {})
+        try:
+            init = self.request("initialize", {
+                "processId": None, "capabilities": {}, "rootUri": uri(self.folder),
+                "initializationOptions": {"citelens": {"verificationEnabled": False}}})
+            self.replies([init], timeout=20)
+            self.send("initialized", {})
+        except BaseException:  # no __exit__ follows a failed __enter__: the server goes here
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
