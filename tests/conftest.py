@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Generator
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object
 ONCE_PER_RUN = ("vsix", "postgres_url")
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``--dist loadgroup``, scripts/test.sh), the tests that share a
     costly fixture run on one worker, so that it is set up once: a fixture of
@@ -66,6 +68,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             group = item.nodeid.split("::")[0]
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Fail loudly when ``--dist loadgroup`` no longer groups (pytest 9.2 with pytest-xdist
+    3.8: the group suffix of the test id is silently lost, and each worker would start its
+    own VS Code, Neovim and venue runs)."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group") and "@" not in i.nodeid]
+    if lost:
+        why = (f"--dist loadgroup lost the group of {len(lost)} tests (e.g. {lost[0]}): this pytest "
+               f"({pytest.__version__}) and pytest-xdist do not work together; install the versions "
+               "pyproject.toml's test extra names (pip install -e '.[test]')")
+        print(f"tests/conftest.py: {why}", file=sys.__stderr__)  # a worker's exit reason is not shown
+        pytest.exit(why, returncode=4)
 
 
 def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
