@@ -103,11 +103,8 @@ async def test_fix_in_zotero_patches_the_doi_and_the_export_clears_the_finding(
     ) as client:
         asked = _answer(client, ACCEPT)
         _d, actions = await _mismatch_actions(client, paper.tex)
-        announced = [m.message for m in client.messages if "Better BibTeX auto-export" in m.message]
-        assert announced == [
-            "refs.bib is written by a Better BibTeX auto-export of Zotero: CiteLens fixes its entries in "
-            "the Zotero item (Fix in Zotero); an edit of the file is overwritten by the next export."
-        ]
+        announced = [m.message for m in client.messages if "Better BibTeX's export" in m.message]
+        assert announced == ["refs.bib is Better BibTeX's export: its fixes go to Zotero."]
         titles = [a.title for a in actions]
         assert titles[0] == f"Fix in Zotero: DOI → {RIGHT_DOI}", titles
         assert titles[1] == "Edit the .bib anyway (the next export overwrites it)", titles

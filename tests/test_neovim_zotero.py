@@ -134,7 +134,7 @@ def test_the_export_comes_back_and_the_finding_is_gone(fixed: Any) -> None:
     assert paper.bib.read_text(encoding="utf-8") == before.replace(WRONG_DOI, RIGHT_DOI)
     assert r.get("zotero_said"), _context(r)
     assert (
-        "Fixed in Zotero, exported: dwork92pricingvia in refs.bib has the new values" in r["zotero_messages"]
+        "Fixed in Zotero, exported: dwork92pricingvia in refs.bib, verified." in r["zotero_messages"]
     )
     assert not [d for d in r["diagnostics_after"] if d["code"] == "DOI_MISMATCH"], r["diagnostics_after"]
 

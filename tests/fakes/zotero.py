@@ -847,6 +847,8 @@ class ZoteroFake:
 class _Handler(BaseHTTPRequestHandler):
     fake: ZoteroFake
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    wbufsize = 1 << 16  # one write per answer (flushed by handle_one_request)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

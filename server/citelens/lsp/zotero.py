@@ -77,10 +77,13 @@ class ZoteroFeature:
                 job = auto_export(settings, bib)
                 self.seen[bib] = job is not None
                 if job is not None:
-                    self.say(
-                        f"{os.path.basename(bib)} is written by a Better BibTeX auto-export of Zotero: "
-                        "CiteLens fixes its entries in the Zotero item (Fix in Zotero); an edit of "
-                        "the file is overwritten by the next export."
+                    # one short line: a longer one stops Neovim at "Press ENTER"
+                    name = os.path.basename(bib)
+                    self.say(f"{name} is Better BibTeX's export: its fixes go to Zotero.")
+                    self.ls.log_line(
+                        f"{bib} is written by a Better BibTeX auto-export of Zotero: CiteLens fixes "
+                        "its entries in the Zotero item (Fix in Zotero); an edit of the file is "
+                        "overwritten by the next export."
                     )
 
     # ------------------------------------------------------------------ the command
@@ -119,7 +122,9 @@ class ZoteroFeature:
             if result.outcome in (Outcome.WRITTEN, Outcome.NOTHING, Outcome.CANCELLED)
             else lsp.MessageType.Error
         )
-        if result.outcome is not Outcome.CANCELLED:
+        if result.written:  # the round trip says the rest, in one message
+            ls.log_line(result.message)
+        elif result.outcome is not Outcome.CANCELLED:
             self.say(result.message, level)
         if result.written:
             task = asyncio.get_running_loop().create_task(self._round_trip(zfix, result, before))

@@ -99,7 +99,7 @@ def exported_message(bib: str, key: str, shown: Exported, new_key: str | None) -
             f"{', '.join(shown.missing)} do not show the change (another field of the item, or a "
             "postscript, decides them)."
         )
-    return f"Fixed in Zotero, exported: {key} in {name} has the new values."
+    return f"Fixed in Zotero, exported: {key} in {name}."
 
 
 def not_exported_message(bib: str, seconds: float, via: str) -> str:

@@ -147,8 +147,9 @@ _STATEMENT = re.compile(r"(?:user_pref|pref|sticky_pref)\s*\(\s*")
 _COMMA = re.compile(r"\s*,\s*")
 _LITERAL = re.compile(r"(true|false|-?\d+)")
 _CLOSE = re.compile(r"\s*\)\s*;")
-_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
-_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
+_DOUBLE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_SINGLE = re.compile(r"'((?:[^'\\\n]|\\.)*)'")
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|.)")
 _UNRESERVED = re.compile(r"[A-Za-z0-9\-_.!~*'()]")
 _ESCAPES: Mapping[str, str] = MappingProxyType(
     {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
@@ -192,35 +193,22 @@ def parse_prefs(text: str) -> dict[str, object]:
 
 
 def _string(text: str, pos: int) -> tuple[str, int] | None:
-    """A JavaScript string literal at ``pos`` (``"..."`` or ``'...'``) and the position
-    after it, escapes decoded (``\\n``, ``\\"``, ``\\xNN``, ``\\uNNNN``)."""
+    """A JavaScript string literal at ``pos`` (``"..."`` or ``'...'``, on one line) and the
+    position after it, escapes decoded (``\\n``, ``\\"``, ``\\xNN``, ``\\uNNNN``)."""
     if pos >= len(text) or text[pos] not in "\"'":
         return None
-    quote = text[pos]
-    out: list[str] = []
-    i = pos + 1
-    while i < len(text):
-        c = text[i]
-        if c == quote:
-            return "".join(out), i + 1
-        if c == "\n":
-            return None
-        if c == "\\" and i + 1 < len(text):
-            n = text[i + 1]
-            if n == "x" and _HEX2.fullmatch(text[i + 2 : i + 4]):
-                out.append(chr(int(text[i + 2 : i + 4], 16)))
-                i += 4
-                continue
-            if n == "u" and _HEX4.fullmatch(text[i + 2 : i + 6]):
-                out.append(chr(int(text[i + 2 : i + 6], 16)))
-                i += 6
-                continue
-            out.append(_ESCAPES.get(n, n))
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return None
+    m = (_DOUBLE if text[pos] == '"' else _SINGLE).match(text, pos)
+    if m is None:
+        return None
+    body = m.group(1)
+    return (_ESCAPE.sub(_unescape, body) if "\\" in body else body), m.end()
+
+
+def _unescape(m: re.Match[str]) -> str:
+    e = m.group(1)
+    if len(e) > 1:  # xNN, uNNNN
+        return chr(int(e[1:], 16))
+    return _ESCAPES.get(e, e)
 
 
 def pref_key(path: str) -> str:
@@ -272,7 +260,9 @@ def _read_prefs(path: str, mtime_ns: int, size: int) -> tuple[Profile, ...]:
     text, why = read_file(path)
     if text is None or why is not None:
         return (Profile(folder=os.path.dirname(path), problem=f"{path}: {why or 'not read'}"),)
-    prefs = parse_prefs(text)
+    # one statement a line (Zotero writes prefs.js so): only the lines that matter are parsed
+    wanted = (AUTO_EXPORT_PREF, PORT_PREF, LOCAL_API_PREF)
+    prefs = parse_prefs("\n".join(line for line in text.splitlines() if any(w in line for w in wanted)))
     port = prefs.get(PORT_PREF)
     local = prefs.get(LOCAL_API_PREF)
     return (

@@ -253,11 +253,10 @@ class _Flow:
             return "again"
         if answer.status == 403:
             why = answer.text.strip()[:80] or "forbidden"
+            self.access.log(f"Zotero: 403 from {via}: {why}")
             return Result(
                 Outcome.REFUSED,
-                f"Zotero refused the write: {ref.shown} is read-only for you ({via} answered "
-                f"403 {why}: a group library you may not edit, or a key without write access). "
-                "Nothing was changed.",
+                f"Zotero refused the write (403): {ref.shown} is read-only for you. Nothing was changed.",
                 proposal,
                 via,
                 ref,
