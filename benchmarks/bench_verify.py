@@ -22,6 +22,8 @@ wall time and whether its verdicts (status per entry) are the same as the first 
 ``--openalex-budget USD`` runs behind OpenAlex's 2026 daily budget (USD a day without a key,
 0.10 in 2026: the fake meters it as OpenAlex's gateway does); every run prints what its
 OpenAlex calls cost at those prices and the lines it said about a source that refused.
+``--refuse SOURCE`` makes that source refuse two seconds into the cold run: HTTP 429 with
+``Retry-After: 3600`` to every request (a source that asks for an hour: a check must not wait).
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ def _start_fake(papers: Path = PAPERS, openalex_budget: float | None = None
 
 
 async def one_run(world: str, timeline: bool, fake: str | None = None,
-                  openalex_budget: float | None = None) -> None:
+                  openalex_budget: float | None = None, refuse: str | None = None) -> None:
     """The cold and warm runs; ``fake``: the root of a fake already running (its URLs in the
     environment: a run of another checkout, whose code the fake's module may not import)."""
     text = read_text(BIB)
@@ -144,19 +146,25 @@ async def one_run(world: str, timeline: bool, fake: str | None = None,
     n_title = sum(1 for v in views if not identifiers(v) and v.title.strip())
     if fake is not None:
         urls = {k: v for k, v in os.environ.items() if k.startswith("CITELENS_") and k.endswith("_URL")}
-        await _bench(views, n_ids, n_title, fake, urls, timeline)
+        await _bench(views, n_ids, n_title, fake, urls, timeline, refuse)
         return
     with tempfile.TemporaryDirectory() as tmp:
         proc, root, env = _start_fake(_papers_file(world, tmp), openalex_budget)
         try:
-            await _bench(views, n_ids, n_title, root, env, timeline)
+            await _bench(views, n_ids, n_title, root, env, timeline, refuse)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
 
 
+async def _refuse_later(control: httpx.AsyncClient, source: str, after_s: float = 2.0) -> None:
+    """``source`` answers 429 with an hour's Retry-After from ``after_s`` on (mid-run)."""
+    await asyncio.sleep(after_s)
+    await control.post("", json={"action": "mode", "source": source, "mode": "429", "retry_after": 3600})
+
+
 async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
-                 env: dict[str, str], timeline: bool = False) -> None:
+                 env: dict[str, str], timeline: bool = False, refuse: str | None = None) -> None:
     control = httpx.AsyncClient(base_url=root + "/_control", timeout=30)
     with tempfile.TemporaryDirectory() as tmp:
         base = from_sources(env)
@@ -168,10 +176,15 @@ async def _bench(views: list[EntryView], n_ids: int, n_title: int, root: str,
             sources = Sources.from_settings(settings, logs.append, rates=DEFAULT_RATES)
             t0 = time.perf_counter()
             at: dict[str, float] = {}
+            refusing = (asyncio.ensure_future(_refuse_later(control, refuse))
+                        if refuse and label == "cold" else None)
             res = await verify_entries(
                 views, settings, sources=sources, cache=cache, log=logs.append,
                 on_verdict=functools.partial(_shown, at, t0))
             wall = time.perf_counter() - t0
+            if refusing is not None:
+                refusing.cancel()
+                await control.post("", json={"action": "mode", "source": refuse, "mode": "ok"})
             await sources.aclose()
             cache.close()
             reqs = (await control.get("/requests")).json()
@@ -245,7 +258,8 @@ def _kind(r: dict[str, object]) -> str:
 _COLD = re.compile(r"^cold: (\d+) entries in ([0-9.]+) s; requests (.*)$")
 
 
-def paired(codes: list[str], runs: int, world: str, openalex_budget: float | None = None) -> None:
+def paired(codes: list[str], runs: int, world: str, openalex_budget: float | None = None,
+           refuse: str | None = None) -> None:
     """``runs`` cold+warm runs of each checkout in ``codes``, in turn; their medians."""
     walls: dict[str, list[float]] = {c: [] for c in codes}
     verdicts: dict[str, list[list[str]]] = {}
@@ -261,7 +275,8 @@ def paired(codes: list[str], runs: int, world: str, openalex_budget: float | Non
                     env["PYTHONPATH"] = str(Path(code).resolve() / "server")
                 try:
                     out = subprocess.run(
-                        [sys.executable, "-m", "benchmarks.bench_verify", "--fake", root],
+                        [sys.executable, "-m", "benchmarks.bench_verify", "--fake", root,
+                         *(["--refuse", refuse] if refuse else [])],
                         cwd=HERE.parent, env=env, capture_output=True, text=True, timeout=1800,
                     )
                 finally:
@@ -300,11 +315,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--fake", help=argparse.SUPPRESS)  # a fake already running (--code's runs)
     ap.add_argument("--openalex-budget", type=float, metavar="USD",
                     help="OpenAlex meters its 2026 daily budget: USD a day without a key (0.10)")
+    ap.add_argument("--refuse", metavar="SOURCE",
+                    help="SOURCE answers 429 with Retry-After 3600 from 2 s into the cold run")
     args = ap.parse_args(argv)
     if args.code:
-        paired(args.code, args.runs, args.world, args.openalex_budget)
+        paired(args.code, args.runs, args.world, args.openalex_budget, args.refuse)
     else:
-        asyncio.run(one_run(args.world, args.timeline, args.fake, args.openalex_budget))
+        asyncio.run(one_run(args.world, args.timeline, args.fake, args.openalex_budget, args.refuse))
 
 
 if __name__ == "__main__":

@@ -79,35 +79,41 @@ def _walk(view: EntryView, answers: dict[plan.Tier, Outcome], settle_on: plan.Ti
 
 
 def test_the_title_tiers_are_read_in_plan_order_whatever_answered_first() -> None:
-    """Crossref, then S2's match (the sources that suffice for "not found"), S2's keyword
-    search only when one of them failed, PubMed for a biomedical entry, and OpenAlex's priced
-    search last, only for a paper not found yet."""
+    """Crossref first (free), OpenAlex's priced search only for a paper Crossref did not
+    find, then S2's match; S2's keyword search only when its match or Crossref's search
+    failed; PubMed last for a biomedical entry."""
     view = _view("Percolation on lattices", "Phys. Rev. E")
     nf, failed, found = Outcome.NOT_FOUND, Outcome.FAILED, Outcome.FOUND
     assert _walk(view, {}).ask is plan.CROSSREF_TITLE
-    # S2's early answer is not read while Crossref has not answered
+    # S2's early answer is not read while Crossref and OpenAlex have not answered
     step = _walk(view, {plan.S2_MATCH: found}, settle_on=plan.S2_MATCH)
     assert step.ask is plan.CROSSREF_TITLE and step.read == () and not step.settled
     step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: found}, settle_on=plan.S2_MATCH)
-    assert step.read == (plan.CROSSREF_TITLE, plan.S2_MATCH) and step.settled
-    # nothing found by the sources that suffice: OpenAlex's search adds evidence, last
-    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf})
-    assert step.ask is plan.OPENALEX_TITLE
-    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf, plan.OPENALEX_TITLE: failed})
+    assert step.ask is plan.OPENALEX_TITLE and step.read == (plan.CROSSREF_TITLE,)
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: nf, plan.S2_MATCH: found},
+                 settle_on=plan.S2_MATCH)
+    assert step.read == (plan.CROSSREF_TITLE, plan.OPENALEX_TITLE, plan.S2_MATCH) and step.settled
+    # OpenAlex out (its budget spent): the entry goes on to S2's match at once
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: failed})
+    assert step.ask is plan.S2_MATCH
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: failed, plan.S2_MATCH: nf})
     assert step.ask is None and not step.settled
-    # found but not settled (its other versions are wanted): OpenAlex's search is not asked
-    step = _walk(view, {plan.CROSSREF_TITLE: found, plan.S2_MATCH: nf}, found_at=plan.CROSSREF_TITLE)
-    assert step.ask is None and step.read == (plan.CROSSREF_TITLE, plan.S2_MATCH)
+    # found by Crossref but not settled (its other versions are wanted): the free tiers first,
+    # OpenAlex's priced search last
+    step = _walk(view, {plan.CROSSREF_TITLE: found}, found_at=plan.CROSSREF_TITLE)
+    assert step.ask is plan.S2_MATCH and step.read == (plan.CROSSREF_TITLE,)
+    step = _walk(view, {plan.CROSSREF_TITLE: found, plan.S2_MATCH: found}, found_at=plan.CROSSREF_TITLE)
+    assert step.ask is plan.OPENALEX_TITLE and step.read == (plan.CROSSREF_TITLE, plan.S2_MATCH)
+    assert plan.title_tiers_read(view) == (plan.CROSSREF_TITLE, plan.S2_MATCH, plan.OPENALEX_TITLE)
     # S2's keyword search: only when its match or Crossref's search failed
-    step = _walk(view, {plan.CROSSREF_TITLE: failed, plan.S2_MATCH: nf})
+    step = _walk(view, {plan.CROSSREF_TITLE: failed, plan.OPENALEX_TITLE: nf, plan.S2_MATCH: nf})
     assert step.ask is plan.S2_SEARCH
-    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: failed})
+    step = _walk(view, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: nf, plan.S2_MATCH: failed})
     assert step.ask is plan.S2_SEARCH
-    # a biomedical entry asks PubMed's search before OpenAlex's
+    # a biomedical entry ends with PubMed's search
     bio = _view("Tumour suppressor genes", "Oncogene")
-    assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf}).ask is plan.PUBMED_TITLE
-    assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.S2_MATCH: nf, plan.PUBMED_TITLE: nf}
-                 ).ask is plan.OPENALEX_TITLE
+    assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: nf, plan.S2_MATCH: nf}
+                 ).ask is plan.PUBMED_TITLE
 
 
 def test_not_found_needs_the_sources_a_check_can_afford_never_openalex() -> None:

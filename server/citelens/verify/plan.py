@@ -10,9 +10,9 @@ shortcut (:mod:`citelens.verify.offline`) derives the lookups of an entry from i
   Scholar's batch endpoint first; a DOI it does not resolve to the entry's paper then goes
   down :data:`DOI_CHAIN` (OpenAlex, 50 per request; Crossref, one per DOI, not DataCite's;
   doi.org), an arXiv id to arXiv, a PMID to PubMed (batched);
-- title tiers (:func:`title_tiers`): Crossref, S2 title match, S2 keyword search, PubMed
-  for biomedical-looking entries, and OpenAlex's title search last, only for an entry not
-  found yet; each host has its own queue;
+- title tiers (:func:`title_tiers`): Crossref; OpenAlex, only for an entry Crossref did
+  not find (priced); S2 title match, S2 keyword search, PubMed for biomedical-looking
+  entries; each host has its own queue;
 - what suffices for "not found" (:func:`not_found_needs`, :func:`evidence_only`): the
   sources a check can afford (Semantic Scholar, Crossref, PubMed, and every identifier's
   own registry) must each have answered; OpenAlex, whose calls are priced against a daily
@@ -278,20 +278,27 @@ def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup], found: Callable
     """The title tiers of an entry in the order their answers are read. Resumed only once
     the tier it yielded has answered, so it may look at that answer.
 
-    The sources that suffice for "not found" (:func:`not_found_needs`) first, the cheapest
-    and fastest of them first: Crossref (5 requests/s, 10/s with ``mailto``), then S2's title
-    match (1/s); an entry waits for each tier before the next one is read, so the order is
-    also the throughput of a title-only bibliography. S2's keyword search is only a
-    fallback: asked when its title match or Crossref's search failed, so a title that no
-    source has costs one S2 request, not two. PubMed for a biomedical entry. A reference read
-    from a PDF is then looked for by its whole printed string (Crossref), the only search
-    when no title was read. OpenAlex's title search last, and only while the paper is not
-    ``found``: each costs $0.001 of a daily budget (2026), so it is asked for what the others
-    do not hold, never for what they settle, and the order does not depend on whether its
-    budget lasts."""
+    Crossref first (free, 5 requests/s, 10/s with ``mailto``: most cited papers are there).
+    OpenAlex's title search next, only for a paper Crossref did not find: it answers 10 a
+    second where Semantic Scholar's match answers one, but each costs $0.001 of a daily budget
+    (2026) and its answers are never needed for "not found" (:func:`evidence_only`), so while
+    the budget lasts it makes the check fast, and once it is spent the entry goes on at once
+    to S2's title match (1/s), which with Crossref suffices (:func:`not_found_needs`). An
+    entry waits for each tier before the next one is read, so the order is also the
+    throughput of a title-only bibliography. S2's keyword search is only a fallback: asked
+    when its title match or Crossref's search failed, so a title that no source has costs one
+    S2 request, not two. PubMed for a biomedical entry. A reference read from a PDF is then
+    looked for by its whole printed string (Crossref), the only search when no title was
+    read. A paper found but not settled (its other versions are wanted: a preprint's title,
+    another year) asks OpenAlex's search last, after every free tier: the version it holds
+    may be the one cited."""
     titled = bool(view.title.strip())
+    openalex = False
     if titled:
         yield CROSSREF_TITLE
+        if not found():
+            openalex = True
+            yield OPENALEX_TITLE
         yield S2_MATCH
         if answers[S2_MATCH].outcome in _FAILED or answers[CROSSREF_TITLE].outcome in _FAILED:
             yield S2_SEARCH
@@ -299,7 +306,7 @@ def _title_walk(view: EntryView, answers: Mapping[Tier, Lookup], found: Callable
             yield PUBMED_TITLE
     if view.printed is not None:
         yield CROSSREF_REFERENCE
-    if titled and not found():
+    if titled and not openalex:  # found, its versions wanted: priced evidence, last
         yield OPENALEX_TITLE
 
 
@@ -325,8 +332,8 @@ class _AllFound(Mapping[Tier, Lookup]):
 def title_tiers_read(view: EntryView) -> tuple[Tier, ...]:
     """The title tiers read for ``view`` whatever they answer (unless an earlier one settles
     it), in plan order (pure): an entry the identifiers found but its versions did not settle
-    may ask them all at once, and still reads them in plan order (its paper is found: not
-    OpenAlex's priced search)."""
+    may ask them all at once, and still reads them in plan order (its paper is found:
+    OpenAlex's priced search last)."""
     return tuple(_title_walk(view, _AllFound(), lambda: True))
 
 
