@@ -207,12 +207,13 @@ def _check(tmp_path: Path, fake: ScholarlyFake, *args: str) -> subprocess.Comple
 
 
 @pytest.mark.parametrize(
-    "name", ["acmart-2col", "elsarticle-harv-2col", "apacite-1col", "ieeetran-2col", "lncs-1col"]
+    "name",
+    ["acl-review-2col", "acmart-2col", "elsarticle-harv-2col", "apacite-1col", "ieeetran-2col", "lncs-1col"],
 )
 def test_check_a_pdf_in_a_publishers_style_flags_the_fabricated_references_alone(
     tmp_path: Path, scholarly_server: ScholarlyFake, name: str
 ) -> None:
-    """ACM ("Authors. 2021. Title."), Elsevier harv ("Authors, 2021. Title."), APA, IEEEtran,
+    """ACL and ACM ("Authors. 2021. Title."), Elsevier harv ("Authors, 2021. Title."), APA, IEEEtran,
     LNCS: every reference gets its title, the fabricated ones are flagged and no real one is."""
     proc = _check(tmp_path, scholarly_server, str(DATA / f"{name}.pdf"), "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr

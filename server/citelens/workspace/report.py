@@ -80,7 +80,7 @@ def _indexes(store: DocumentStore) -> _IndexOf:
 
 def _printed(result: CheckResult, path: str, offset: int) -> dict[str, Any]:
     """Where a reference read from a PDF was printed: ``{"source": "pdf", "page", "label",
-    "raw"}`` (the PDF's BibTeX text has no lines a reader could open); {} for a source file."""
+    "raw"}`` (a PDF has no lines a reader could open); {} for a source file."""
     source = result.printed.get(path)
     if source is None:
         return {"source": "pdf"} if is_pdf(path) else {}
