@@ -54,6 +54,7 @@ def shape(view: EntryView, ids: Identifiers) -> tuple[bool, ...]:
         bool(ids.arxiv),
         bool(ids.pmid),
         plan.looks_biomedical(view),
+        view.printed is not None,  # a PDF's reference: its whole printed string is asked too
     )
 
 
