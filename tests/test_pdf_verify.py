@@ -164,6 +164,27 @@ async def test_the_whole_printed_reference_is_asked_of_crossref_and_cached(
         cache.close()
 
 
+async def test_a_printed_reference_with_a_doi_and_no_title_read_is_decided(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    """Its DOI is asked like any entry's and its printed string confirms the paper (it once
+    waited for the run's deadline: no title, so no identifier tier took it)."""
+    fake = scholarly_server
+    settings = fake.settings(cache_dir=str(tmp_path), verify_deadline_s=60.0)
+    sources = Sources.from_settings(settings, lambda _m: None, rates=fast_rates())
+    cache = VerificationCache(tmp_path, lambda _m: None)
+    water = "H. S. Frank, The structure of ordinary water, Science, vol. 169, pp. 635–641, 1970."
+    view = _view(water + " doi:10.1126/science.169.3946.635", "[4]", title="")
+    assert view.doi
+    try:
+        out = await verify_entries([view], settings, sources=sources, cache=cache)
+    finally:
+        await sources.aclose()
+        cache.close()
+    assert out["[4]"].unverified is not Unverified.DEADLINE, out["[4]"].summary
+    assert out["[4]"].status is Status.VERIFIED, out["[4]"].summary
+
+
 async def test_the_snapshots_title_index_answers_a_printed_reference_without_a_request(
     tmp_path: Path, scholarly_server: ScholarlyFake
 ) -> None:
