@@ -1,7 +1,7 @@
 """False alarms on real entries when the sources disagree the way the web does, and whether a
 verdict depends on which source answers first.
 
-    .venv/bin/python -m benchmarks.bench_disagreements [-v] [--latency S]
+    .venv/bin/python -m benchmarks.bench_disagreements [-v] [--latency S] [--verdicts DIR]
 
 Input: the 300 real entries of ``benchmarks/data/bib300.bib`` and the records of the papers
 they cite (``bib300_papers.json``, what ``bench_verify`` serves). The generator below
@@ -165,8 +165,12 @@ def variant_db(papers: list[Paper], name: str, seed: int = 30) -> tuple[list[Pap
 # ---------------------------------------------------------------------- running
 
 
-def _flagged(papers: list[Paper], latency: dict[str, float]) -> dict[str, tuple[bool, str, str]]:
-    """key -> (flagged, status, why) for every entry of the .bib against ``papers``."""
+def _flagged(
+    papers: list[Paper], latency: dict[str, float], verdicts: Path | None = None
+) -> dict[str, tuple[bool, str, str]]:
+    """key -> (flagged, status, why) for every entry of the .bib against ``papers``;
+    ``verdicts``: a file to write every verdict's JSON to (its time stamp left out), so two
+    versions of the code can be compared verdict by verdict."""
     bib = parse_bib(BIB.read_text(encoding="utf-8"), "bib300.bib")
     views = [entry_view(e) for e in bib.entries]
 
@@ -179,6 +183,9 @@ def _flagged(papers: list[Paper], latency: dict[str, float]) -> dict[str, tuple[
                 return await verify_entries(views, settings, sources=sources, cache=VerificationCache(None))
 
     results = asyncio.run(run())
+    if verdicts is not None:
+        table = {k: {**v.to_json(), "checked_at": ""} for k, v in sorted(results.items())}
+        verdicts.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     findings = verification_findings([bib], {}, results, Settings())
     out = {}
     for key, v in results.items():
@@ -211,13 +218,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-v", action="store_true", help="list every false alarm and status change")
     ap.add_argument("--latency", type=float, default=0.03, help="seconds the late sources wait")
+    ap.add_argument("--verdicts", metavar="DIR", type=Path,
+                    help="write each run's verdicts as JSON into DIR (compare two checkouts with diff -r)")
     args = ap.parse_args(argv)
+    out = args.verdicts
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
     papers = json.loads(PAPERS.read_text(encoding="utf-8"))["papers"]
     keys = _paper_keys(papers)
     s2_first = {src: args.latency for src in SOURCES if src != "s2"}
     s2_last = {"s2": args.latency}
     t0 = time.perf_counter()
-    base = _flagged(papers, {})
+    base = _flagged(papers, {}, out / "agree.json" if out else None)
     flagged = sum(f for f, _s, _w in base.values())
     print(f"entries: {len(base)}; flagged with every source agreeing: {flagged}")
     head = f"{'variant':16} {'entries':>7} {'false alarms S2 first':>22} {'S2 last':>14}"
@@ -226,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in VARIANTS:
         db, changed = variant_db(papers, name)
         eligible = sorted({keys[i] for i in changed if i in keys and not base[keys[i]][0]})
-        first = _flagged(db, s2_first)
-        last = _flagged(db, s2_last)
+        first = _flagged(db, s2_first, out / f"{name}-s2-first.json" if out else None)
+        last = _flagged(db, s2_last, out / f"{name}-s2-last.json" if out else None)
         fa1 = [k for k in eligible if first[k][0]]
         fa2 = [k for k in eligible if last[k][0]]
         differ = [k for k in first if first[k][1] != last[k][1]]
