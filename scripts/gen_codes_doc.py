@@ -24,7 +24,7 @@ HEAD = "| code | default | where |\n|---|---|---|\n"
 def table() -> str:
     """The table as the registry says: one row per code, in the order of ``Code``."""
     rows = "".join(
-        f"| [{c}](#{anchor(c)}) | {row.severity}{row.severity_note} | {row.where} |\n"
+        f"| [{c}](#{anchor(c)}) | {row.severity.value}{row.severity_note} | {row.where} |\n"
         for c, row in REGISTRY.items()
     )
     return HEAD + rows

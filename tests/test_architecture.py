@@ -23,6 +23,7 @@ import pytest
 
 from citelens.core.accents import strip_accents
 from citelens.core.codes import REGISTRY, Code
+from citelens.core.dockind import DocKind
 from citelens.core.fields import Field
 from citelens.core.settings import DEFAULT_SEVERITY
 from citelens.documents.bibtex import keys
@@ -242,8 +243,8 @@ ONE_HOME = {
 }
 
 
-@invariant("One definition of each normaliser, of the secret list and of the entry types the "
-           "indexes cover badly.")
+@invariant("One definition of each normaliser, of the secret list, of the entry types the "
+           "indexes cover badly, of the severities' names and of arXiv's DOI prefix.")
 def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
     where: dict[str, list[str]] = {}
     for name, tree in MODULES.items():
@@ -260,6 +261,46 @@ def test_each_normaliser_and_the_secret_list_have_one_definition() -> None:
                     where.setdefault(n, []).append(name)
     assert {n: m for n, m in where.items() if m != [ONE_HOME[n]]} == {}
     assert set(where) == set(ONE_HOME)
+    assert _written_again() == []
+
+
+#: The severities' names (``core/severity.Severity``) and arXiv's DOI prefix
+#: (``core/identifiers.ARXIV_DOI_PREFIX``), each written in its one module.
+_SEVERITY_NAMES = {"error", "warning", "information", "hint"}
+_ARXIV_DOI = "10.48550"
+
+
+def _written_again() -> list[str]:
+    """Severity names listed (two or more in a tuple, list, set, ``Literal[...]`` or as a
+    table's keys) outside ``core/severity.py``, and arXiv's DOI prefix in code (docstrings
+    apart) outside ``core/identifiers.py``: ``SEVERITIES = ["error", "warning", ...]``."""
+    found = []
+    for name, tree in MODULES.items():
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+        for node in ast.walk(tree):
+            listed = (_keys(node) if isinstance(node, ast.Dict)
+                      else _strings(node) if isinstance(node, ast.Tuple | ast.List | ast.Set) else [])
+            if name != "citelens.core.severity" and len(_SEVERITY_NAMES & set(listed)) > 1:
+                found.append(f"{name}:{node.lineno}: severities listed")
+            if (name != "citelens.core.identifiers" and isinstance(node, ast.Constant)
+                    and isinstance(node.value, str) and _ARXIV_DOI in node.value and id(node) not in docs):
+                found.append(f"{name}:{node.lineno}: arXiv's DOI prefix")
+    return found
+
+
+def test_the_one_definition_check_finds_severities_and_the_arxiv_prefix_written_again() -> None:
+    """The copies this check replaced, as they were written (issue 42)."""
+    MODULES["citelens.fake_copies"] = ast.parse(
+        'SeverityName = Literal["error", "warning", "information", "hint"]\n'
+        'COUNT = {"error": "errors", "warning": "warnings"}\n'
+        'ok = doi.startswith("10.48550/")\n'
+        'def f():\n    """An arXiv DOI (10.48550/arXiv.1706.03762) is read here."""\n'
+    )
+    try:
+        assert [w.split(": ")[1] for w in _written_again()] == [
+            "severities listed", "severities listed", "arXiv's DOI prefix"]
+    finally:
+        del MODULES["citelens.fake_copies"]
 
 
 def _latin_letters() -> list[str]:
@@ -533,12 +574,12 @@ def _severity_named(items: list[ast.expr | None], owner: ast.AST) -> set[str]:
 
 
 def _severity_tables() -> list[str]:
-    """Ranks of every severity outside ``core/findings.py``, whose ``Severity.rank`` is the
+    """Ranks of every severity outside ``core/severity.py``, whose ``Severity.rank`` is the
     one rank: a table of numbers (``{Severity.HINT: 0, ...}``) or a named order
     (``_ORDER = ("hint", ..., "error")``); a translation (SARIF levels, LSP numbers) is not one."""
     found = []
     for name, tree in MODULES.items():
-        if name == "citelens.core.findings":
+        if name == "citelens.core.severity":
             continue
         for node in ast.walk(tree):
             rank = False
@@ -610,48 +651,95 @@ def test_the_newcomers_tasks_name_files_and_names_that_exist() -> None:
     assert undefined == []
 
 
-_ENUMS_BY_ATTRIBUTE = {"kind", "field", "status", "code"}
+_ENUMS_BY_ATTRIBUTE = {"kind", "field", "status", "code", "language"}
+#: Variables and calls that hold one of those enums (``kind_of(path)``: a document's kind).
+_ENUMS_BY_NAME = {"kind", "field", "status", "code", "language", "kind_of"}
+
+
+def _holds_enum(n: ast.expr) -> bool:
+    """``d.kind``, ``v.status``, ``doc.language``, a variable ``status``, ``kind_of(path)``."""
+    if isinstance(n, ast.Call):
+        f = n.func
+        called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        return called == "kind_of"
+    if isinstance(n, ast.Attribute):
+        return n.attr in _ENUMS_BY_ATTRIBUTE
+    return isinstance(n, ast.Name) and n.id in _ENUMS_BY_NAME
+
+
+def _as_string(n: ast.expr) -> bool:
+    """A member read as its string: ``v.status.value``, ``d.kind.name``."""
+    return isinstance(n, ast.Attribute) and n.attr in ("name", "value") and _holds_enum(n.value)
+
+
+def _strings(n: ast.expr | None) -> list[str]:
+    items = n.elts if isinstance(n, (ast.Tuple, ast.Set, ast.List)) else [n]
+    return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def _keys(d: ast.Dict) -> list[str]:
+    return [k for n in d.keys for k in _strings(n)]
 
 
 def _string_comparisons() -> list[str]:
-    """Comparisons of a ``.kind``, ``.field``, ``.status`` or ``.code`` (or its ``.name`` /
-    ``.value``) with a string that is a member's value of ``Kind``, ``Field``, ``Status`` or
-    ``Code``: ``d.kind == "identifier"`` instead of ``d.kind == Kind.IDENTIFIER``."""
-    values = {m.value for e in (Code, Field, Kind, Status) for m in e}
+    """Enum members read as strings (``verify/match/discrepancy.Kind``, ``core/fields.Field``,
+    ``core/statuses.Status``, ``core/codes.Code``, ``core/dockind.DocKind``):
 
-    def named(n: ast.expr) -> bool:
-        if isinstance(n, ast.Attribute) and n.attr in ("name", "value"):
-            if isinstance(n.value, ast.Attribute):
-                return named(n.value)
-        return isinstance(n, ast.Attribute) and n.attr in _ENUMS_BY_ATTRIBUTE
-
-    def strings(n: ast.expr) -> list[str]:
-        items = n.elts if isinstance(n, (ast.Tuple, ast.Set, ast.List)) else [n]
-        return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-
+    - what holds one (``d.kind``, ``v.status``, ``kind_of(path)``, a variable ``status``)
+      compared with a member's value: ``d.kind == "identifier"``, ``kind_of(p) == "bib"``;
+    - a status or a code written as a string (``"NOT_FOUND"``: only they have these values)
+      compared with anything, or keying a table (``{"NOT_FOUND": ...}.get(status)``);
+    - a member's ``.value`` or ``.name`` compared with anything: ``v.status.value != s.upper()``."""
+    values = {m.value for e in (Code, Field, Kind, Status, DocKind) for m in e}
+    verdicts = {m.value for e in (Code, Status) for m in e}  # (only they have these values)
     found = []
     for name, tree in MODULES.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Compare):
                 sides = [node.left, *node.comparators]
-                if any(map(named, sides)) and any(v in values for s in sides for v in strings(s)):
+                words = [v for s in sides for v in _strings(s)]
+                if (
+                    (any(map(_holds_enum, sides)) and any(v in values for v in words))
+                    or any(v in verdicts for v in words)
+                    or any(map(_as_string, sides))
+                ):
                     found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+            elif isinstance(node, ast.Dict) and len(verdicts & set(_keys(node))) > 1:
+                found.append(f"{name}:{node.lineno}: a table keyed by statuses or codes as strings")
     return found
 
 
-@invariant("Discrepancy kinds, entry fields, verdict statuses and codes are compared as enum "
-           "members, never as strings.")
+@invariant("Discrepancy kinds, entry fields, verdict statuses, codes and document kinds are compared "
+           "as enum members, never as strings.")
 def test_kinds_fields_statuses_and_codes_are_compared_as_members() -> None:
     assert _string_comparisons() == []
 
 
 def test_the_string_check_finds_a_string_comparison() -> None:
-    code = 'x = d.kind == "identifier" or v.status.name in ("NOT_FOUND",)'
+    """The comparisons this invariant replaced, as they were written (issue 42), each caught."""
+    code = """\
+x = d.kind == "identifier" or v.status.name in ("NOT_FOUND",)
+if status == "DOI_MISMATCH": pass  # verify/classes.verdict_class
+if v is None or v.status.value != fix.status.upper(): pass  # fixes/marks.py
+if fix.status.upper() != status.value: pass  # fixes/rules.py
+if kind_of(path) == "bib": pass  # lsp/, workspace/ (24 times)
+if kind in {"latex", "markdown"}: pass
+if doc.language == "latex": pass  # checks/local.py
+if entry.get("status") == "UNVERIFIED": pass  # workspace/venue_evidence.py
+why = {"NOT_FOUND": "a", "DOI_MISMATCH": "b"}.get(status)  # verify/classes.class_text
+"""
     MODULES["citelens.fake_kinds"] = ast.parse(code)
     try:
-        assert len(_string_comparisons()) == 2
+        assert len(_string_comparisons()) == 10
     finally:
         del MODULES["citelens.fake_kinds"]
+    members = ast.parse("if kind_of(p) is DocKind.BIB and v.status is Status.NOT_FOUND: pass\n"
+                        "if d.kind == Kind.TITLE or code in MARKABLE or kind == other: pass")
+    MODULES["citelens.fake_members"] = members
+    try:
+        assert _string_comparisons() == []
+    finally:
+        del MODULES["citelens.fake_members"]
 
 
 # --------------------------------------------------------------------------- one renderer

@@ -17,6 +17,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from citelens.core.statuses import Status
 from citelens.verify.classes import pointers, verdict_class
 from citelens.workspace.venue import Paper, paper_summary
 from tests.fakes.scholarly import ScholarlyFake
@@ -184,7 +185,7 @@ async def test_the_hover_names_the_class_from_the_evidence(
 def test_one_rule_for_the_class() -> None:
     """The rule itself, on the shapes a reader would argue about."""
     def nf(**kw: Any) -> str | None:
-        return verdict_class("NOT_FOUND", informational=False, own_paper_found=False,
+        return verdict_class(Status.NOT_FOUND, informational=False, own_paper_found=False,
                              discrepancy_classes=(), **{"pointers": (), **kw})
 
     assert nf() == "fabricated"
@@ -193,14 +194,14 @@ def test_one_rule_for_the_class() -> None:
     assert nf(pointers=("url", "arxiv"), refuted=("arxiv",)) == "fabricated"
     # a DOI no registry was asked about, a paper from this year: cautious
     assert nf(pointers=("doi",)) == nf(pointers=("recent",)) == nf(pointers=("url", "recent")) == "not-found"
-    assert verdict_class("NOT_FOUND", informational=True, own_paper_found=False,
+    assert verdict_class(Status.NOT_FOUND, informational=True, own_paper_found=False,
                          discrepancy_classes=(), pointers=()) == "not-found"  # a book
     mismatch = {"informational": False, "discrepancy_classes": ()}
-    assert verdict_class("DOI_MISMATCH", own_paper_found=True, pointers=("doi",), **mismatch) == (
+    assert verdict_class(Status.DOI_MISMATCH, own_paper_found=True, pointers=("doi",), **mismatch) == (
         "wrong-metadata")
-    assert verdict_class("DOI_MISMATCH", own_paper_found=False, pointers=("doi",), **mismatch) == (
+    assert verdict_class(Status.DOI_MISMATCH, own_paper_found=False, pointers=("doi",), **mismatch) == (
         "fabricated")
-    assert verdict_class("DOI_MISMATCH", own_paper_found=False, pointers=("doi", "url"), **mismatch) == (
+    assert verdict_class(Status.DOI_MISMATCH, own_paper_found=False, pointers=("doi", "url"), **mismatch) == (
         "fabricated")
     assert pointers(attention_view(year=2026, url="https://x.org/a"), "2026-11-27T00:00:00+00:00") == (
         "url", "arxiv", "recent")
@@ -229,11 +230,11 @@ def test_a_verified_entry_names_every_source_that_holds_it_in_one_order() -> Non
 def test_the_words_of_each_class_say_its_evidence() -> None:
     from citelens.verify.classes import class_text
 
-    assert class_text("fabricated", "NOT_FOUND", ["Crossref"], ()) == (
+    assert class_text("fabricated", Status.NOT_FOUND, ["Crossref"], ()) == (
         "fabricated (this reference looks invented: no source holds it, and it is a kind they cover)")
-    mismatch = class_text("fabricated", "DOI_MISMATCH", [], ())
+    mismatch = class_text("fabricated", Status.DOI_MISMATCH, [], ())
     assert "another paper's, and no source holds its title" in mismatch
-    assert "no source holds it" not in class_text("fabricated", "PARTIAL", [], ())  # the paper was found
-    assert class_text("not-found", "NOT_FOUND", [], ("url", "recent")) == (
+    assert "no source holds it" not in class_text("fabricated", Status.PARTIAL, [], ())  # the paper was found
+    assert class_text("not-found", Status.NOT_FOUND, [], ("url", "recent")) == (
         f"not found in the sources asked, {GAPS}; its URL may lead to it; it is from this year, "
         "and indexes take months to list new papers")

@@ -26,9 +26,10 @@ if str(REPO / "server") not in sys.path:
     sys.path.insert(0, str(REPO / "server"))
 
 from citelens.core.settings import DEFAULT_SEVERITY, USER_ONLY, Settings  # noqa: E402
+from citelens.core.severity import SETTING_VALUES  # noqa: E402
 from citelens.sources.transport import ALL_SETTINGS  # noqa: E402
 
-SEVERITIES = ["error", "warning", "information", "hint", "off"]
+SEVERITIES = list(SETTING_VALUES)
 
 #: Settings of the extension itself (not sent to the server as such).
 CLIENT_SETTINGS: dict[str, dict[str, Any]] = {

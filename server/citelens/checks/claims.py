@@ -31,6 +31,7 @@ from citelens.claims.background import claim_at, known_result, no_claim_at, star
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.result import ClaimResult, Status, Verdict
 from citelens.core.codes import Code
+from citelens.core.dockind import DocKind
 from citelens.core.findings import Finding, make_finding
 from citelens.core.model import Citation, EntryView
 from citelens.core.settings import Settings
@@ -44,7 +45,7 @@ class ClaimSite(NamedTuple):
     """A citation of an open document and what its claim is checked against."""
 
     path: str
-    language: str
+    language: DocKind
     text: str  # the document's text
     citation: Citation
     view: EntryView  # the cited entry

@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from citelens.core.codes import Code
 from citelens.core.findings import Finding, FixData, Related, severity_of
-from citelens.core.identifiers import arxiv_in_view, normalize_doi
+from citelens.core.identifiers import ARXIV_DOI_PREFIX, arxiv_in_view, normalize_doi
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.settings import Settings
 from citelens.core.titles import normalize_title
@@ -141,7 +141,7 @@ def _distinct_publications(a: EntryView, doi_a: str, b: EntryView, doi_b: str) -
         doi_a
         and doi_b
         and doi_a != doi_b
-        and not (doi_a.startswith("10.48550/") or doi_b.startswith("10.48550/"))
+        and not (doi_a.startswith(ARXIV_DOI_PREFIX) or doi_b.startswith(ARXIV_DOI_PREFIX))
     ):
         return True
     if a.year is not None and b.year is not None and a.year != b.year:

@@ -12,9 +12,11 @@ from typing import Protocol
 
 from citelens.core.caps import capped, more_text
 from citelens.core.codes import Code
-from citelens.core.findings import Finding, Related, Severity, make_finding
+from citelens.core.dockind import DocKind
+from citelens.core.findings import Finding, Related, make_finding
 from citelens.core.model import BibEntry, BibFile, BibProblem, Citation, Reference, SourceDocument, Span
 from citelens.core.settings import Settings
+from citelens.core.severity import Severity
 
 
 class _Project(Protocol):
@@ -145,7 +147,7 @@ def _undefined(out: Parsed, settings: Settings, text_of: Callable[[str], str | N
             # keys have no spaces: undefined words of one \cite{} with only spaces between
             # them are a phrase being typed (a title to search), one hint, not an error a word
             j = i
-            if doc.language == "latex":
+            if doc.language is DocKind.LATEX:
                 while j + 1 < len(cits) and cits[j + 1].command_span == c.command_span:
                     nxt = cits[j + 1]
                     if nxt.key in out.first or nxt.key in out.bibitems or nxt.key in out.unclosed:

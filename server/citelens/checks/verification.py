@@ -18,9 +18,10 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from citelens.checks.duplicates import TextPairsOf, ViewOf, duplicate_findings
 from citelens.core.codes import NOTICE_CODES, REGISTRY, Code
-from citelens.core.findings import Finding, FixData, Related, Severity, severity_of
+from citelens.core.findings import Finding, FixData, Related, severity_of
 from citelens.core.model import BibEntry, BibField, BibFile, Citation, Span
 from citelens.core.settings import Settings
+from citelens.core.severity import Severity
 from citelens.documents.bibtex.keytable import key_table
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
@@ -140,7 +141,7 @@ def _data(entry: BibEntry, v: Verification, **extra: object) -> dict[str, object
     """The finding's data: the quick fix's :class:`FixData`, and what people and reports
     read (summary, matched record, where in the entry)."""
     fix = FixData(
-        entry.key, entry.path, v.status.value, candidates=tuple(_brief(c) for c in v.candidates[:3])
+        entry.key, entry.path, v.status, candidates=tuple(_brief(c) for c in v.candidates[:3])
     )
     data: dict[str, object] = {
         **fix.to_json(),

@@ -41,6 +41,7 @@ from citelens.claims.render import (
 )
 from citelens.claims.result import ClaimResult
 from citelens.claims.sentences import WINDOW, extract_claim
+from citelens.core.dockind import DocKind
 from citelens.core.model import Citation, EntryView, Span
 from citelens.sources.records import PaperRecord
 
@@ -62,7 +63,7 @@ def _paragraph(text: str, start: int, end: int) -> tuple[int, int]:
 def claim_at(
     text: str,
     citation: Citation,
-    language: str,
+    language: DocKind,
     *,
     memo: dict[tuple[str, str, int, int], str],
     compute: bool = True,
@@ -85,7 +86,7 @@ def claim_at(
 def no_claim_at(
     text: str,
     citation: Citation,
-    language: str,
+    language: DocKind,
     claim: str,
     *,
     memo: dict[tuple[str, str, int, int], str],
@@ -100,7 +101,7 @@ def no_claim_at(
     return hit or None
 
 
-def _paragraph_key(text: str, citation: Citation, language: str) -> tuple[str, str, int, int]:
+def _paragraph_key(text: str, citation: Citation, language: DocKind) -> tuple[str, str, int, int]:
     """The memo key of a citation: its language, its paragraph and its span within it."""
     start = max(0, min(citation.span.start, len(text)))
     end = max(start, min(citation.span.end, len(text)))
@@ -189,7 +190,7 @@ def claim_markdown(
     checker: ClaimChecker,
     text: str,
     citation: Citation,
-    language: str,
+    language: DocKind,
     view: EntryView,
     paper: CitedPaper,
     on_done: Callable[[ClaimResult], None] | None = None,
@@ -230,7 +231,7 @@ async def settled_claim_markdown(
     checker: ClaimChecker,
     text: str,
     citation: Citation,
-    language: str,
+    language: DocKind,
     view: EntryView,
     paper: CitedPaper,
     on_done: Callable[[ClaimResult], None] | None = None,

@@ -15,6 +15,7 @@ import re
 
 from citelens.claims.structure import CAPTION, HEADING, MATH, TABLE_CELL, place_of
 from citelens.claims.words import STOP_WORDS
+from citelens.core.dockind import DocKind
 from citelens.core.model import Span
 
 NO_CLAIM = "No claim to check here"
@@ -119,7 +120,7 @@ _PLACES = {
 }
 
 
-def no_claim_reason(text: str, span: Span, language: str, claim: str) -> str | None:
+def no_claim_reason(text: str, span: Span, language: DocKind, claim: str) -> str | None:
     """One line saying why the citation at ``span`` of ``text`` has no claim to check
     (its place in the document, or its extracted ``claim`` is not a clause), or ``None``."""
     place = place_of(text, span.start, language)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Literal
 
 from citelens.claims.structure import pipe_table_lines
+from citelens.core.dockind import DocKind
 from citelens.core.latextext import latex_to_text
 from citelens.core.model import Span
 
@@ -444,7 +444,7 @@ def _sentence_with_mark(plain: str) -> str:
     return plain
 
 
-def extract_claim(text: str, citation_span: Span, language: Literal["latex", "markdown"] | str) -> str:
+def extract_claim(text: str, citation_span: Span, language: DocKind) -> str:
     """The sentence (or clause) around the citation at ``citation_span``, as plain text.
 
     ``citation_span`` may cover the key alone or the whole citation command/group.
@@ -457,7 +457,7 @@ def extract_claim(text: str, citation_span: Span, language: Literal["latex", "ma
         a, b = max(0, start - WINDOW), min(len(text), end + WINDOW)
         window = text[a:b]
         rel = Span(start - a, end - a)
-        if language == "markdown":
+        if language == DocKind.MARKDOWN:
             unit = _markdown_unit(_mark_markdown(window, rel))
             plain = unit
         else:
@@ -482,12 +482,12 @@ _MARKERS = re.compile(
 )
 
 
-def strip_citation_markers(claim: str, language: Literal["latex", "markdown"] | str = "latex") -> str:
+def strip_citation_markers(claim: str, language: DocKind = DocKind.LATEX) -> str:
     """A dataset's citing sentence without its citation markers, tidied as the editor's
     claims are (``"as shown before [3, 4]."`` -> ``"as shown before."``)."""
     try:
         text = _MARKERS.sub(_OTHER, claim)
-        if "\\" in text and language != "markdown":
+        if "\\" in text and language != DocKind.MARKDOWN:
             text = _cut(text, _commands(text, _CITE_CMD), _OTHER)
         else:
             text = _MD_GROUP.sub(_OTHER, text)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from citelens.core.dockind import DocKind
+
 #: How far before and after a citation the structure is looked for.
 REACH = 3000
 
@@ -104,7 +106,7 @@ def _in_display_math(text: str, at: int) -> bool:
     return bool(opens) and (not closes or opens[-1] > closes[-1])
 
 
-def place_of(text: str, start: int, language: str) -> str | None:
+def place_of(text: str, start: int, language: DocKind) -> str | None:
     """What the citation at ``start`` of ``text`` stands in when that is not running text
     (:data:`TABLE_CELL`, :data:`CAPTION`, :data:`HEADING`, :data:`MATH`), else ``None``."""
     try:
@@ -114,7 +116,7 @@ def place_of(text: str, start: int, language: str) -> str | None:
         line_start = window.rfind("\n", 0, at) + 1
         line_end = window.find("\n", at)
         line = window[line_start : line_end if line_end >= 0 else len(window)]
-        if language == "markdown":
+        if language == DocKind.MARKDOWN:
             if any(s <= at <= e for s, e in pipe_table_lines(window)):
                 return TABLE_CELL
             if re.match(r"^[ \t]{0,3}#{1,6}\s", line):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from citelens import __version__
 from citelens.core.settings import Settings, from_sources
+from citelens.core.severity import SETTING_VALUES, Severity
 from citelens.core.text import printable
 
 if TYPE_CHECKING:
@@ -94,9 +95,9 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     severity = dict(settings.diagnostic_severity)
     for item in args.severity or []:
         code, _, sev = item.partition("=")
-        if sev not in {"error", "warning", "information", "hint", "off"}:
+        if sev not in SETTING_VALUES:
             print(
-                f"citelens: --severity wants CODE=error|warning|information|hint|off, got {item!r}",
+                f"citelens: --severity wants CODE={'|'.join(SETTING_VALUES)}, got {item!r}",
                 file=sys.stderr,
             )
             return 2
@@ -326,8 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--fail-on",
-        choices=["error", "warning", "information"],
-        default="error",
+        choices=[s.value for s in Severity if s is not Severity.HINT],
+        default=Severity.ERROR.value,
         help="exit 1 when a problem is at this level or above (default: error)",
     )
     check.add_argument(

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Literal
+
+from citelens.core.severity import Severity
 
 
 class Code(StrEnum):
@@ -45,9 +46,6 @@ class Code(StrEnum):
     CLAIM_UNSUPPORTED = "CLAIM_UNSUPPORTED"
 
 
-SeverityName = Literal["error", "warning", "information", "hint"]
-
-
 @dataclass(frozen=True, slots=True)
 class Notice:
     """How a notice code (a retraction and its kin) is worded: the headline of its
@@ -65,7 +63,7 @@ class CodeInfo:
     """One code's row: everything about a code that does not depend on a finding."""
 
     name: str  # in prose: SARIF rule names, docs headings (acronyms kept)
-    severity: SeverityName  # the default severity (``diagnosticSeverity`` overrides it)
+    severity: Severity  # the default severity (``diagnosticSeverity`` overrides it)
     where: str  # where the editor shows it (the docs' code table)
     severity_note: str = ""  # what the docs' table adds to the default severity
     joins_entry: bool = False  # a finding at a citation repeats the entry's and joins it
@@ -79,55 +77,63 @@ _CITED = ", and at every citation"
 REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
     {
         Code.UNDEFINED_CITATION: CodeInfo(
-            "Undefined citation", "error", "at the key in the `.tex`/`.md` file"
+            "Undefined citation", Severity.ERROR, "at the key in the `.tex`/`.md` file"
         ),
         Code.DUPLICATE_KEY: CodeInfo(
-            "Duplicate key", "error", "on every definition of the key", one_per_set=True
+            "Duplicate key", Severity.ERROR, "on every definition of the key", one_per_set=True
         ),
-        Code.BIB_SYNTAX: CodeInfo("BibTeX syntax error", "error", "where the `.bib` cannot be read"),
+        Code.BIB_SYNTAX: CodeInfo("BibTeX syntax error", Severity.ERROR, "where the `.bib` cannot be read"),
         Code.MISSING_BIBLIOGRAPHY: CodeInfo(
-            "Missing bibliography", "warning", "at `\\bibliography{…}` / `bibliography:`"
+            "Missing bibliography", Severity.WARNING, "at `\\bibliography{…}` / `bibliography:`"
         ),
         Code.UNUSED_ENTRY: CodeInfo(
-            "Unused entry", "hint", "on the entry key", severity_note=", off unless `reportUnusedEntries`"
+            "Unused entry",
+            Severity.HINT,
+            "on the entry key",
+            severity_note=", off unless `reportUnusedEntries`",
         ),
         Code.PDF_NOT_READ: CodeInfo(
             "PDF not read",
-            "error",
+            Severity.ERROR,
             "on the PDF (`citelens check paper.pdf`, a venue paper that is only a PDF)",
         ),
         Code.DOI_MISMATCH: CodeInfo(
-            "DOI mismatch", "error", "on the `doi` (or `eprint`, `pmid`) field" + _CITED, joins_entry=True
+            "DOI mismatch",
+            Severity.ERROR,
+            "on the `doi` (or `eprint`, `pmid`) field" + _CITED,
+            joins_entry=True,
         ),
         Code.NOT_FOUND: CodeInfo(
             "Not found",
-            "warning",
+            Severity.WARNING,
             "on the entry key" + _CITED,
             severity_note=" (information for books, theses, software…)",
             joins_entry=True,
         ),
-        Code.DUPLICATE_ENTRY: CodeInfo("Duplicate entry", "warning", "on both entries", one_per_set=True),
+        Code.DUPLICATE_ENTRY: CodeInfo(
+            "Duplicate entry", Severity.WARNING, "on both entries", one_per_set=True
+        ),
         Code.METADATA_MISMATCH: CodeInfo(
             "Metadata mismatch",
-            "information",
+            Severity.INFORMATION,
             "on the wrong field" + _CITED,
             severity_note=", or warning for wrong authors/venue/year",
             joins_entry=True,
         ),
-        Code.UNVERIFIED: CodeInfo("Unverified", "hint", "on the entry key"),
+        Code.UNVERIFIED: CodeInfo("Unverified", Severity.HINT, "on the entry key"),
         Code.REFERENCE_NOT_READ: CodeInfo(
-            "Reference not read", "information", "on a PDF's printed reference, with its printed text"
+            "Reference not read", Severity.INFORMATION, "on a PDF's printed reference, with its printed text"
         ),
         Code.RETRACTED: CodeInfo(
             "Retracted",
-            "error",
+            Severity.ERROR,
             "on the entry key" + _CITED,
             joins_entry=True,
             notice=Notice("Retracted", "⛔", "; do not cite it as valid work", "Open the retraction notice"),
         ),
         Code.EXPRESSION_OF_CONCERN: CodeInfo(
             "Expression of concern",
-            "warning",
+            Severity.WARNING,
             "on the entry key" + _CITED,
             joins_entry=True,
             notice=Notice(
@@ -139,18 +145,18 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
         ),
         Code.CORRECTION: CodeInfo(
             "Correction",
-            "information",
+            Severity.INFORMATION,
             "on the entry key",
             severity_note=" (never above it)",
             notice=Notice("Corrected", "ℹ️", "; the paper stands", "Open the correction notice"),
         ),
         Code.CLAIM_CONTRADICTED: CodeInfo(
             "Claim contradicted",
-            "warning",
+            Severity.WARNING,
             "at the citation",
             severity_note=" (claim diagnostics are off by default)",
         ),
-        Code.CLAIM_UNSUPPORTED: CodeInfo("Claim unsupported", "information", "at the citation"),
+        Code.CLAIM_UNSUPPORTED: CodeInfo("Claim unsupported", Severity.INFORMATION, "at the citation"),
     }
 )
 

@@ -8,11 +8,12 @@ severity (or drops a code turned off); :func:`code_url` is the ``codeDescription
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 from citelens.core.codes import REGISTRY, Code, anchor
 from citelens.core.model import Span
 from citelens.core.settings import DEFAULT_SEVERITY, Settings
+from citelens.core.severity import OFF, Severity
+from citelens.core.statuses import Status
 
 DOCS_URL = "https://github.com/citelens/citelens/blob/main/docs/diagnostics.md"
 
@@ -41,21 +42,6 @@ def code_name(code: str) -> str:
     if words and words[0] == words[0].lower():
         words[0] = words[0].capitalize()
     return " ".join(words)
-
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFORMATION = "information"
-    HINT = "hint"
-
-    @property
-    def rank(self) -> int:
-        """How serious: hint 0, information 1, warning 2, error 3."""
-        return _ORDER.index(self.value)
-
-
-_ORDER = ("hint", "information", "warning", "error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +79,7 @@ def severity_of(
     for this finding (a METADATA_MISMATCH about authors is a warning), else ours; never
     above ``at_most`` (a correction notice, a book no index has)."""
     raw = settings.severity(code)
-    if raw == "off":
+    if raw == OFF:
         return None
     configured = code in settings.diagnostic_severity or "default" in settings.diagnostic_severity
     if not configured and default is not None:
@@ -102,7 +88,7 @@ def severity_of(
         try:
             sev = Severity(raw)
         except ValueError:  # a setting no severity has
-            sev = Severity(DEFAULT_SEVERITY.get(code, "warning"))
+            sev = Severity(DEFAULT_SEVERITY.get(code, Severity.WARNING.value))
     if at_most is not None and sev.rank > at_most.rank:
         sev = at_most
     return sev
@@ -140,7 +126,7 @@ class FixData:
 
     key: str  # the entry's cite key
     bib: str  # the .bib it is defined in
-    status: str = ""  # the verification status (``Status`` value) the finding comes from
+    status: Status | None = None  # the verification status the finding comes from
     version: int | None = None  # the version of its document when it was computed
     candidates: tuple[dict[str, object], ...] = ()  # papers it may be (PaperRecord JSON)
     duplicate_of: str | None = None  # DUPLICATE_ENTRY: the other entry's key ...
@@ -160,7 +146,7 @@ class FixData:
         return cls(
             key,
             bib,
-            str(data.get("status") or ""),
+            Status.named(data.get("status")),
             version if isinstance(version, int) else None,
             tuple(c for c in candidates if isinstance(c, dict)) if isinstance(candidates, list) else (),
             dup if isinstance(dup, str) else None,
@@ -169,8 +155,8 @@ class FixData:
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"key": self.key, "bib": self.bib}
-        if self.status:
-            out["status"] = self.status
+        if self.status is not None:
+            out["status"] = self.status.value
         if self.version is not None:
             out["version"] = self.version
         if self.candidates:

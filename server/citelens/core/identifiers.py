@@ -30,7 +30,11 @@ _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARXIV_OLD = r"[a-z][a-z.\-]*(?:\.[A-Z]{2})?/\d{7}"
 _ARXIV_BARE = re.compile(rf"^(?:arxiv:\s*)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
-_ARXIV_DOI = re.compile(rf"^10\.48550/arxiv\.({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
+#: arXiv's DOI prefix (its DataCite registrant): every arXiv DOI, and only those, start with it.
+ARXIV_DOI_PREFIX = "10.48550/"
+#: An arXiv DOI as written in lower case, before its arXiv id (``10.48550/arxiv.1706.03762``).
+ARXIV_DOI_START = ARXIV_DOI_PREFIX + "arxiv."
+_ARXIV_DOI = re.compile(rf"^{re.escape(ARXIV_DOI_START)}({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.IGNORECASE)
 _ARXIV_URL = re.compile(
     rf"arxiv\.org/(?:abs|pdf|html)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?:\.pdf)?/?(?:[?#]\S*)?$",
     re.IGNORECASE,
@@ -39,7 +43,7 @@ _ARXIV_VERSION = re.compile(r"v(\d+)$")
 _PMID = re.compile(r"^(?:pmid:?\s*)", re.IGNORECASE)
 #: DOI prefixes of preprint servers and data archives (arXiv, Zenodo, bioRxiv/medRxiv,
 #: Research Square, Preprints.org): such a DOI is not the published paper's.
-PREPRINT_DOI_PREFIXES = ("10.48550/", "10.5281/", "10.1101/", "10.21203/", "10.20944/")
+PREPRINT_DOI_PREFIXES = (ARXIV_DOI_PREFIX, "10.5281/", "10.1101/", "10.21203/", "10.20944/")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _ID_ESCAPES = str.maketrans({"{": None, "}": None})
 _ID_ESCAPED = re.compile(r"\\([_%&#$~])")
@@ -224,9 +228,14 @@ def _arxiv_of(value: str | None) -> str | None:
 def arxiv_of_doi(doi: str | None) -> str | None:
     """The arXiv id an arXiv DOI names (``10.48550/arXiv.1706.03762`` -> ``1706.03762``):
     the one rule for the fields' reader, the view's and the verifier's identifiers."""
-    if doi and doi.lower().startswith("10.48550/"):
+    if doi and doi.lower().startswith(ARXIV_DOI_PREFIX):
         return normalize_arxiv(doi)
     return None
+
+
+def arxiv_doi(arxiv_id: str) -> str:
+    """The DOI arXiv registered for ``arxiv_id`` (lower case)."""
+    return f"{ARXIV_DOI_START}{arxiv_id}"
 
 
 def arxiv_in(f: Mapping[str, str], doi: str | None) -> str | None:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from citelens.core.dockind import DocKind
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -51,7 +53,7 @@ class SourceDocument:
     """What the LaTeX or Markdown parser found in one file."""
 
     path: str
-    language: str  # "latex" | "markdown"
+    language: DocKind  # LATEX or MARKDOWN
     citations: list[Citation] = field(default_factory=list)
     bibliographies: list[Reference] = field(default_factory=list)
     includes: list[Reference] = field(default_factory=list)

@@ -19,9 +19,10 @@ from types import MappingProxyType
 from typing import Any
 
 from citelens.core.codes import REGISTRY
+from citelens.core.severity import SETTING_VALUES, Severity
 
 #: Each code's default severity (derived from the code registry, ``core/codes.REGISTRY``).
-DEFAULT_SEVERITY: Mapping[str, str] = MappingProxyType({c: row.severity for c, row in REGISTRY.items()})
+DEFAULT_SEVERITY: Mapping[str, str] = MappingProxyType({c: row.severity.value for c, row in REGISTRY.items()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class Settings:
     def severity(self, code: str) -> str:
         """The configured severity for a code: a map entry, else its ``default`` key, else ours."""
         sev = self.diagnostic_severity.get(code) or self.diagnostic_severity.get("default")
-        return sev or DEFAULT_SEVERITY.get(code, "warning")
+        return sev or DEFAULT_SEVERITY.get(code, Severity.WARNING.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +153,7 @@ _DESCRIPTIONS: dict[str, str] = {
     "file_encoding": "Encoding of files that are not valid UTF-8 (e.g. latin1, cp1252), as your "
     "editor reads them; unset: a LaTeX inputenc declaration, else Latin-1 when certain. A file "
     "whose encoding is uncertain is checked but never edited (renames, quick fixes).",
-    "diagnostic_severity": "Severity per diagnostic code (error, warning, information, hint, off); "
+    "diagnostic_severity": f"Severity per diagnostic code ({', '.join(SETTING_VALUES)}); "
     'the key "default" applies to codes not listed.',
     "verification_enabled": "Verify bibliography entries against scholarly sources in the background.",
     "verify_debounce_ms": "Milliseconds to wait after the last edit before verifying changed entries.",

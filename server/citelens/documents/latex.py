@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from typing import ClassVar
 
+from citelens.core.dockind import DocKind
 from citelens.core.model import Citation, Reference, SourceDocument, Span
 
 # Environments whose content is not LaTeX we should read.
@@ -343,7 +344,7 @@ def _resources(doc: SourceDocument, masked: str, groups: _Groups) -> None:
 
 def parse_latex(text: str, path: str = "", extra_commands: Iterable[str] = ()) -> SourceDocument:
     """Everything CiteLens needs from one LaTeX file. Never raises."""
-    doc = SourceDocument(path=path, language="latex")
+    doc = SourceDocument(path=path, language=DocKind.LATEX)
     try:
         masked = mask(text)
         groups = _Groups(masked)

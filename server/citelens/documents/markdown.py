@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from citelens.core.dockind import DocKind
 from citelens.core.model import Citation, Reference, SourceDocument, Span
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
@@ -76,7 +77,7 @@ def _bibliographies(text: str, fm: Span, doc: SourceDocument) -> None:
 
 def parse_markdown(text: str, path: str = "") -> SourceDocument:
     """Citations and bibliography files of a pandoc Markdown document. Never raises."""
-    doc = SourceDocument(path=path, language="markdown")
+    doc = SourceDocument(path=path, language=DocKind.MARKDOWN)
     masked, fm = mask(text)
     if fm is not None:
         _bibliographies(text, fm, doc)

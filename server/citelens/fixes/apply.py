@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citelens.core.codes import Code
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibEntry
 from citelens.core.settings import Settings
 from citelens.documents.bibtex.edit import TextEdit, apply_edits
@@ -188,7 +188,7 @@ def _take(
     disk is not the text it was computed from."""
     for e in fix.edits:
         if e.path not in run.files:
-            if kind_of(e.path) == "bib":
+            if kind_of(e.path) is DocKind.BIB:
                 run.notes.append(f"{path}: {key}: {fix.title}: skipped ({e.path} not read)")
                 return
             enc, why = read_for_edit(ctx.store, e.path)

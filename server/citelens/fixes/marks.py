@@ -27,9 +27,9 @@ def mark_fixes(session: Session, path: str, code: str, data: object, today: str)
     if not entry.path:
         entry.path = fix.bib
     analysis = session.analysis_for(fix.bib)
-    if fix.status:  # a verdict's finding: only while the entry is the one it was about
+    if fix.status is not None:  # a verdict's finding: only while the entry is the one it was about
         v = session.verdict(entry, analysis)
-        if v is None or v.status.value != fix.status.upper():
+        if v is None or v.status is not fix.status:
             return []
     view = session.entry_view(entry, analysis)
     out = []

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from rapidfuzz.distance import Levenshtein
 
 from citelens.core.fields import Field
-from citelens.core.identifiers import PREPRINT_DOI_PREFIXES, normalize_doi
+from citelens.core.identifiers import ARXIV_DOI_START, PREPRINT_DOI_PREFIXES, normalize_doi
 from citelens.core.model import BibEntry, EntryView, Name
 from citelens.core.settings import Settings
 from citelens.core.source_names import source_name
@@ -262,7 +262,7 @@ def _doi(
             return None
         if (
             mine is not None
-            and mine.startswith("10.48550/arxiv.")
+            and mine.startswith(ARXIV_DOI_START)
             and any(r.arxiv_id and mine.endswith(r.arxiv_id.lower()) for r in versions)
         ):
             return None

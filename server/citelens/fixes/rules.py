@@ -183,7 +183,7 @@ def _for_code(ctx: FixContext, code: Code, fix: FixData) -> list[Fix]:
     if code in NOTICE_CODES:
         return _notice_fixes(at, code)
     status = status_of(code)
-    if code not in _VERDICT_CODES or status is None or fix.status.upper() != status.value:
+    if code not in _VERDICT_CODES or status is None or fix.status is not status:
         return []
     v = ctx.verdict(at.entry)
     if v is None or v.status is not status:

@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry
 from citelens.fixes.context import SessionContext
@@ -91,7 +91,7 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
 
 def _entry_under(ls: CiteLensServer, path: str, params: lsp.CodeActionParams) -> BibEntry | None:
     """The .bib entry under the cursor, if any."""
-    if kind_of(path) != "bib":
+    if kind_of(path) is not DocKind.BIB:
         return None
     index = ls.session.store.line_index(path)
     if index is None:

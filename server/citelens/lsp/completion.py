@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.core.model import BibEntry, EntryView
 from citelens.lsp.convert import path_of
 from citelens.lsp.state import CiteLensServer, guarded
@@ -57,18 +57,18 @@ def register(server: CiteLensServer) -> None:
 async def completion(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     # Keys come from the bibliographies: an edit of a .tex/.md need not be analysed
     # first (the line before the cursor is read from the latest text).
-    if ls.dirty(lambda p: kind_of(p) == "bib"):
+    if ls.dirty(lambda p: kind_of(p) is DocKind.BIB):
         ls.flush()
     path = path_of(params.text_document.uri)
     language = kind_of(path) if path else None
-    if path is None or language not in {"latex", "markdown"}:
+    if path is None or language is None or language not in CITING:
         return None
     return await complete(ls, path, language, params.position)
 
 
-def key_prefix(line_before_cursor: str, language: str) -> str | None:
+def key_prefix(line_before_cursor: str, language: DocKind) -> str | None:
     """The partial key (or typed title) at the cursor, or None when not at a key."""
-    if language == "markdown":
+    if language == DocKind.MARKDOWN:
         m = _MARKDOWN_TEXT.search(line_before_cursor) or _MARKDOWN.search(line_before_cursor)
         return m.group("prefix") if m else None
     m = _LATEX.search(line_before_cursor[-2000:])
@@ -196,7 +196,7 @@ def paper_items(
 
 
 async def complete(
-    ls: CiteLensServer, path: str, language: str, position: lsp.Position
+    ls: CiteLensServer, path: str, language: DocKind, position: lsp.Position
 ) -> lsp.CompletionList | None:
     """The completion list at ``position`` of ``path``: keys at once, papers when the typed
     text names none (waiting for the search only then)."""
@@ -205,7 +205,8 @@ async def complete(
         return None
     start = index.line_start(position.line)
     offset = index.offset(position.line, position.character, ls.encoding)
-    before = index.text[max(start - 1000, 0) : offset] if language == "latex" else index.text[start:offset]
+    latex = language is DocKind.LATEX
+    before = index.text[max(start - 1000, 0) : offset] if latex else index.text[start:offset]
     prefix = key_prefix(before, language)
     analysis = ls.session.analysis_for(path) if prefix is not None else None
     if prefix is None or analysis is None:

@@ -8,8 +8,9 @@ from typing import Protocol
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path, to_fs_path
 
-from citelens.core.findings import Finding, Severity, code_url
+from citelens.core.findings import Finding, code_url
 from citelens.core.model import Span
+from citelens.core.severity import Severity
 from citelens.core.text import LineIndex
 
 _SEVERITY = {

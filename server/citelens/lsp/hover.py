@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.lsp.cite_hover import command_hover
 from citelens.lsp.convert import path_of, span_range
 from citelens.lsp.state import CiteLensServer, guarded
@@ -32,7 +32,7 @@ async def hover(ls: CiteLensServer, params: lsp.HoverParams) -> lsp.Hover | None
         return None
     session = ls.session
     found = session.key_at(path, offset)
-    is_bib = kind_of(path) == "bib"
+    is_bib = kind_of(path) is DocKind.BIB
     if found is None:  # on the command, not on a key
         return None if is_bib else command_hover(ls, path, offset)
     key, analysis = found

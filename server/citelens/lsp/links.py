@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types as lsp
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.lsp.convert import path_of, span_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace.links import bib_links, reference_links
@@ -31,7 +31,7 @@ def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
     if not path:
         return []
     kind = kind_of(path)
-    if kind == "bib":
+    if kind is DocKind.BIB:
         bib = ls.session.store.bib(path)
         if bib is None or len(bib.entries) > MAX_LINKED_ENTRIES:
             return []
@@ -39,7 +39,7 @@ def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
         if text is None:
             return []
         pairs = bib_links(bib, text)
-    elif kind in {"latex", "markdown"}:
+    elif kind in CITING:
         doc = ls.session.store.source(path)
         if doc is None:
             return []

@@ -14,7 +14,7 @@ import logging
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibEntry, Span
 from citelens.fixes.fix import file_edits
 from citelens.lsp.convert import path_of, span_range
@@ -55,7 +55,7 @@ def _target(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, str, 
     offset = ls.offset(path, pos) if path else None
     if path is None or offset is None:
         raise _refuse("No cite key here")
-    if kind_of(path) == "bib":
+    if kind_of(path) is DocKind.BIB:
         entry = ls.session.entry_at(path, offset)
         if entry is None or not entry.key_span.contains(offset):
             raise _refuse("Rename works on an entry's key or on a cited key")

@@ -8,7 +8,7 @@ import os
 
 from lsprotocol import types as lsp
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibEntry
 from citelens.lsp.convert import path_of, span_range, to_range, uri_of
 from citelens.lsp.state import CiteLensServer, guarded
@@ -31,7 +31,7 @@ def document_symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> li
     ls.flush()  # answer from the latest text, not a queued one
     path = path_of(params.text_document.uri)
     store = ls.session.store
-    bib = store.bib(path) if path and kind_of(path) == "bib" else None
+    bib = store.bib(path) if path and kind_of(path) is DocKind.BIB else None
     index = store.line_index(path) if path is not None else None
     if path is None or bib is None or index is None or len(bib.entries) > MAX_OUTLINE_ENTRIES:
         return []

@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
-from citelens.core.identifiers import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import ARXIV_DOI_START, normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.snapshot.dump import MAX_RECORD_CHARS, Counts, Work, bounded_lines, failed, open_text
 from citelens.sources.records import PaperRecord
@@ -56,7 +56,7 @@ def to_record(el: ET.Element) -> PaperRecord | None:
         elif arxiv is None and "arxiv.org/abs/" in link:
             arxiv = normalize_arxiv(link)
         url = url or link or None
-    if doi and doi.startswith("10.48550/arxiv."):
+    if doi and doi.startswith(ARXIV_DOI_START):
         arxiv = arxiv or normalize_arxiv(doi)
     year = _text(el.find("year"))
     venue = _text(el.find("journal")) or _text(el.find("booktitle")) or None

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citelens.core.fields import Field
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
@@ -274,13 +275,13 @@ class Snapshot:
             self._reopen("could not be read")
             return []
 
-    def by_id(self, field: str, value: str) -> list[PaperRecord]:
-        """Records whose ``field`` ("doi", "arxiv", "pmid") is ``value``, best source first."""
-        if field == "doi":
+    def by_id(self, field: Field, value: str) -> list[PaperRecord]:
+        """Records whose ``field`` (DOI, arXiv id, PMID) is ``value``, best source first."""
+        if field == Field.DOI:
             norm = normalize_doi(value)
-        elif field == "arxiv":
+        elif field == Field.ARXIV:
             norm = normalize_arxiv(value)
-        elif field == "pmid":
+        elif field == Field.PMID:
             norm = value.strip() if value.strip().isdigit() else None
         else:
             return []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.identifiers import doi_as_written, normalize_arxiv, normalize_doi
+from citelens.core.identifiers import arxiv_of_doi, doi_as_written, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.crossref import author_names, notices_of, strip_jats, year_of
 from citelens.sources.methods import Method
@@ -36,7 +36,7 @@ def to_record(csl: Any) -> PaperRecord | None:
     doi = normalize_doi(_text(csl.get("DOI")))
     publisher = _text(csl.get("publisher"))
     typ = str(csl.get("type") or "")
-    arxiv = normalize_arxiv(doi) if doi and doi.startswith("10.48550/") else None
+    arxiv = arxiv_of_doi(doi)
     preprint = bool(arxiv) or typ in {"posted-content"} or (publisher or "").lower() == "arxiv"
     title, title_cut = plain_title(
         full_title(plain_title(_text(csl.get("title")))[0], plain_title(_text(csl.get("subtitle")))[0])

@@ -18,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from citelens.core.identifiers import normalize_arxiv, normalize_doi
+from citelens.core.identifiers import arxiv_of_doi, normalize_arxiv, normalize_doi
 from citelens.core.source_names import Source
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord, author_list, plain_title
@@ -61,7 +61,7 @@ def to_record(work: Any) -> PaperRecord | None:
     biblio = as_dict(work.get("biblio"))
     doi = normalize_doi(work.get("doi") or ids.get("doi"))
     landing = str(primary.get("landing_page_url") or "")
-    arxiv = normalize_arxiv(doi) if doi and doi.startswith("10.48550/") else None
+    arxiv = arxiv_of_doi(doi)
     if arxiv is None and "arxiv.org/abs/" in landing:
         arxiv = normalize_arxiv(landing)
     venue = source.get("display_name")

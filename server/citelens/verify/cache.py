@@ -55,13 +55,14 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(platformdirs.user_cache_dir("citelens"))
 
 
-def lookup_key(source: str, kind: str, value: str) -> str:
-    """``source:kind:value``, the value normalised so equal lookups share one key."""
-    if "title" in kind or kind in ("match", "search"):
+def lookup_key(source: str, lookup: str, value: str) -> str:
+    """``source:lookup:value`` (``lookup``: the kind of lookup, a plan tier's ``kind``), the
+    value normalised so equal lookups share one key."""
+    if "title" in lookup or lookup in ("match", "search"):
         norm = title_key(value)
     else:
         norm = value.strip().lower()
-    return f"{source}:{kind}:{norm}"
+    return f"{source}:{lookup}:{norm}"
 
 
 class VerificationCache:

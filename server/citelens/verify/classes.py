@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from citelens.core.mdplain import link_target
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
+from citelens.core.statuses import Status
 from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA
 
 __all__ = [
@@ -74,7 +75,7 @@ def pointers(view: EntryView, checked_at: str) -> tuple[str, ...]:
 
 
 def verdict_class(
-    status: str,
+    status: Status,
     *,
     informational: bool,
     own_paper_found: bool,
@@ -82,7 +83,7 @@ def verdict_class(
     pointers: Iterable[str],
     refuted: Iterable[str] = (),
 ) -> str | None:
-    """The class of a verdict (``status``: a ``Status`` value): :data:`FABRICATED`,
+    """The class of a verdict (``status``: its ``Status``): :data:`FABRICATED`,
     :data:`WRONG_METADATA`, :data:`NOT_HELD`, or None (verified, unverified, not checked).
     ``refuted``: the identifiers their registry (:data:`REGISTRY`) said do not exist.
 
@@ -97,13 +98,13 @@ def verdict_class(
       placeholder author: invented; anything else: wrong metadata).
     """
     leads = set(pointers) - {"url"} - set(refuted)
-    if status == "DOI_MISMATCH":
+    if status is Status.DOI_MISMATCH:
         if own_paper_found or informational or "recent" in leads:
             return WRONG_METADATA
         return FABRICATED
-    if status == "NOT_FOUND":
+    if status is Status.NOT_FOUND:
         return NOT_HELD if informational or leads else FABRICATED
-    if status == "PARTIAL":
+    if status is Status.PARTIAL:
         classes = list(discrepancy_classes)
         if classes:
             return FABRICATED if FABRICATED in classes else WRONG_METADATA
@@ -118,20 +119,20 @@ _REFUTED_WORDS = {
 
 
 def class_text(
-    klass: str, status: str, sources: list[str], pointers: Iterable[str], refuted: Iterable[str] = ()
+    klass: str, status: Status, sources: list[str], pointers: Iterable[str], refuted: Iterable[str] = ()
 ) -> str:
     """The class in words, for the hover and the reports: ``sources`` are the names of the
     sources asked, in their defined order."""
     dead = tuple(refuted)
     if klass == FABRICATED:
         why = {
-            "NOT_FOUND": "no source holds it, and it is a kind they cover",
-            "DOI_MISMATCH": "its identifier is another paper's, and no source holds its title",
+            Status.NOT_FOUND: "no source holds it, and it is a kind they cover",
+            Status.DOI_MISMATCH: "its identifier is another paper's, and no source holds its title",
         }.get(status, "the paper's record disagrees with its authors beyond a slip")
         more = "".join(f"; {_REFUTED_WORDS[f]}" for f in dead if f in _REFUTED_WORDS)
         return f"fabricated (this reference looks invented: {why}{more})"
     if klass == WRONG_METADATA:
-        if status == "DOI_MISMATCH":
+        if status is Status.DOI_MISMATCH:
             return "wrong-metadata (the identifier is another paper's; the entry's details need a fix)"
         return "wrong-metadata (a real paper, cited with wrong details)"
     if klass == NOT_HELD:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from citelens.core.identifiers import ARXIV_DOI_PREFIX
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
 from citelens.documents.pdf.read import one_reading
@@ -47,7 +48,7 @@ from citelens.verify.match.titles import title_cut_off, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue
 
 #: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
-DATACITE_PREFIXES = ("10.48550/", "10.5281/", "10.5061/", "10.6084/", "10.17632/")
+DATACITE_PREFIXES = (ARXIV_DOI_PREFIX, "10.5281/", "10.5061/", "10.6084/", "10.17632/")
 
 
 def is_datacite(value: str) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
 from citelens.core.codes import NOTICE_CODES, Code, notice_of
+from citelens.core.identifiers import arxiv_doi
 from citelens.core.source_names import Source, source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
@@ -136,7 +137,7 @@ def paper_doi(records: Sequence[PaperRecord]) -> str | None:
     doi = next((r.doi for r in records if r.doi), None)
     if doi is None:
         arxiv = next((r.arxiv_id for r in records if r.arxiv_id), None)
-        doi = f"10.48550/arxiv.{arxiv}" if arxiv else None
+        doi = arxiv_doi(arxiv) if arxiv else None
     return doi.lower() if doi else None
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from citelens.core.fields import Field
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source, source_name
@@ -41,7 +42,11 @@ from citelens.verify.status import Verification
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.
-_FIELDS = {"doi": Method.SNAPSHOT_DOI, "arxiv": Method.SNAPSHOT_ARXIV, "pmid": Method.SNAPSHOT_PMID}
+_FIELDS = {
+    Field.DOI: Method.SNAPSHOT_DOI,
+    Field.ARXIV: Method.SNAPSHOT_ARXIV,
+    Field.PMID: Method.SNAPSHOT_PMID,
+}
 #: Titles many works share: never decided from the title alone (normalised, as compared).
 GENERIC_TITLES = frozenset(
     {
@@ -245,7 +250,7 @@ def notice_doi(v: Verification) -> str | None:
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
     """The snapshot's Crossref record of the paper with ``doi`` (a snapshot built with
     Crossref data carries its notices); None when it holds none: the APIs are asked."""
-    recs = [r for r in snap.by_id("doi", doi) if r.source == Source.CROSSREF]
+    recs = [r for r in snap.by_id(Field.DOI, doi) if r.source == Source.CROSSREF]
     return _lookup(snap, Method.SNAPSHOT_DOI, recs[:1]) if recs else None
 
 

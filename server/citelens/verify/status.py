@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from citelens.core.findings import Severity
+from citelens.core.severity import Severity
 from citelens.core.source_names import source_list
+from citelens.core.statuses import Status
 from citelens.sources.records import Outcome, PaperRecord
 from citelens.verify.classes import class_text, verdict_class
 from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy
@@ -28,14 +29,6 @@ __all__ = [
     "Unverified",
     "Verification",
 ]
-
-
-class Status(StrEnum):
-    VERIFIED = "VERIFIED"  # title, authors and year agree with a real paper
-    PARTIAL = "PARTIAL"  # the same paper, but some fields disagree
-    DOI_MISMATCH = "DOI_MISMATCH"  # the entry's identifier names a different paper
-    NOT_FOUND = "NOT_FOUND"  # every source consulted answered, none has it
-    UNVERIFIED = "UNVERIFIED"  # no decision possible (a source failed, offline, no title)
 
 
 #: The verdicts a progress line counts, in this order, and how it names them (the
@@ -158,7 +151,7 @@ class Verification:
             serious = [d for d in self.discrepancies if d.severity in (Severity.WARNING, Severity.ERROR)]
             worst = serious or self.discrepancies
         return verdict_class(
-            self.status.value,
+            self.status,
             informational=self.informational,
             own_paper_found=bool(self.right_papers),
             discrepancy_classes=[d.klass for d in worst],
@@ -174,7 +167,7 @@ class Verification:
         if not klass:
             return ""
         sources = source_list(a.source for a in self.audit if a.answered)
-        return class_text(klass, self.status.value, sources, self.pointers, self.refuted)
+        return class_text(klass, self.status, sources, self.pointers, self.refuted)
 
     def to_json(self, *, audit: bool = True) -> dict[str, Any]:
         """Every field; ``audit=False``: without the audit trail (a report writes it apart)."""

@@ -22,9 +22,9 @@ from functools import lru_cache
 from typing import Any
 
 from citelens.core.fields import IDENTIFIER_FIELDS, IDENTIFIER_LABELS, Field
-from citelens.core.findings import Severity
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
+from citelens.core.severity import Severity
 from citelens.core.source_names import SOURCE_NAMES, Source, listed_rank, source_list, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord

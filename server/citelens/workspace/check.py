@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.core.caps import capped, more_text
 from citelens.core.codes import Code
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.findings import Finding, make_finding
 from citelens.core.identifiers import doi_in
 from citelens.core.model import BibEntry, BibFile, EntryView, Span
@@ -99,11 +99,11 @@ def collect_projects(store: DocumentStore, paths: Sequence[str], settings: Setti
     memo: dict[str, list[str]] = {}  # the roots of each folder, read once
     for f in files:
         kind = kind_of(f)
-        if kind == "bib":
+        if kind is DocKind.BIB:
             bibs.append(f)
-        elif kind == "markdown":
+        elif kind is DocKind.MARKDOWN:
             roots.setdefault(f, None)
-        elif kind == "latex":
+        elif kind is DocKind.LATEX:
             doc = store.source(f)
             if doc is None:
                 continue

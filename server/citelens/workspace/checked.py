@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from citelens.core.accents import strip_accents
 from citelens.core.codes import Code
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, EntryView
 from citelens.core.titles import normalize_title
@@ -302,7 +302,7 @@ def hide_marked(
             continue
         bib = f.data.get("bib")
         if not isinstance(bib, str):
-            bib = f.path if kind_of(f.path) == "bib" else None
+            bib = f.path if kind_of(f.path) is DocKind.BIB else None
         place = (bib if bib is not None else f.path, key)
         got = memo.get(place)
         if got is None:

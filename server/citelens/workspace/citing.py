@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.project import Project, build_project, find_root, uses_bib
 from citelens.workspace.store import DocumentStore
@@ -60,7 +60,7 @@ def nearby_documents(bib_path: str) -> tuple[list[str], bool]:
     out: dict[str, None] = {}
     folders = [top] if top is not None else [bib_dir]
     for folder in folders:
-        for path in documents_under(folder, ("latex", "markdown")):
+        for path in documents_under(folder, CITING):
             out[path] = None
             if len(out) > MAX_DOCUMENTS:
                 return list(out), True
@@ -72,7 +72,7 @@ def nearby_documents(bib_path: str) -> tuple[list[str], bool]:
             names = []
         for name in names:
             path = os.path.normpath(os.path.join(parent, name))
-            if kind_of(path) in ("latex", "markdown") and os.path.isfile(path):
+            if kind_of(path) in CITING and os.path.isfile(path):
                 out[path] = None
     return list(out), False
 
@@ -120,7 +120,7 @@ def citing_documents(
             project = roots[root] = build_project(store, root, extra_bibliographies)
         if uses_bib(project, bib_path):
             documents.append(path)
-        elif kind_of(path) == "markdown" and not project.bib_paths and not project.missing:
+        elif kind_of(path) is DocKind.MARKDOWN and not project.bib_paths and not project.missing:
             unchecked.append(
                 f"{path} (names no bibliography: pandoc may be given {os.path.basename(bib_path)})"
             )

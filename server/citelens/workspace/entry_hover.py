@@ -12,7 +12,7 @@ from citelens.claims.background import settled_claim_markdown
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import CitedPaper, cited_paper
 from citelens.claims.result import ClaimResult
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.workspace.index import Analysis
 from citelens.workspace.render import entry_section, notice_section, verification_section
@@ -80,7 +80,7 @@ async def claim_section(
             session.claim_checker(),
             text,
             citation,
-            kind_of(path) or "latex",
+            kind_of(path) or DocKind.LATEX,
             view,
             paper,
             on_done,

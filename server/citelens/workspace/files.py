@@ -11,13 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import ALL_KINDS, DocKind, kind_of
 
 #: Folders never entered (besides hidden ones): dependencies, environments, build output.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", ".venv", "_build", "build"})
-#: Every kind of document.
-ALL_KINDS = ("latex", "markdown", "bib")
-
 
 def skipped_folder(name: str) -> bool:
     return name.startswith(".") or name in SKIP_DIRS
@@ -31,7 +28,7 @@ def files_under(folder: str) -> Iterator[str]:
             yield os.path.normpath(os.path.join(dirpath, name))
 
 
-def documents_under(folder: str, kinds: Iterable[str] = ALL_KINDS) -> Iterator[str]:
+def documents_under(folder: str, kinds: Iterable[DocKind] = ALL_KINDS) -> Iterator[str]:
     """The documents of ``kinds`` under ``folder``, in name order, as normalised paths."""
     wanted = frozenset(kinds)
     for path in files_under(folder):

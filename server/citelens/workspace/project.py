@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import Reference
 from citelens.workspace.store import DocumentStore
 
@@ -100,7 +100,7 @@ def find_root(
     """The root file of the project that ``path`` belongs to (``path`` itself if none).
     ``memo``: the roots of each folder, shared by the calls of one check."""
     path = os.path.normpath(path)
-    if kind_of(path) != "latex":
+    if kind_of(path) is not DocKind.LATEX:
         return path
     doc = store.source(path)
     if doc is None:
@@ -153,7 +153,7 @@ def build_project(
         bases = [root_dir, Path(path).parent]
         for inc in doc.includes:
             child = resolve(store, inc.target, bases, ".tex")
-            if child is not None and child not in seen and kind_of(child) == "latex":
+            if child is not None and child not in seen and kind_of(child) is DocKind.LATEX:
                 stack.append(child)
         for ref in doc.bibliographies:
             bib = resolve(store, ref.target, bases, ".bib")

@@ -39,8 +39,9 @@ from typing import Any, TextIO
 
 from citelens import __version__
 from citelens.checks.verification import CODE_OF_STATUS
-from citelens.core.findings import Finding, Related, Severity, code_name, code_url
+from citelens.core.findings import Finding, Related, code_name, code_url
 from citelens.core.model import BibEntry
+from citelens.core.severity import Severity
 from citelens.core.text import LineIndex, json_escaped, printable
 from citelens.documents.pdf.read import is_pdf
 from citelens.verify.verdict import offline_summary
@@ -52,12 +53,10 @@ JSON_VERSION = 2
 VERDICT_CODES = frozenset(CODE_OF_STATUS.values())
 #: The severities ``--fail-on LEVEL`` fails on.
 FAIL_ON = {
-    "error": frozenset({Severity.ERROR}),
-    "warning": frozenset({Severity.ERROR, Severity.WARNING}),
-    "information": frozenset({Severity.ERROR, Severity.WARNING, Severity.INFORMATION}),
+    s.value: frozenset(t for t in Severity if t.rank >= s.rank) for s in Severity if s is not Severity.HINT
 }
 #: The name of each severity's count in a summary (``to_json``'s and a venue paper's line).
-SEVERITY_COUNT = {"error": "errors", "warning": "warnings", "information": "information", "hint": "hints"}
+SEVERITY_COUNT = {s.value: s.value if s is Severity.INFORMATION else f"{s.value}s" for s in Severity}
 OFFLINE_MISS = "offline: not in the cache"
 _RELATED_SHOWN = 5  # text: related places on the indented line before "and N more"
 _HINT_GROUPS = 3  # text: hint lines summed by code and message before "N other hints"
@@ -121,14 +120,14 @@ def _rel_to(path: str, cwd: str) -> str:
     return path if rel.startswith("../../..") else rel
 
 
-def fails(result: CheckResult, fail_on: str = "error") -> bool:
+def fails(result: CheckResult, fail_on: str = Severity.ERROR.value) -> bool:
     """Whether ``citelens check --fail-on LEVEL`` exits 1: a problem at LEVEL or above."""
     levels = FAIL_ON[fail_on]
     return any(f.severity in levels for f in result.findings)
 
 
 def has_errors(result: CheckResult) -> bool:
-    return fails(result, "error")
+    return fails(result, Severity.ERROR.value)
 
 
 def _notice(f: Finding) -> dict[str, Any]:

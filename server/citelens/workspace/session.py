@@ -36,7 +36,7 @@ from citelens.checks.verification import citation_findings, entry_level_findings
 from citelens.claims.checker import ClaimChecker
 from citelens.claims.llm import LLMConfig
 from citelens.claims.paper import cited_paper
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, Citation, EntryView
 from citelens.core.settings import Settings, from_sources
@@ -76,7 +76,7 @@ def _quiet(_message: str) -> None:
 
 
 def workspace_sources(
-    roots: Iterable[str], limit: int = 5000, kinds: tuple[str, ...] = ("latex", "markdown")
+    roots: Iterable[str], limit: int = 5000, kinds: tuple[DocKind, ...] = CITING
 ) -> list[str]:
     """The documents under the workspace folders (``workspace/files.py``: the folders
     ``citelens check`` skips are skipped), at most ``limit``."""
@@ -369,11 +369,11 @@ class Session:
         """Analyse again every project ``path`` belongs to (finding its project if new)."""
         kind = kind_of(path)
         roots = set(self.projects_using(path))
-        if kind in {"latex", "markdown"}:
+        if kind in CITING:
             if self.store.is_open(path) and path not in roots:
                 self.roots.pop(path, None)
             roots.add(self.root_of(path))
-        elif kind == "bib" and not roots and self.store.is_open(path):
+        elif kind is DocKind.BIB and not roots and self.store.is_open(path):
             roots.add(path)
         for root in roots:
             self.analyse(root)
@@ -383,7 +383,7 @@ class Session:
             self.analyse(root)
 
     def analyse(self, root: str) -> Analysis:
-        if kind_of(root) == "bib":
+        if kind_of(root) is DocKind.BIB:
             project = Project(root=root, files=[], bib_paths=[root])
         else:
             project = build_project(
@@ -462,7 +462,7 @@ class Session:
         paths: dict[str, None] = {}
         for a in self.analyses.values():
             paths.update(dict.fromkeys(a.project.bib_paths))
-        paths.update(dict.fromkeys(workspace_sources(self.workspace_roots, kinds=("bib",))))
+        paths.update(dict.fromkeys(workspace_sources(self.workspace_roots, kinds=(DocKind.BIB,))))
         return list(paths)
 
     def entry_haystacks(self, path: str, entries: list[BibEntry]) -> list[str]:
@@ -501,7 +501,7 @@ class Session:
 
     def key_at(self, path: str, offset: int) -> tuple[str, Analysis | None] | None:
         """The cite key at ``offset`` (a citation, or an entry's key in a .bib)."""
-        if kind_of(path) == "bib":
+        if kind_of(path) is DocKind.BIB:
             entry = self.entry_at(path, offset)
             if entry is None or not entry.key_span.contains(offset):
                 return None
@@ -616,7 +616,7 @@ class Session:
     def _claim_sites(self) -> Iterable[ClaimSite]:
         for path in self.store.open_paths():
             language = kind_of(path)
-            if language not in {"latex", "markdown"}:  # (a big .bib is not joined for nothing)
+            if language is None or language not in CITING:  # (a big .bib is not joined for nothing)
                 continue
             analysis = self.analysis_for(path)
             text = self.store.text(path)

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibFile, BibProblem, SourceDocument, Span
 from citelens.core.text import EditedText, LineIndex, as_str, index_after_edit
 from citelens.documents.bibtex.parse import parse_bib, reparse_edit
@@ -198,7 +198,7 @@ class DocumentStore:
         text = self.text(path)
         if text is None:
             return None
-        if kind_of(path) == "markdown":
+        if kind_of(path) is DocKind.MARKDOWN:
             doc = parse_markdown(text, path)
         else:
             doc = parse_latex(text, path, self.extra_cite_commands)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from citelens.core.codes import Code
-from citelens.core.dockind import kind_of
+from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.text import json_escaped
@@ -93,7 +93,7 @@ def list_papers(folder: str) -> list[Paper]:
         if child.name.startswith("."):
             continue
         if child.is_dir() or (
-            child.is_file() and (kind_of(str(child)) in {"latex", "markdown"} or is_pdf(child))
+            child.is_file() and (kind_of(str(child)) in CITING or is_pdf(child))
         ):
             found.append(child)
     names = paper_names(c.name for c in found)  # unique and stable: `paper one`, `paper_one`
@@ -105,7 +105,7 @@ def _bbl_bibs(paper: Paper, out: Path, walls: PaperWalls | None = None) -> tuple
     never into the paper's folder); ``walls``: only those inside the paper, within its budget."""
     p = Path(paper.path)
     limit = walls.budget.files + 1 if walls is not None else None
-    if not p.is_dir() or any(itertools.islice(documents_under(str(p), ("bib",)), limit)):
+    if not p.is_dir() or any(itertools.islice(documents_under(str(p), (DocKind.BIB,)), limit)):
         return ()
     made = []
     bbls = []

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
 from citelens.core.source_names import source_name
+from citelens.core.statuses import Status
 from citelens.verify.classes import FABRICATED, WRONG_METADATA
 from citelens.verify.match.titles import record_title_similarity
 
@@ -47,7 +48,8 @@ _RANK = {"found": 3, "not_found": 2, "failed": 1, "unavailable": 0}
 
 def entry_class(entry: dict[str, Any]) -> str | None:
     """The venue class of an entry of a paper's report (None: nothing to report)."""
-    if entry.get("status") == "UNVERIFIED":  # a reference a PDF's reader could not read: apart
+    # a reference a PDF's reader could not read: apart
+    if Status.named(entry.get("status")) is Status.UNVERIFIED:
         return None if entry.get("unverified") == UNREAD else UNCHECKED
     klass = entry.get("class")
     return klass if klass in (FABRICATED, WRONG_METADATA) else None

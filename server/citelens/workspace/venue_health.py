@@ -23,8 +23,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from citelens.core.findings import Severity
+from citelens.core.severity import Severity
 from citelens.core.source_names import source_name
+from citelens.core.statuses import Status
 from citelens.workspace.report import FAIL_ON, SEVERITY_COUNT
 from citelens.workspace.venue_evidence import UNREAD
 
@@ -60,14 +61,14 @@ class BatchHealth:
 
     def add(self, entries: Iterable[dict[str, Any]]) -> None:
         for e in entries:
-            status = e.get("status")
-            if status in (None, "UNCHECKED", "SKIPPED"):
+            status = Status.named(e.get("status"))  # (a reference not checked has none)
+            if status is None:
                 continue
             self.references += 1
-            miss = status == "NOT_FOUND" and not e.get("informational")
+            miss = status is Status.NOT_FOUND and not e.get("informational")
             self.not_found += miss
-            unread = status == "UNVERIFIED" and e.get("unverified") == UNREAD
-            self.unchecked += status == "UNVERIFIED" and not unread
+            unread = status is Status.UNVERIFIED and e.get("unverified") == UNREAD
+            self.unchecked += status is Status.UNVERIFIED and not unread
             self.unread += unread
             self.local += str(e.get("method") or "").startswith("snapshot_")
             chash = str(e.get("content_hash") or "")

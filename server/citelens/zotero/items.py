@@ -136,9 +136,9 @@ def zotero_pages(value: str) -> str:
     return plain(re.sub(r"\s*(?:-{1,3}|\\textendash\s*|\\textemdash\s*)\s*", "-", value))
 
 
-def _same(field: str, a: str, b: str) -> bool:
+def _same(zotero_field: str, a: str, b: str) -> bool:
     a, b = " ".join(a.split()), " ".join(b.split())
-    return a.lower() == b.lower() if field in ("DOI", "pages") else a == b
+    return a.lower() == b.lower() if zotero_field in ("DOI", "pages") else a == b
 
 
 def _extra_lines(extra: str) -> list[str]:

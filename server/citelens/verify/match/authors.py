@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Levenshtein
 
 from citelens.core.fields import Field
-from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
+from citelens.core.severity import Severity
 from citelens.core.titles import words
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.discrepancy import FABRICATED, Discrepancy, Kind, source_of

@@ -21,10 +21,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from citelens.core.fields import Field
-from citelens.core.findings import Severity
-from citelens.core.identifiers import PREPRINT_DOI_PREFIXES, arxiv_in_view, normalize_arxiv, normalize_doi
+from citelens.core.identifiers import (
+    ARXIV_DOI_START,
+    PREPRINT_DOI_PREFIXES,
+    arxiv_in_view,
+    normalize_arxiv,
+    normalize_doi,
+)
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
+from citelens.core.severity import Severity
 from citelens.core.titles import words
 from citelens.sources.records import PaperRecord
 from citelens.verify.coverage import disagreement_is_information
@@ -410,7 +416,7 @@ def _compare_identifiers(view: EntryView, versions: Sequence[PaperRecord]) -> li
     known = {_doi_of(v.doi): v for v in versions if v.doi}
     arxiv_known = {_arxiv_of(v.arxiv_id) for v in versions if v.arxiv_id}
     if doi and known and doi not in known:
-        arxiv_doi = doi.startswith("10.48550/arxiv.") and doi.removeprefix("10.48550/arxiv.") in arxiv_known
+        arxiv_doi = doi.startswith(ARXIV_DOI_START) and doi.removeprefix(ARXIV_DOI_START) in arxiv_known
         if not arxiv_doi:
             v = next(iter(known.values()))
             out.append(

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from citelens.core.fields import Field
-from citelens.core.findings import Severity
+from citelens.core.severity import Severity
 from citelens.core.source_names import source_name
 from citelens.sources.records import PaperRecord
 
@@ -74,7 +74,7 @@ class Discrepancy:
         return cls(
             field=_member(Field, data.get("field"), Field.ENTRY),
             kind=_member(Kind, data.get("kind"), Kind.ERROR),
-            severity=Severity(str(data.get("severity", "information"))),
+            severity=Severity(str(data.get("severity", Severity.INFORMATION.value))),
             message=str(data.get("message", "")),
             entry_value=str(data.get("entry_value", "")),
             source_value=str(data.get("source_value", "")),

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 from citelens.core.accents import strip_accents
 from citelens.core.fields import Field
-from citelens.core.findings import Severity
 from citelens.core.model import PrintedReference
+from citelens.core.severity import Severity
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.discrepancy import Discrepancy
 
