@@ -101,6 +101,34 @@ CASES = {
         ["Calinon", "Guenter", "Billard"],
         2007,
     ),
+    "ieee-et-al-only": (
+        "et al., “Spectral properties of a time-periodic Fokker-Planck equation,” Phys. Rev. E, 1994.",
+        "Spectral properties of a time-periodic Fokker-Planck equation",
+        [],
+        1994,
+    ),
+    "a-quote-inside-the-title": (
+        "K. R. Narayanan and Katrin Popel. Shannon-entropy-based nonequilibrium “entropic” temperature of a "
+        "general distribution. Phys. Rev. E, 2012.",
+        "Shannon-entropy-based nonequilibrium “entropic” temperature of a general distribution",
+        ["Narayanan", "Popel"],
+        2012,
+    ),
+    "a-hyphenated-initial": (
+        "Y. Jung and I.-m. Kim. Nonlocal impacts in the conserved Kardar-Parisi-Zhang equation. "
+        "Phys. Rev. E, "
+        "2000.",
+        "Nonlocal impacts in the conserved Kardar-Parisi-Zhang equation",
+        ["Jung", "Kim"],
+        2000,
+    ),
+    "an-accent-set-apart": (  # the PDF's "ł" set as its own glyph: a lower-case piece of a name
+        "A. Irani and M. P loszajczak, “Multiplicity distributions in binary fragmenting with inhibition at "
+        "the transition line,” Phys. Rev. E, 1996.",
+        "Multiplicity distributions in binary fragmenting with inhibition at the transition line",
+        ["Irani", "loszajczak"],
+        1996,
+    ),
     "nature": (
         "Robinson, P. N. & Mundlos, S. The human phenotype ontology. Clinical Genetics 77, 525–534 (2010).",
         "The human phenotype ontology",

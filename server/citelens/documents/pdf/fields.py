@@ -36,7 +36,7 @@ _URL = re.compile(r"\b(https?://[^\s<>\"]+)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.:-])(1[89]\d\d|20\d\d)([a-z])?(?![\d/])")
 _PAREN_YEAR = re.compile(r"\(\s*(1[89]\d\d|20\d\d)([a-z])?\s*\)\.?")
 _QUOTED = re.compile(r"[“\"]([^”\"]{8,}?)[,.]?[”\"]")
-_INITIAL = re.compile(r"(?:^|[\s.\-])[A-Z]$|(?:^|\s)(?:[A-Z]|Th|Ch|Ph|Sh|Kh|Zh|Ts)$")
+_INITIAL = re.compile(r"(?:^|[\s.\-])[A-Z]$|\.-[a-z]$|(?:^|\s)(?:[A-Z]|Th|Ch|Ph|Sh|Kh|Zh|Ts)$")
 _ABBREV = frozenset(
     "et al vs eds ed inc jr sr st dr mr mrs ms prof proc vol no pp univ dept intl conf trans "
     "rev lett phys j comput sci eng".split()
@@ -216,7 +216,10 @@ def read_fields(text: str) -> Fields:
     rest = _identifiers(text, out)
     q = _QUOTED.search(rest)
     p = _PAREN_YEAR.search(rest)
-    if q and q.start() > 0:
+    before = rest[: q.start()].rstrip() if q else ""
+    # IEEE's "Names, “Title,” Venue": names, then a comma (or "et al.,") right before the quote
+    quoted = bool(q and before.endswith((",", ":")) and _names_read(_names(before)[0], before))
+    if q and quoted:  # (a quote inside a title, "… nonequilibrium “entropic” temperature", is not it)
         authors, out.authors_cut = _names(rest[: q.start()])
         out.authors = authors
         out.title = _strip_end(q.group(1))
@@ -239,7 +242,9 @@ def read_fields(text: str) -> Fields:
             inv = None  # "Chikashi Arita, P. L. Krapivsky, and ...": given names first after all
         end = inv.end() - 1 if inv else _sentence_end(rest)
         comma = _comma_style(rest)
-        if comma is not None and (end <= 0 or not _names_look_right(_names(rest[:end])[0])):
+        if comma is not None and (
+            end <= 0 or not _names_look_right(_names(rest[:end])[0]) or not rest[end + 1 :].strip()
+        ):
             out.authors, out.authors_cut = _names(rest[: comma[0]])
             out.title = _strip_end(rest[comma[0] : comma[1]])
             out.venue = _venue(rest[comma[1] :])
@@ -263,7 +268,7 @@ def read_fields(text: str) -> Fields:
             _year(rest, out)
     out.title = _strip_end(out.title)
     out.families = [f for f in (family(a) for a in out.authors) if f]
-    out.confident = _confident(out)
+    out.confident = _confident(out, quoted)
     return out
 
 
@@ -274,18 +279,28 @@ _NOT_TITLE = re.compile(
 )
 
 
-def _confident(f: Fields) -> bool:
-    """Whether the reading is one to accuse on: a title of two to sixty words that does not
-    read as a venue, a year or page numbers nor end at a line-end hyphen (the reference was
-    cut), names that read as names, and a year."""
+def _confident(f: Fields, quoted: bool) -> bool:
+    """Whether the reading is one to accuse on: a title of two to sixty words (or a quoted
+    one of eight letters or more) that does not read as a venue, a year or page numbers nor
+    end at a line-end hyphen (the reference was cut), and names that read as names (none
+    needed before a quoted title: "et al., “Title,” …")."""
     words = f.title.split()
     return (
-        2 <= len(words) <= 60
+        (2 <= len(words) <= 60 or (quoted and len(f.title) >= 8 and len(words) <= 60))
         and not f.title.endswith(("-", "\u00ad"))  # a reference cut at a line end
         and _NOT_TITLE.search(f.title) is None
-        and f.year is not None
-        and _names_look_right(f.authors)
+        and (_names_read(f.authors, "") or (quoted and not f.authors))
     )
+
+
+def _names_read(names: list[str], block: str) -> bool:
+    """Whether ``names`` read as an author list: each name of one to six words with a
+    capitalised one among them (an accent the PDF set apart leaves a lower-case piece:
+    "Belić ć", "P loszajczak"); an empty list when ``block`` is only "et al."."""
+    if not names:
+        return bool(re.fullmatch(r"\s*et\s*al\.?\s*,?\s*", block))
+    words = [n.replace(",", " ").split() for n in names]
+    return all(0 < len(w) <= 6 and any(x[0].isupper() for x in w) for w in words)
 
 
 def _venue(text: str) -> str:
