@@ -368,3 +368,25 @@ def test_the_venue_counts_an_unread_pdf_apart_never_as_clean(
     row = page[page.index("data-name='unread'") :].split("</tr>")[0]
     assert "not read" in row and "(0%)" not in row  # not listed among the clean papers as "0 (0%)"
     assert page.index("data-name='unread'") < page.index("data-name='clean'")  # ranked above the clean
+
+
+async def test_waiting_for_a_reader_another_paper_holds_is_not_the_papers_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citelens.workspace.pdfs import read_pdfs
+    from citelens.workspace.store import DocumentStore
+    from citelens.workspace.walls import Budget, PaperWalls
+
+    clock = [0.0]
+    seen = _fake_reader(monkeypatch, took=4.0, clock=clock)
+    root = await asyncio.to_thread(os.path.realpath, tmp_path)
+    shared = asyncio.Semaphore(1)  # the venue's one reader
+    papers = []
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.pdf").write_bytes(b"%PDF-1.4")
+        store = DocumentStore()
+        store.walls = PaperWalls((root,), Budget(seconds=5.0), clock=lambda: clock[0])
+        papers.append(read_pdfs(store, [str(tmp_path / f"{name}.pdf")], Settings(), shared))
+    results = await asyncio.gather(*papers)
+    assert all(not not_read for _a, not_read, _p in results)  # the second waited 4 s, then read
+    assert seen["timeouts"] == [5.0, 5.0]

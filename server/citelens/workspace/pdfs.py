@@ -121,17 +121,22 @@ async def read_pdfs(
     limit = readers if readers is not None else asyncio.Semaphore(max(1, os.cpu_count() or 1))
     walls = store.walls
 
+    own = asyncio.Lock()  # a venue paper reads its PDFs one after the other
+
     async def one(path: str) -> PdfReading:
-        async with limit:
-            timeout = TIMEOUT_S
-            if walls is not None:  # a venue paper: reading is inside its time budget
+        if walls is None:
+            async with limit:
+                return await asyncio.to_thread(read_pdf, path, TIMEOUT_S)
+        async with own:
+            queued = walls.clock()
+            async with limit:
+                walls.waited += walls.clock() - queued  # waiting for a reader another paper holds
                 left = walls.seconds_left()
                 if left <= 0:
                     walls.note(f"reading took more than {walls.budget.seconds:g} s; the rest were not read")
                     return PdfReading(path, error=f"over the paper's budget of {walls.budget.seconds:g} s")
-                timeout = min(timeout, left)
-            reading = await asyncio.to_thread(read_pdf, path, timeout)
-            if walls is not None and walls.seconds_left() <= 0:
+                reading = await asyncio.to_thread(read_pdf, path, min(TIMEOUT_S, left))
+            if walls.seconds_left() <= 0:
                 walls.note(f"reading took more than {walls.budget.seconds:g} s; the rest were not read")
             return reading
 

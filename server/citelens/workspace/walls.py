@@ -86,6 +86,7 @@ class PaperWalls:
     allowed: frozenset[str] = frozenset()  # files outside the roots the user named (settings)
     clock: Callable[[], float] = time.monotonic
     started: float = 0.0
+    waited: float = 0.0  # seconds spent waiting for a shared PDF reader (not the paper's)
     files: int = 0
     bytes: int = 0
     notes: dict[str, None] = field(default_factory=dict)
@@ -109,7 +110,7 @@ class PaperWalls:
             mb = f"{self.budget.bytes / (1 << 20):.3g} MB"
             self.note(f"more than {mb} of files; the rest were not read")
             return f"over the paper's budget of {mb}"
-        if self.clock() - self.started > self.budget.seconds:
+        if self.elapsed() > self.budget.seconds:
             self.note(f"reading took more than {self.budget.seconds:g} s; the rest were not read")
             return f"over the paper's budget of {self.budget.seconds:g} s"
         if path not in self.allowed and not self._inside(path):
@@ -133,10 +134,15 @@ class PaperWalls:
             real = os.path.join(real_folder, name)
         return any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
 
+    def elapsed(self) -> float:
+        """Seconds the paper's check has spent, less the time it waited for a PDF reader the
+        whole venue shares (``pdfReaders``): a paper is not over its budget for waiting."""
+        return self.clock() - self.started - self.waited
+
     def seconds_left(self) -> float:
         """What is left of the paper's time budget (negative: over it); a PDF's reading is
         stopped then (``workspace/pdfs.py``)."""
-        return self.budget.seconds - (self.clock() - self.started)
+        return self.budget.seconds - self.elapsed()
 
     def walked_enough(self, seen: int) -> bool:
         """A walk of the paper's folder that has seen ``seen`` files may stop: more than
