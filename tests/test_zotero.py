@@ -481,3 +481,63 @@ def test_settings_defaults_are_the_real_hosts() -> None:
     s = Settings()
     assert s.zotero_url == "http://127.0.0.1:23119" and s.zotero_web_api_url == "https://api.zotero.org"
     assert s.zotero_api_key is None
+
+
+# --------------------------------------------------------------------------- the round trip
+
+
+async def test_no_export_in_time_is_said(tmp_path: Path) -> None:
+    from citelens.zotero.export import not_exported_message
+
+    with running_zotero(tmp_path / "zotero", export_enabled=False) as z:
+        bib = _library(z, tmp_path)
+        before = stamp(str(bib))
+        result, _, _ = await _write(z, _doi_fix(bib), Asked())
+        assert result.written
+        clock = asyncio.get_running_loop().time
+        assert await wait_for_export(str(bib), before, 0.6, asyncio.sleep, clock) is None
+        msg = not_exported_message(str(bib), 0.6, result.via)
+        assert msg.startswith("Written to Zotero, not exported yet: refs.bib has not changed"), msg
+
+
+async def test_a_regenerated_citation_key_is_said(tmp_path: Path) -> None:
+    from citelens.zotero.export import exported_message
+
+    with running_zotero(tmp_path / "zotero", export_delay_s=0.05, regenerate_keys=True) as z:
+        z.add_item(
+            "journalArticle",
+            "smith2020deep",
+            pinned=False,
+            title="Deep nets",
+            creators=[{"creatorType": "author", "firstName": "Ann", "lastName": "Smith"}],
+            date="2020",
+        )
+        bib = tmp_path / "refs.bib"
+        z.add_export(bib)
+        before = stamp(str(bib))
+        fix = ZoteroFix(str(bib), "smith2020deep", (FieldChange("year", "2020", "2021", ""),), True, "")
+        access = ZoteroAccess(z.settings())
+        async with access.session():
+            result = await write_fix(access, fix, Asked(), None)
+            assert result.written and result.item is not None
+            text = await wait_for_export(str(bib), before, 5, asyncio.sleep, asyncio.get_running_loop().time)
+            assert text is not None
+            shown = check_export(text, str(bib), "smith2020deep", result.proposal.expect)
+            assert not shown.present
+            new_key = await access.citation_key_of(result.item)
+        assert new_key == "smith2021"
+        msg = exported_message(str(bib), "smith2020deep", shown, new_key)
+        assert "gave the item the citation key smith2021" in msg and "still cite smith2020deep" in msg
+
+
+def test_where_writes_go_and_the_key_are_user_settings_only() -> None:
+    """A repository's .vscode/settings.json cannot send Zotero writes elsewhere or set the
+    key: VS Code reads settings of scope ``machine`` from user (or remote) settings only."""
+    from tests.harness import ROOT
+
+    manifest = json.loads((ROOT / "clients" / "vscode" / "package.json").read_text(encoding="utf-8"))
+    props = manifest["contributes"]["configuration"]["properties"]
+    for key in ("zoteroApiKey", "zoteroUrl", "zoteroWebApiUrl", "zoteroProfile"):
+        assert props[f"citelens.{key}"]["scope"] == "machine", key
+    assert "scope" not in props["citelens.zoteroAutoExports"]  # naming files is harmless
+    assert "k-123" not in repr(Settings(zotero_api_key="k-123"))  # never in a log line

@@ -57,6 +57,7 @@ class ZoteroFeature:
         self.access = ZoteroAccess(ls.session.settings, log=ls.log_line)
         self.lock = asyncio.Lock()  # one fix at a time: one question in the editor
         self.seen: dict[str, bool] = {}  # .bib path -> written by an auto-export (announced)
+        self.settings = ls.session.settings  # the settings ``seen`` was decided with
         self.watches: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ saying it
@@ -70,6 +71,8 @@ class ZoteroFeature:
     def announce(self, _changes: Changes) -> None:
         """Once per file: a .bib of an analysed project is written by an auto-export."""
         settings = self.ls.session.settings
+        if settings != self.settings:  # another profile, other files named
+            self.settings, self.seen = settings, {}
         for analysis in list(self.ls.session.analyses.values()):
             for bib in analysis.project.bib_paths:
                 if bib in self.seen:
