@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -218,3 +219,58 @@ def test_a_venue_on_a_local_ray_cluster_with_two_workers_sharing_postgres(
         "check", str(v), "--venue", str(tmp_path / "ray"), "--ray", "--workers", "2", env=env, timeout=600
     )
     assert "resuming: 6 of 6 papers already checked" in again.stderr and fake.count() == 0
+
+
+def _writers_bib(papers: list[dict[str, Any]]) -> str:
+    """Entries of the fake's papers (some with a year one off, some by DOI or arXiv id) and
+    invented ones: a bibliography whose check asks every host."""
+    out = []
+    for i, p in enumerate(papers):
+        fields = [f"title = {{{p['title']}}}", f"author = {{{' and '.join(p.get('authors') or ['Anon'])}}}"]
+        if p.get("year"):
+            fields.append(f"year = {{{p['year'] + (1 if i % 5 == 0 else 0)}}}")
+        if p.get("doi") and i % 2 == 0:
+            fields.append(f"doi = {{{p['doi']}}}")
+        if p.get("arxiv") and i % 3 == 0:
+            fields.append(f"eprint = {{{p['arxiv']}}}, archivePrefix = {{arXiv}}")
+        out.append(f"@article{{k{i},\n  " + ",\n  ".join(fields) + "\n}\n")
+    out += [f"@article{{invented{j}, title = {{Invented study number {j} of quantum llamas}},\n"
+            f"  author = {{Nobody, A.}}, year = {{2020}}, journal = {{J. Nowhere}}}}\n" for j in range(3)]
+    return "\n".join(out)
+
+
+def test_four_machines_sharing_a_cache_give_the_same_verdicts(
+    tmp_path: Path, scholarly_server: ScholarlyFake, postgres_url: str
+) -> None:
+    """Four machines check the same bibliography at once through one PostgreSQL cache,
+    against hosts that enforce their real rates: every machine gives the same verdicts, and
+    no host is asked so fast that its circuit breaker trips. Before (issue 41 #12), each
+    machine paced itself to a host's whole rate, so four asked four times too fast: 429s,
+    breakers tripped, and which entries came out UNVERIFIED depended on whether another
+    machine's answer was in the table when a machine looked. The machines now share each
+    host's pace through the database (``PgStore.slot``)."""
+    from tests.fakes.scholarly import load_papers
+
+    fake = scholarly_server
+    fake.enforce_real_limits()
+    bib = tmp_path / "refs.bib"
+    bib.write_text(_writers_bib(load_papers()[:14]), encoding="utf-8")
+    base = {**os.environ, **fake.env(), "CITELENS_CACHE": postgres_url, "CITELENS_CACHE_KEY": KEY}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "citelens", "check", str(bib), "--format", "json"],
+            env={**base, "CITELENS_CACHE_DIR": str(tmp_path / f"machine{i}")},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for i in range(4)
+    ]
+    outs = [p.communicate(timeout=600) for p in procs]
+    lists = []
+    for out, err in outs:
+        assert "Traceback" not in err, err
+        assert "not asked again in this run" not in err, err  # no breaker tripped
+        entries = json.loads(out)["entries"]
+        lists.append([(e["key"], e["status"], e.get("class"), e.get("summary")) for e in entries])
+    assert all(x == lists[0] for x in lists), [
+        [a for a, b in zip(x, lists[0], strict=True) if a != b] for x in lists]
+    assert not [e for e in lists[0] if e[1] == "UNVERIFIED"], lists[0]

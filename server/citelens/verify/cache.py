@@ -88,6 +88,8 @@ class VerificationCache:
         #: the key of every row's MAC (``cacheKey``, else the cache directory's secret file)
         self._secret = secret
         self._forged_logged = False
+        self._pace_failed = False  # the database's shared pace failed: each machine paces itself
+        self._disabled = False  # the cache failed and was said to be unusable
         #: The keys the cache held when :meth:`remember_keys` ran, plus those put since:
         #: a key outside it is a miss without a query (None: ask the database every time).
         self._known: set[str] | None = None
@@ -117,6 +119,9 @@ class VerificationCache:
         return self._cache is not None
 
     def _disable(self, exc: BaseException) -> None:
+        if self._disabled:
+            return  # said once (a statement of another thread failed with it)
+        self._disabled = True
         if self._cache is not None:
             try:
                 self._cache.close()
@@ -124,7 +129,7 @@ class VerificationCache:
                 pass
         self._cache = None
         self._log(
-            f"citelens: verification cache at {self.where} is unusable "
+            f"verification cache at {self.where} is unusable "
             f"({type(exc).__name__}: {exc}); continuing without a cache"
         )
 
@@ -160,6 +165,19 @@ class VerificationCache:
         if self._cache is None:
             return False
         return self._known is None or f"{SCHEMA}:{key}" in self._known
+
+    def shared_slot(self, host: str, interval: float) -> float | None:
+        """Seconds to wait before asking ``host``, from the pace every machine sharing this
+        cache keeps (a database's: ``PgStore.slot``); None: this cache paces nobody (the
+        disk cache, or a database that failed: then each machine paces itself)."""
+        store = self._cache
+        if store is None or self._pace_failed or not hasattr(store, "slot"):
+            return None
+        try:
+            return float(store.slot(host, interval))
+        except (OSError, sqlite3.Error):  # each machine paces itself; the cache says its own failures
+            self._pace_failed = True
+            return None
 
     @property
     def remote(self) -> bool:
@@ -333,7 +351,7 @@ def open_cache(settings: Settings, log: Callable[[str], None] = lambda _m: None)
             url = str(settings.cache)
             shared.use_store(pgcache.PgStore(url), pgcache.display(url), secret)
         except pgcache.PgCacheError as exc:
-            log(f"citelens: verification cache unusable ({exc}); continuing without a cache")
+            log(f"verification cache unusable ({exc}); continuing without a cache")
         return shared
     return VerificationCache(default_cache_dir(settings), log, found_max_age_s=max_age, secret=secret)
 

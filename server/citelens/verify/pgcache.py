@@ -13,6 +13,13 @@ table makes the cache unusable for the run, never a hang), and a malformed URL (
 that is not a number, a ``/`` or ``@`` in the password not written ``%2F``/``%40``) is
 refused before any connection, with a line that repeats no part of it. Needs ``psycopg`` (``pip install
 'citelens[scale]'``).
+
+The machines sharing a cache also share each host's pace (:meth:`PgStore.slot`, table
+``citelens_pace``): before a request, a machine takes the host's next free start from the
+database, so N machines together keep the rate one machine would. Before (issue 41 #12),
+each machine paced itself to the host's whole rate: four writers asked four times too fast,
+the hosts answered 429, breakers tripped, and which entries came out UNVERIFIED depended on
+which machine's answer reached the table before another machine read it (who won the race).
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 TABLE = "citelens_cache"
+#: Each host's next free request start, in the database's clock (seconds since the epoch).
+PACE_TABLE = "citelens_pace"
 #: The longest one statement may run, and wait for a lock, on the server.
 STATEMENT_TIMEOUT_MS = 10_000
 LOCK_TIMEOUT_MS = 3_000
@@ -91,12 +100,26 @@ class PgStore:
                 keepalives_interval=5,
                 keepalives_count=2,
             )
-            self._db.execute(
+            self._create(
                 f"CREATE TABLE IF NOT EXISTS {TABLE} "
-                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires DOUBLE PRECISION)"
+                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires DOUBLE PRECISION)",
+                psycopg,
+            )
+            self._create(
+                f"CREATE TABLE IF NOT EXISTS {PACE_TABLE} "
+                "(host TEXT PRIMARY KEY, next_start DOUBLE PRECISION)",
+                psycopg,
             )
         except psycopg.Error as exc:
             raise PgCacheError(f"{self.where}: {_why(exc)}") from None
+
+    def _create(self, sql: str, psycopg: Any) -> None:
+        """``CREATE TABLE IF NOT EXISTS`` that machines starting together may all run: the
+        losers of PostgreSQL's race (a unique violation on its catalog) find the table made."""
+        try:
+            self._db.execute(sql)
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateTable):
+            pass
 
     def _run(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -130,6 +153,19 @@ class PgStore:
             (key, value, expires),
         )
         return True
+
+    def slot(self, host: str, interval: float) -> float:
+        """Seconds to wait before a request to ``host`` may start, taken from the host's
+        pace shared by every machine of this database (its clock, not this machine's): the
+        next free start moves on by ``interval``, atomically."""
+        now = "extract(epoch from clock_timestamp())"
+        rows = self._run(
+            f"INSERT INTO {PACE_TABLE} AS p (host, next_start) VALUES (%s, {now} + %s) "
+            f"ON CONFLICT (host) DO UPDATE SET next_start = GREATEST(p.next_start, {now}) + %s "
+            f"RETURNING next_start - %s - {now}",
+            (host, interval, interval, interval),
+        )
+        return max(0.0, float(rows[0][0])) if rows else 0.0
 
     def iterkeys(self) -> Iterator[str]:
         rows = self._run(f"SELECT key FROM {TABLE} WHERE expires IS NULL OR expires > %s", (time.time(),))

@@ -129,7 +129,7 @@ def open_snapshot(settings: Settings, log: Callable[[str], None]) -> Snapshot | 
     try:
         return Snapshot(settings.snapshot, log)
     except SnapshotError as exc:
-        log(f"citelens: snapshot not used: {exc}")
+        log(f"snapshot not used: {exc}")
         return None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from citelens.core.model import EntryView
@@ -75,6 +75,11 @@ class Pipeline:
             self._sources = Sources.from_settings(
                 self.settings, self.log, state_dir=default_cache_dir(self.settings)
             )
+            cache = self.cache()
+            if cache.remote:  # machines sharing a database cache share the hosts' pace too
+                pace = _shared_pace(cache)
+                for host in self._sources.hosts().values():
+                    host.shared_pacer = pace
         return self._sources
 
     @property
@@ -172,3 +177,16 @@ async def close_later(sources: Sources, task: asyncio.Task[None] | None) -> None
         await sources.aclose()
     except Exception:  # pragma: no cover
         pass
+
+
+def _shared_pace(cache: VerificationCache) -> Callable[[str, float], Awaitable[None]]:
+    """A host client's ``shared_pacer`` from the cache's database (``PgStore.slot``): N
+    machines sharing it keep the rate one machine would, so none of them is answered 429
+    for the others' requests (issue 41 #12). A database that fails paces nobody."""
+
+    async def pace(host: str, interval: float) -> None:
+        delay = await asyncio.to_thread(cache.shared_slot, host, interval)
+        if delay:
+            await asyncio.sleep(delay)
+
+    return pace
