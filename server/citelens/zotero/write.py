@@ -245,7 +245,7 @@ class _Flow:
             return Result(Outcome.REFUSED, msg, proposal, via, ref)
         if answer.status in (200, 204):
             fields = ", ".join(c.field for c in proposal.changes)
-            msg = f"Written to Zotero ({via}): {self.fix.key}: {fields}."
+            msg = f"Written to Zotero through {via}: {self.fix.key}: {fields}."
             return Result(Outcome.WRITTEN, msg, proposal, via, ref)
         if answer.status == 412:
             if via == LOCAL and "Server-ID" in answer.text:
