@@ -657,7 +657,12 @@ class _Run:
             # its versions did not settle it: the title tiers it reads whatever they answer
             # are asked at once (still read in plan order), so a slow host (S2's match at
             # 1/s) is not asked only after the others answered
-            for tier in plan.title_tiers_read(e.view)[1:]:
+            tiers = plan.title_tiers_read(e.view)
+            hosts = {t.host for t in tiers[:1]}
+            for tier in tiers[1:]:
+                if tier.host in hosts:
+                    continue  # one tier of a host at a time (a PDF's reference: two of Crossref's)
+                hosts.add(tier.host)
                 if await self._cache_get(plan.title_cache_key(tier, e.view)) is None:
                     await self._queue(e, tier)
         await self._advance(e)
@@ -803,7 +808,8 @@ class _Run:
                     functools.partial(tier.ask, self.sources, e.view),
                 )
                 await self._answered(e, tier, lk, cached)
-                del e.asking[host]
+                if e.asking.get(host) is tier:
+                    del e.asking[host]
                 await self._advance(e)
             except asyncio.CancelledError:
                 raise

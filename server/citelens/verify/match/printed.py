@@ -156,6 +156,14 @@ def _authors_block_agrees(paper: list[PaperRecord], raw: str, text: str) -> bool
         if c[0] in initials and not any(c == compact(family_of(a)) for r in paper for a in r.authors):
             continue  # a given name the paper writes as an initial
         return False
+    # each printed name holds one of the paper's family names ("H. C. Robitaille" between two
+    # of its authors is an author added, however its letters match the paper's initials)
+    families = {compact(family_of(a)) for r in paper for a in r.authors} - {""}
+    for chunk in re.split(r",|;|\band\b|&", text[:start]):
+        words = [compact(w) for w in _NAME_WORD.findall(chunk)]
+        words = [w for w in words if len(w) > 2 and w not in _NOT_NAMES]
+        if words and families and not any(w in f or f in w for w in words for f in families):
+            return False
     return True
 
 
@@ -271,21 +279,28 @@ def names_paper(printed: PrintedReference, paper: Sequence[PaperRecord]) -> bool
 
 
 def slips(
-    printed: PrintedReference, paper: Sequence[PaperRecord], ds: Sequence[Discrepancy]
+    printed: PrintedReference,
+    paper: Sequence[PaperRecord],
+    ds: Sequence[Discrepancy],
+    *,
+    misread: bool = False,
 ) -> list[Discrepancy]:
     """The discrepancies between the fields read and the paper, each warning whose true value
     (the paper's title, authors, year, venue, identifier) is in the printed string made the
     reader's slip: information, "as read from the PDF". Only for a paper the print names
-    (:func:`confirms`); what the print itself gets wrong stays the author's."""
+    (:func:`confirms`); what the print itself gets wrong stays the author's. ``misread``: the
+    title read is not the paper's (the print alone found it), so the venue read beside it
+    is the reader's too; authors, year and identifiers are still judged on the print."""
     records = list(paper)
     if not any(_serious(d) for d in ds) or not confirms(printed.text, records):
         return list(ds)
-    return [_as_read(d) if _serious(d) and _true_value_printed(d, records, printed.text) else d for d in ds]
-
-
-def is_slip(d: Discrepancy) -> bool:
-    """A discrepancy :func:`slips` made the reader's."""
-    return d.message.endswith(f"({AS_READ})")
+    return [
+        _as_read(d)
+        if _serious(d)
+        and ((misread and d.field == Field.VENUE) or _true_value_printed(d, records, printed.text))
+        else d
+        for d in ds
+    ]
 
 
 def title_reading(printed: PrintedReference, records: Sequence[PaperRecord]) -> str | None:
