@@ -66,3 +66,16 @@ def test_fix_refuses_with_the_reason_when_zotero_takes_no_writes(
         assert "Zotero 9 or older" in proc.stderr and "zoteroApiKey" in proc.stderr
         assert paper.bib.read_text(encoding="utf-8") == before  # never edited as text
         assert proc.returncode == 1 and "DOI_MISMATCH" in proc.stdout
+
+
+def test_add_missing_fills_in_the_item_too(scholarly_server: ScholarlyFake, tmp_path: Path) -> None:
+    with running_zotero(tmp_path / "profile", export_delay_s=0.3) as z:
+        paper = seed_paper(z, tmp_path / "paper")
+        z.item("hunter2007")["data"]["DOI"] = ""
+        z._export(z.exports[0])
+        env = _env(scholarly_server, z, tmp_path)
+        proc = run_citelens("check", str(paper.dir), "--fix", env=env, timeout=120)
+        assert [p.body for p in z.patches()] == [{"DOI": RIGHT_DOI}], proc.stderr  # the finding only
+        proc = run_citelens("check", str(paper.dir), "--fix", "--add-missing", env=env, timeout=120)
+        assert [p.body for p in z.patches()][1:] == [{"DOI": "10.1109/mcse.2007.55"}], proc.stderr
+        assert "doi = {10.1109/mcse.2007.55}" in paper.bib.read_text(encoding="utf-8")

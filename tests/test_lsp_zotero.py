@@ -186,3 +186,52 @@ async def test_cancel_writes_nothing(
         )
         assert result["outcome"] == "cancelled"
         assert zotero.patches() == []
+
+
+async def test_adding_what_an_entry_lacks_is_a_choice_of_its_own(
+    tmp_path: Path, scholarly_server: ScholarlyFake, zotero: ZoteroFake
+) -> None:
+    """With the cursor in a verified entry whose item has no DOI: "Add in Zotero: DOI → ..."
+    (the editor's "Add doi ..." for a .bib Better BibTeX writes), which writes the DOI."""
+    scholarly_server.add_paper(DWORK_NAOR_1992)
+    paper = seed_paper(zotero, tmp_path / "paper")
+    zotero.item("hunter2007")["data"]["DOI"] = ""
+    zotero._export(zotero.exports[0])
+    text = paper.bib.read_text(encoding="utf-8")
+    assert "mcse" not in text.lower()
+    async with session(
+        "neovim", paper.dir, env=_env(scholarly_server, zotero, tmp_path), settings=SETTINGS
+    ) as client:
+        asked = _answer(client, ACCEPT)
+        u = open_doc(client, paper.bib)
+        await diagnostics(client, u, lambda ds: any(d.code == "DOI_MISMATCH" for d in ds), timeout=60)
+        line = next(i for i, ln in enumerate(text.splitlines()) if ln.startswith("@article{hunter2007,")) + 1
+        here = lsp.Range(lsp.Position(line, 3), lsp.Position(line, 3))
+
+        async def actions() -> list[Any]:
+            found = await client.text_document_code_action_async(
+                lsp.CodeActionParams(
+                    lsp.TextDocumentIdentifier(u), here, lsp.CodeActionContext(diagnostics=[])
+                )
+            )
+            return list(found or [])
+
+        titles: list[str] = []
+
+        async def offered() -> bool:
+            titles[:] = [a.title for a in await actions()]
+            return any(t.startswith("Add in Zotero") for t in titles)
+
+        deadline = asyncio.get_running_loop().time() + 60
+        while not await offered():  # the entry's verdict comes from the background run
+            assert asyncio.get_running_loop().time() < deadline, titles
+            await asyncio.sleep(0.3)
+        add = next(a for a in await actions() if a.title.startswith("Add in Zotero"))
+        assert add.title == "Add in Zotero: DOI → 10.1109/mcse.2007.55", titles
+        assert not any(t.startswith("Fix in Zotero") for t in titles), titles  # no finding to answer
+        result = await client.workspace_execute_command_async(
+            lsp.ExecuteCommandParams(add.command.command, add.command.arguments)
+        )
+        assert result["outcome"] == "written", result
+        assert "DOI: (empty) → 10.1109/mcse.2007.55" in asked[0], asked
+        assert [p.body for p in zotero.patches()] == [{"DOI": "10.1109/mcse.2007.55"}]

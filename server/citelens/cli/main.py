@@ -186,7 +186,9 @@ async def _fixed(
         log(("would fix " if args.diff else "fixed ") + line)
     for note in run.notes:
         log(note)
-    zotero = await batch.fix_in_zotero(result, settings, managed, level, diff=args.diff, log=log)
+    zotero = await batch.fix_in_zotero(
+        result, settings, managed, level, diff=args.diff, log=log, add_missing=args.add_missing
+    )
     if args.diff:
         diffs.append(apply.unified_diff(run))
     else:

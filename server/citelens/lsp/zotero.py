@@ -35,11 +35,12 @@ from citelens.zotero.export import (
     wait_for_export,
 )
 from citelens.zotero.items import Proposal
-from citelens.zotero.plan import EDIT_ANYWAY, OVERWRITTEN, ZoteroFix, zotero_fix
+from citelens.zotero.plan import EDIT_ANYWAY, FIX_TITLE, OVERWRITTEN, ZoteroFix, zotero_fix
 from citelens.zotero.profile import auto_export, same_file
 from citelens.zotero.write import Outcome, Result, question, write_fix
 
 FIX_IN_ZOTERO = "citelens.fixInZotero"
+ADD_TITLE = "Add in Zotero"
 ACCEPT = "Write to Zotero"
 CANCEL = "Cancel"
 #: After "not exported yet", the .bib is still watched this long (a sync through zotero.org).
@@ -96,13 +97,14 @@ class ZoteroFeature:
         if not isinstance(bib, str) or not isinstance(key, str):
             return {"outcome": "bad arguments"}
         async with self.lock:
-            return await self._fix(ls, bib, key)
+            return await self._fix(ls, bib, key, target.get("add") is True)
 
-    async def _fix(self, ls: CiteLensServer, bib: str, key: str) -> dict[str, Any]:
+    async def _fix(self, ls: CiteLensServer, bib: str, key: str, add: bool) -> dict[str, Any]:
         ls.flush()
         settings = ls.session.settings
         job = auto_export(settings, bib)
-        zfix = zotero_fix(SessionContext(ls.session), bib, key) if job is not None else None
+        ctx = SessionContext(ls.session)
+        zfix = zotero_fix(ctx, bib, key, add_missing=add) if job is not None else None
         if zfix is None:
             self.say(f"{key}: nothing to fix in Zotero any more (the entry or its verdict changed).")
             return {"outcome": "stale"}
@@ -196,17 +198,23 @@ def zotero_actions(
     .bib anyway ...") and never preferred. Other entries' fixes are returned as they are."""
     if not bib or not key or auto_export(ls.session.settings, bib) is None:
         return [], list(fixes)
-    zfix = zotero_fix(SessionContext(ls.session), bib, key)
+    ctx = SessionContext(ls.session)
+    zfix = zotero_fix(ctx, bib, key)
+    # with the cursor in the entry: filling in what it lacks is a choice of its own, as in the .bib
+    zadd = zotero_fix(ctx, bib, key, add_missing=True) if d is None else None
     out: list[lsp.CodeAction] = []
-    if zfix is not None:
-        command = lsp.Command(title=zfix.title, command=FIX_IN_ZOTERO, arguments=[{"bib": bib, "key": key}])
+    for z, add in ((zfix, False), (zadd, True)):
+        if z is None or (add and (not z.adds or (zfix is not None and z.changes == zfix.changes))):
+            continue
+        title = z.title.replace(FIX_TITLE, ADD_TITLE, 1) if add else z.title
+        args = {"bib": bib, "key": key, **({"add": True} if add else {})}
         out.append(
             lsp.CodeAction(
-                title=zfix.title,
+                title=title,
                 kind=lsp.CodeActionKind.QuickFix,
                 diagnostics=[d] if d is not None else None,
-                command=command,
-                is_preferred=zfix.safe or None,
+                command=lsp.Command(title=title, command=FIX_IN_ZOTERO, arguments=[args]),
+                is_preferred=(z.safe and not add) or None,
             )
         )
     target = same_file(bib)

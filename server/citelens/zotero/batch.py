@@ -74,8 +74,10 @@ async def fix_in_zotero(
     *,
     diff: bool,
     log: Callable[[str], None],
+    add_missing: bool = False,
 ) -> ZoteroRun:
-    """Write (``diff``: show) the field fixes of the entries of the ``managed`` files."""
+    """Write (``diff``: show) the field fixes of the entries of the ``managed`` files
+    (``add_missing``: the DOI and pages they lack too, as ``--add-missing``)."""
     run = ZoteroRun()
     if not managed:
         return run
@@ -85,7 +87,7 @@ async def fix_in_zotero(
     for entry in result.entries:
         if entry.path not in managed or (entry.path, entry.key) not in verdicts:
             continue
-        zfix = zotero_fix(ctx, entry.path, entry.key)
+        zfix = zotero_fix(ctx, entry.path, entry.key, add_missing=add_missing)
         if zfix is None:
             continue
         if not zfix.safe and level is not Applicability.UNSAFE:

@@ -47,10 +47,16 @@ class ZoteroFix:
         labels = list(dict.fromkeys(_LABELS.get(n, n) for n in names))
         return f"{FIX_TITLE}: " + ", ".join(labels)
 
+    @property
+    def adds(self) -> bool:
+        """Whether it fills in a field the entry lacks."""
+        return any(c.old is None for c in self.changes)
 
-def zotero_fix(ctx: FixContext, bib_path: str, key: str) -> ZoteroFix | None:
-    """The Zotero fix of the entry ``key`` of ``bib_path`` from its current verdict, or None
-    (no verdict, nothing to change)."""
+
+def zotero_fix(ctx: FixContext, bib_path: str, key: str, *, add_missing: bool = False) -> ZoteroFix | None:
+    """The Zotero fix of the entry ``key`` of ``bib_path`` from its current verdict: the
+    fields its findings name (``add_missing``: and the DOI and pages it lacks, as
+    ``--add-missing`` and the editor's "Add ..." choice), or None (nothing to change)."""
     bib = ctx.bib(bib_path)
     entry = next((e for e in bib.entries if e.key == key), None) if bib is not None else None
     if entry is None:
@@ -61,7 +67,7 @@ def zotero_fix(ctx: FixContext, bib_path: str, key: str) -> ZoteroFix | None:
     view = ctx.view(entry)
     if v is None or view is None:
         return None
-    found = field_fix(entry, view, v, ctx.settings)
+    found = field_fix(entry, view, v, ctx.settings, add_missing=add_missing)
     if found is None or not found.changes:
         return None
     return ZoteroFix(bib_path, key, tuple(found.changes), found.safe, found.title)
