@@ -133,6 +133,19 @@ A `.bib` or a repository from a collaborator is not trusted input. So:
 * The Zotero settings that decide where a fix is written or carry a key (`zoteroApiKey`,
   `zoteroUrl`, `zoteroWebApiUrl`, `zoteroProfile`) have the scope `machine` too: a
   repository cannot send your Zotero writes elsewhere or set a key (see `docs/zotero.md`).
+* **Workspace trust.** The settings that decide what counts as verified or where verdicts
+  (and a paper's text) come from or go, the snapshot (`snapshot`), the cache (`cache`,
+  `cacheDir`, `cacheKey`, `verifiedMaxAgeDays`, `offline`), every source's address (the
+  `*Url` settings, `llmBaseUrl`), the title thresholds and what may be fetched
+  (`fetchEntryUrls`, `allowPrivateUrls`), are taken from your user settings or environment,
+  never from a repository's `.vscode/settings.json`, unless you trust that workspace. In VS
+  Code they are the extension's `restrictedConfigurations` (Workspaces: Manage Workspace
+  Trust); in Neovim, the client reads a workspace's `.vscode/settings.json` too and trusts it
+  only when you list it: `vim.g.citelens_trusted_workspaces = {{ '~/papers/mine' }}` (or
+  `true`). A value an untrusted workspace sets is ignored, with a line in the server's log
+  ("citelens.snapshot from the workspace's settings is ignored: …"), and yours (or the
+  environment's) applies; a workspace keeps its harmless settings (codes, severities, citation
+  commands). A repository's `.citelens.toml` holds marks only.
 * `cacheDir`: CiteLens creates the folders it needs with mode 0700 and never changes the mode
   of a folder it did not create (`/tmp` stays 1777). A cache in a shared or synced folder is
   readable by whoever shares it; each row is bound to its lookup (see `docs/reliability.md`).

@@ -116,3 +116,50 @@ async def test_settings_the_editor_sends_late_are_applied(tmp_path: Path) -> Non
         assert not (_verified(client.diagnostics.get(u, [])) & HELD)
     finally:
         await asyncio.wait_for(client.shutdown_session(), 10)
+
+
+INVENTED_WORK = {"title": "Quantum Gravitational Embeddings for Citation Graph Compression",
+                 "authors": ["Ann Nobody"], "year": 2021, "venue": "Journal of Imaginary Results",
+                 "doi": "10.5555/imaginary.2021.1"}
+
+
+async def _invented_verdict(tmp_path: Path, fake: Any, trusted: bool) -> tuple[set[str], list[str]]:
+    """The codes of the invented entry's findings, and the server's log, when a workspace
+    (trusted or not) sets ``snapshot`` to a one-work snapshot it ships holding the invention."""
+    snap = _fake_snapshot(tmp_path, [_complete(INVENTED_WORK)])
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    (folder / "refs.bib").write_text(BIB, encoding="utf-8")
+    settings = {**SETTINGS, "s2RequestsPerSecond": 200, "maxRetries": 1, "snapshot": str(snap),
+                "client": {"workspaceTrusted": trusted, "fromWorkspace": ["snapshot"], "userValues": {}}}
+    env = fake.env(cache=tmp_path / "cache")
+    client = await _client(folder, env, settings, {})
+    try:
+        u = open_doc(client, folder / "refs.bib")
+
+        def invented(ds: Any) -> set[str]:
+            return {str(d.code) for d in ds if isinstance(d.data, dict) and d.data.get("key") == "invented"}
+
+        def decided(ds: Any) -> bool:
+            keys = {d.data.get("key") for d in ds if isinstance(d.data, dict)}
+            return "retracted" in keys  # (in no source: NOT_FOUND once the check has run)
+
+        await diagnostics(client, u, decided, timeout=60)
+        await asyncio.sleep(2)
+        return invented(client.diagnostics.get(u, [])), [m.message for m in client.log_messages]
+    finally:
+        await asyncio.wait_for(client.shutdown_session(), 10)
+
+
+async def test_a_snapshot_an_untrusted_workspace_ships_is_ignored(
+        tmp_path: Path, scholarly_server: Any) -> None:
+    """Issue 41 #3: a repository's .vscode/settings.json points ``citelens.snapshot`` at a
+    snapshot it ships, holding its invented reference. In a workspace the user has not
+    trusted, the server ignores it (one log line) and the invented entry is NOT_FOUND from
+    the APIs; trusted, the snapshot is used. Before, the shipped snapshot made it VERIFIED."""
+    codes, logs = await _invented_verdict(tmp_path / "untrusted", scholarly_server, trusted=False)
+    assert "NOT_FOUND" in codes, (codes, logs)
+    assert any("citelens.snapshot from the workspace's settings is ignored" in m for m in logs), logs
+    codes, logs = await _invented_verdict(tmp_path / "trusted", scholarly_server, trusted=True)
+    assert "NOT_FOUND" not in codes, (codes, logs)
+    assert not any("is ignored" in m for m in logs), logs

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from citelens.core.settings import Settings
+from citelens.core.settings import USER_ONLY, Settings
 from citelens.core.source_names import Source
 from citelens.sources.transport import ALL_SETTINGS as SETTINGS
 from citelens.sources.transport import base_url
@@ -162,3 +162,38 @@ def test_cautious_defaults(properties: dict[str, dict[str, Any]]) -> None:
         assert properties[key]["scope"] == "machine", key
     assert properties["citelens.fetchEntryUrls"]["default"] is False
     assert Settings().fetch_entry_urls is False
+
+
+def test_settings_that_decide_verification_need_a_trusted_workspace() -> None:
+    """Issue 41 #3: the snapshot, the cache, its key, every source's base URL (and the
+    thresholds, the model endpoint, what may be fetched) are ``restrictedConfigurations``
+    of the manifest: in a workspace the user has not trusted, VS Code does not take them
+    from the repository's .vscode/settings.json. Before, nothing restricted them."""
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    untrusted = manifest["capabilities"]["untrustedWorkspaces"]
+    assert untrusted["supported"] == "limited"
+    restricted = set(untrusted["restrictedConfigurations"])
+    for key in ("snapshot", "cacheDir", "cacheKey", "cache", "titleVerifiedThreshold", "llmBaseUrl"):
+        assert f"citelens.{key}" in restricted, key
+    urls = {f"citelens.{d.key}" for d in SETTINGS if d.name.endswith("_url") and d.name not in USER_ONLY}
+    assert urls and urls <= restricted, urls - restricted
+    # the harmless ones a repository keeps: codes, levels, its citation commands
+    for key in ("diagnosticSeverity", "extraCiteCommands", "extraBibliographies", "verificationEnabled"):
+        assert f"citelens.{key}" not in restricted, key
+
+
+def test_the_server_drops_what_an_untrusted_workspace_set() -> None:
+    """The rule the server applies to what the client says came from the workspace."""
+    from citelens.core.settings import untrusted_dropped
+
+    sent = {"snapshot": "/repo/snap.db", "cacheKey": "repo", "s2ApiUrl": "http://evil/",
+            "diagnosticSeverity": {"NOT_FOUND": "hint"}, "mailto": "a@b.org",
+            "client": {"workspaceTrusted": False,
+                       "fromWorkspace": ["snapshot", "cacheKey", "s2ApiUrl", "diagnosticSeverity"],
+                       "userValues": {"cacheKey": "mine"}}}
+    values, dropped = untrusted_dropped(sent)
+    assert dropped == ["cacheKey", "s2ApiUrl", "snapshot"]
+    assert values == {"cacheKey": "mine", "diagnosticSeverity": {"NOT_FOUND": "hint"}, "mailto": "a@b.org"}
+    trusted = {**sent, "client": {**sent["client"], "workspaceTrusted": True}}  # type: ignore[dict-item]
+    assert untrusted_dropped(trusted)[1] == []
+    assert untrusted_dropped({"snapshot": "/mine.db"}) == ({"snapshot": "/mine.db"}, [])  # no client info

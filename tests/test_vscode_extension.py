@@ -108,3 +108,42 @@ def test_only_settings_the_user_set_are_sent(vsix: Path) -> None:
         """,
     )
     assert json.loads(out) == {"offline": False, "mailto": "c@d.org", "s2RequestsPerSecond": 3}
+
+
+def test_restricted_settings_say_they_came_from_the_workspace(vsix: Path) -> None:
+    """Issue 41 #3: what the extension sends says which restricted settings came from the
+    workspace's .vscode/settings.json (and the user's own value of each), with the
+    workspace's trust, so the server never lets an untrusted repository choose the
+    snapshot, the cache or a source's address; harmless ones (severities) just apply."""
+    out = _node(
+        vsix,
+        """
+        const s = require('./out/settings.js');
+        const pkg = require('./package.json');
+        const restricted = s.restrictedKeys(pkg);
+        const inspected = {
+          snapshot: {key: 'citelens.snapshot', workspaceValue: '/repo/snap.db'},
+          cacheKey: {key: 'citelens.cacheKey', globalValue: 'mine', workspaceFolderValue: 'repo'},
+          s2ApiUrl: {key: 'citelens.s2ApiUrl', globalValue: 'http://mirror/s2'},
+          diagnosticSeverity: {key: 'citelens.diagnosticSeverity', workspaceValue: {NOT_FOUND: 'hint'}},
+        };
+        const keys = Object.keys(inspected);
+        console.log(JSON.stringify({
+          restricted,
+          untrusted: s.userSettings(keys, (k) => inspected[k], {trusted: false, restricted}),
+        }));
+        """,
+    )
+    got = json.loads(out)
+    assert {"snapshot", "cacheKey", "cache", "cacheDir", "s2ApiUrl"} <= set(got["restricted"])
+    assert "diagnosticSeverity" not in got["restricted"]
+    sent = got["untrusted"]
+    assert sent["client"] == {"workspaceTrusted": False, "fromWorkspace": ["snapshot", "cacheKey"],
+                              "userValues": {"cacheKey": "mine"}}
+    # what the server then applies (core/settings.untrusted_dropped)
+    from citelens.core.settings import untrusted_dropped
+
+    applied, dropped = untrusted_dropped(sent)
+    assert dropped == ["cacheKey", "snapshot"]
+    assert applied == {"cacheKey": "mine", "s2ApiUrl": "http://mirror/s2",
+                       "diagnosticSeverity": {"NOT_FOUND": "hint"}}

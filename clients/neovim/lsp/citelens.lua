@@ -119,12 +119,29 @@ return {
       diagnosticSeverity = { UNVERIFIED = 'off', NOT_FOUND = 'warning' },
     } ]],
   },
+  -- Your settings.citelens, and the workspace's .vscode/settings.json `citelens.*` keys: the
+  -- server takes those that decide what counts as verified (snapshot, cache, its key, the
+  -- sources' addresses, ...) from a workspace only when you trust it, with
+  -- vim.g.citelens_trusted_workspaces (lua/citelens/settings.lua).
   before_init = function(params, config)
-    local settings = (config.settings or {}).citelens
-    if type(settings) ~= 'table' or vim.tbl_isempty(settings) then
-      settings = vim.empty_dict()
-    end
-    params.initializationOptions = settings
+    params.initializationOptions = require('citelens.settings').for_server(
+      config.root_dir,
+      (config.settings or {}).citelens
+    )
   end,
+  handlers = {
+    ['workspace/configuration'] = function(_, params, ctx)
+      local client = vim.lsp.get_client_by_id(ctx.client_id)
+      local out = {}
+      for i, item in ipairs(params.items or {}) do
+        if item.section == 'citelens' and client then
+          out[i] = require('citelens.settings').for_server(client.root_dir, (client.settings or {}).citelens)
+        else
+          out[i] = vim.NIL
+        end
+      end
+      return out
+    end,
+  },
   on_attach = add_commands,
 }

@@ -25,7 +25,7 @@ REPO = HERE.parents[2]
 if str(REPO / "server") not in sys.path:
     sys.path.insert(0, str(REPO / "server"))
 
-from citelens.core.settings import DEFAULT_SEVERITY, USER_ONLY, Settings  # noqa: E402
+from citelens.core.settings import DEFAULT_SEVERITY, USER_ONLY, Settings, needs_trust  # noqa: E402
 from citelens.core.severity import SETTING_VALUES  # noqa: E402
 from citelens.sources.transport import ALL_SETTINGS  # noqa: E402
 
@@ -110,8 +110,27 @@ def build_properties() -> dict[str, dict[str, Any]]:
     return props
 
 
+def restricted_configurations() -> list[str]:
+    """The settings a workspace's .vscode/settings.json sets only when the user trusts the
+    workspace (``citelens.core.settings.TRUST_REQUIRED`` and every host's base URL): what
+    decides what counts as verified, where verdicts come from, where a paper's text goes."""
+    return sorted(
+        f"citelens.{doc.key}" for doc in ALL_SETTINGS if needs_trust(doc.name) and doc.name not in USER_ONLY
+    )
+
+
 def render(manifest: dict[str, Any]) -> str:
     manifest["contributes"]["configuration"]["properties"] = build_properties()
+    manifest["capabilities"] = {
+        "untrustedWorkspaces": {
+            "supported": "limited",
+            "description": "In a workspace you have not trusted, its settings do not decide what "
+            "counts as verified: the snapshot, the cache and its key, the sources' addresses, "
+            "the title thresholds and the model endpoint come from your user settings or "
+            "environment only.",
+            "restrictedConfigurations": restricted_configurations(),
+        }
+    }
     return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
 
 

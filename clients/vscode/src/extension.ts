@@ -8,7 +8,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { serverSettingKeys, userSettings } from "./settings";
+import { restrictedKeys, serverSettingKeys, userSettings } from "./settings";
 import {
   findExecutable,
   missingServerMessage,
@@ -28,10 +28,17 @@ const DOCUMENT_SELECTOR = [
 
 let client: LanguageClient | undefined;
 
-/** The server settings the user set (unset ones are absent: see settings.ts). */
+/** Settings a workspace sets only when trusted (from our manifest). */
+let restricted: string[] = [];
+
+/** The server settings the user set (unset ones are absent: see settings.ts), and where the
+ * restricted ones came from, with the workspace's trust (the server decides and says so). */
 function currentServerSettings(keys: string[], scope?: vscode.Uri): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration("citelens", scope);
-  return userSettings(keys, (key) => config.inspect(key));
+  return userSettings(keys, (key) => config.inspect(key), {
+    trusted: vscode.workspace.isTrusted,
+    restricted,
+  });
 }
 
 async function showStartError(cmd: ServerCommand, detail?: string): Promise<void> {
@@ -68,6 +75,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 
   const keys = serverSettingKeys(context.extension.packageJSON);
+  restricted = restrictedKeys(context.extension.packageJSON);
   const serverOptions: ServerOptions = {
     command: cmd.command,
     args: cmd.args,
@@ -118,6 +126,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     );
   }
   context.subscriptions.push(
+    // a workspace the user trusts now: its restricted settings apply
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void client?.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { citelens: currentServerSettings(keys) },
+      });
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("citelens") && client) {
         void client.sendNotification(DidChangeConfigurationNotification.type, {

@@ -238,6 +238,68 @@ USER_ONLY: frozenset[str] = frozenset(
     {"zotero_profile", "zotero_url", "zotero_web_api_url", "zotero_api_key"}
 )
 
+#: Settings that decide what counts as verified, where verdicts come from, or where a paper's
+#: text and the user's keys go: the snapshot, the cache and its key, the hosts' base URLs
+#: (every ``*_url``), the title thresholds, the model endpoint, which addresses may be
+#: fetched. Taken from the user's own configuration or environment; from a workspace's files
+#: (a repository's ``.vscode/settings.json``) only when the user trusts that workspace (VS
+#: Code's workspace trust: the manifest lists them in ``restrictedConfigurations``; the
+#: Neovim client: its ``citelens_trusted_workspaces``), see :func:`untrusted_dropped`.
+#: (A repository's ``.citelens.toml`` holds marks only: codes, levels and marks are its.)
+TRUST_REQUIRED: frozenset[str] = frozenset(
+    {
+        "snapshot",
+        "cache_dir",
+        "cache",
+        "cache_key",
+        "offline",
+        "verified_max_age_days",
+        "title_verified_threshold",
+        "title_candidate_threshold",
+        "allow_private_urls",
+        "fetch_entry_urls",
+    }
+)
+
+
+def needs_trust(name: str) -> bool:
+    """Whether setting ``name`` (a Settings field or a host's ``*_url``) is one of
+    :data:`TRUST_REQUIRED`: a workspace's files set it only when the user trusts it."""
+    return name in TRUST_REQUIRED or name.endswith("_url")
+
+
+#: Where a client says which values came from the workspace (the ``citelens`` settings
+#: object's member ``client``): ``{"workspaceTrusted": bool, "fromWorkspace": [keys],
+#: "userValues": {key: the user's own value}}``. A client that says nothing sends the user's.
+CLIENT_INFO = "client"
+
+
+def untrusted_dropped(editor: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The editor's ``citelens`` settings as they apply, and the keys it set from an
+    untrusted workspace that were dropped: a setting that needs trust (:func:`needs_trust`),
+    set in the workspace (``client.fromWorkspace``) while the workspace is not trusted
+    (``client.workspaceTrusted``), takes the user's own value (``client.userValues``) or
+    none (then the environment's, else the default). Codes, severities and the other
+    settings of a workspace apply."""
+    values = dict(editor)
+    info = values.pop(CLIENT_INFO, None)
+    if not isinstance(info, Mapping) or info.get("workspaceTrusted") is True:
+        return values, []
+    from_ws = info.get("fromWorkspace")
+    user = info.get("userValues")
+    user = user if isinstance(user, Mapping) else {}
+    dropped = []
+    for key in from_ws if isinstance(from_ws, list) else []:
+        if not isinstance(key, str) or key not in values or not needs_trust(_snake(key)):
+            continue
+        dropped.append(key)
+        if key in user and user[key] is not None:
+            values[key] = user[key]
+        else:
+            del values[key]
+    return values, sorted(dropped)
+
+
 #: Every setting but the base URLs of the scholarly hosts, which each host's row declares
 #: (``sources.transport.ALL_SETTINGS`` is this list with theirs in the place of ``source_urls``).
 SETTINGS: tuple[SettingDoc, ...] = tuple(

@@ -39,7 +39,7 @@ from citelens.claims.paper import cited_paper
 from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.core.findings import Finding
 from citelens.core.model import BibEntry, Citation, EntryView
-from citelens.core.settings import Settings, from_sources
+from citelens.core.settings import Settings, from_sources, untrusted_dropped
 from citelens.documents.bibtex.view import entry_view
 from citelens.verify.identity import content_hash
 from citelens.verify.status import Status, Verification
@@ -131,8 +131,20 @@ class Session:
     # ------------------------------------------------------------------ settings
 
     def apply_settings(self, values: dict[str, Any] | None) -> bool:
-        """New editor settings; ``False`` when they are the same (clients send them again)."""
-        new = from_sources(editor=values or {})
+        """New editor settings; ``False`` when they are the same (clients send them again).
+        A setting that decides what counts as verified (``core/settings.TRUST_REQUIRED``)
+        set by an untrusted workspace's files is dropped, with a line in the log."""
+        editor: Any = values or {}
+        if isinstance(editor.get("citelens"), Mapping):
+            editor = editor["citelens"]
+        editor, dropped = untrusted_dropped(editor)
+        for key in dropped:
+            self.log(
+                f"citelens.{key} from the workspace's settings is ignored: it decides what counts "
+                "as verified, and this workspace is not trusted (trust it, or set it in your user "
+                "settings)"
+            )
+        new = from_sources(editor=editor)
         if new == self.settings:
             return False
         self.settings = new
