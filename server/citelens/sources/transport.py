@@ -345,6 +345,8 @@ class HostClient:
     def next_slot_in(self) -> float:
         """Seconds until a request to this host could start (its spacing, a ``Retry-After``
         pause); 0: now. A caller that batches may gather more values for that long."""
+        if not self.available:  # out: a call returns at once, nothing to wait for
+            return 0.0
         return max(0.0, self._next_start - time.monotonic())
 
     def _skipped(self) -> str:

@@ -78,6 +78,10 @@ _BATCH_SPLITS = 2
 #: a request that leaves with one id uses a slot that could have carried a hundred.
 _LINGER_FROM_S = 2.0
 _LINGER_MAX_S = 1.0
+#: While its host is busy (its next slot not free yet), a batch not yet full waits for more
+#: values up to this long from its oldest: a host kept busy by other requests (a venue's
+#: title searches) spends a slot on 50 DOIs, not on the two that came meanwhile.
+_HOLD_BUSY_S = 1.0
 #: The tiers a found paper's other versions are asked from, in the plan's table order.
 _VERSION_TIERS = (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS)
 
@@ -214,7 +218,8 @@ class _Batcher:
                     await self._read_cache()
                 wait = self.host.next_slot_in() if self.host is not None else 0.0
                 if len(self.waiting) < tier.batch:
-                    wait = max(wait, self.since + self.linger - time.monotonic())
+                    hold = max(self.linger, _HOLD_BUSY_S if wait > 0 else 0.0)
+                    wait = max(wait, self.since + hold - time.monotonic())
                 if self.waiting and wait > 0:
                     await asyncio.sleep(wait)  # more values join while the host is busy
                     if self.unread:
@@ -271,6 +276,7 @@ class _Run:
         self.batchers: dict[plan.IdTier, _Batcher] = {}
         self._inflight: dict[str, asyncio.Future[Answer]] = {}  # single lookups on their way
         self.tasks: set[asyncio.Task[Any]] = set()  # everything this run started
+        self.fewer = asyncio.Event()  # set as verdicts are recorded (VerifyStream.fewer_than)
         self._workers = False
 
     # ------------------------------------------------------------------ tasks
@@ -361,6 +367,7 @@ class _Run:
         e.settled.set_result(v)
         if self.live.get((e.view.key, e.chash)) is e:
             del self.live[(e.view.key, e.chash)]
+            self.fewer.set()
         self.recorded += 1
         if self.on_verdict is not None:
             try:
@@ -1001,6 +1008,18 @@ class VerifyStream:
     def waiting(self) -> int:
         """Entries joined and not decided yet (the venue feeds more while this is low)."""
         return len(self._run.live)
+
+    @property
+    def joined(self) -> int:
+        """Distinct entries that joined the stream so far (each verified once)."""
+        return self._run.total
+
+    async def fewer_than(self, n: int) -> None:
+        """Until fewer than ``n`` entries wait for their verdicts."""
+        run = self._run
+        while len(run.live) >= n:
+            run.fewer.clear()
+            await run.fewer.wait()
 
     async def verify(self, views: Sequence[EntryView]) -> dict[str, Verification]:
         return await self._run.verify(views)
