@@ -123,7 +123,7 @@ async def test_fabricated_doi_resolves_nowhere(
     assert "fabricated" not in v.summary and "doi" in v.pointers and v.refuted == ("doi",)
     assert v.klass == "fabricated" and "its DOI does not exist" in v.class_text
     doi_sources = {a.source for a in v.audit if a.method in
-                   ("s2_batch", "crossref_doi", "doi_csl", "openalex_dois")}
+                   ("s2_batch", "crossref_doi", "crossref_dois", "doi_csl", "openalex_dois")}
     assert doi_sources == {"s2", "crossref", "doi", "openalex"}
 
 

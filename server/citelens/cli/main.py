@@ -252,7 +252,6 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
                 settings,
                 log=log,
                 progress=log,
-                batch_size=args.batch or 64,
                 cleared=args.cleared,
             )
     except RuntimeError as exc:
@@ -376,7 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--workers", type=int, default=2, metavar="N", help="with --ray: local Ray CPUs")
-    check.add_argument("--batch", type=int, default=0, metavar="N", help="with --venue: papers per batch")
+    check.add_argument(
+        "--batch", type=int, default=0, metavar="N", help="with --ray: papers per Ray task (default 16)"
+    )
     check.add_argument(
         "--cleared",
         metavar="FILE",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # (imported when first used: ``citelens check --no-verify`` n
     from citelens.snapshot.store import Snapshot
     from citelens.sources.transport import Sources
     from citelens.verify.cache import VerificationCache
+    from citelens.verify.scheduler import VerifyStream
     from citelens.verify.status import Verification
 
 Log = Callable[[str], None]
@@ -152,6 +153,20 @@ class Pipeline:
             progress=progress,
             info=info,
             on_verdict=on_verdict,
+        )
+
+    def stream(self, *, log: Log | None = None, expected: int = 0) -> VerifyStream:
+        """A verification stream through this process's clients, cache and snapshot: entries
+        join as they come (a venue's papers), each call returns its own verdicts."""
+        from citelens.verify.scheduler import VerifyStream
+
+        return VerifyStream(
+            self.settings,
+            sources=self.sources(),
+            cache=self.cache(),
+            snapshot=self.snapshot(),
+            log=log if log is not None else self.log,
+            expected=expected,
         )
 
     async def aclose(self) -> None:

@@ -2,10 +2,14 @@
 
 Each folder under FOLDER is one paper (a project: ``.tex``, ``.bib``, ``.md``, or the
 ``.bbl`` an arXiv source bundle carries in place of its ``.bib``); each document file
-directly in FOLDER is one paper too. Papers are checked a batch at a time with the same
-engine as ``citelens check``; the entries of a batch are verified together, each distinct
-entry (by its content) once across all papers, and a verdict already reached for the same
-entry in an earlier batch is reused. Memory is bounded by the batch, not the venue.
+directly in FOLDER is one paper too. Papers are checked with the same engine as ``citelens
+check``, many at a time: each paper's entries join one verification run (``VerifyStream``)
+as soon as the paper is read, every host works on all of them at its own rate, and a paper is
+written as soon as its own verdicts are in (no batch of papers waits for its slowest entry).
+Each distinct entry (by its content) is verified once across all papers: a verdict already
+reached is reused, an entry another paper is verifying is awaited. New papers start while
+few enough entries wait for the sources; memory is bounded by the papers in flight, not the
+venue.
 
 Written to OUT: ``papers/NAME.json`` (the paper's report, as ``--format json``), one line
 per paper in ``summary.jsonl`` (appended as each paper finishes: a run that is interrupted
@@ -25,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
 from citelens.core.dockind import CITING, DocKind, kind_of
@@ -65,16 +69,22 @@ from citelens.workspace.venue_health import (
 from citelens.workspace.venue_page import rank_key, read_run, write_index, write_paper_page
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
-Log = Callable[[str], None]
-#: Verifies distinct views (keyed by content hash) for a whole batch of papers.
-BatchVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
+if TYPE_CHECKING:  # (imported when first used: ``--no-verify`` builds no verifier)
+    from citelens.verify.scheduler import VerifyStream
 
-PAPERS_PER_BATCH = 64
-#: batches checked at the same time on one machine: the next batch's parsing and snapshot
-#: lookups run while the previous batches wait for their slowest requests
-BATCHES_IN_FLIGHT = 3
+Log = Callable[[str], None]
+#: Verifies one paper's views: a verdict per key.
+PaperVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
+
+#: Papers read, checked or waiting for their verdicts at the same time on one machine.
+PAPERS_IN_FLIGHT = 256
+#: More papers start while fewer entries than this wait for the sources: enough to keep every
+#: host busy at its own rate (and the batched tiers' requests full), few enough that a paper
+#: waits for its own entries, not for a backlog.
+ENTRIES_WAITING = 1500
 MEMO_SIZE = 200_000
 INDEX_EVERY = 5.0  # seconds between two writes of summary.html while the run goes
+PROGRESS_EVERY = 5.0  # seconds between two progress lines while the run goes
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,110 +210,42 @@ def paper_summary(
     }
 
 
-class _Batch:
-    """Gathers the views of the papers of a batch, verifies them together once every paper
-    still able to ask has asked (or finished), and hands each paper its verdicts."""
+class VenueVerifier:
+    """A venue's verification on one machine: each paper's entries join one stream as the
+    paper asks (``verify/scheduler.VerifyStream``); each distinct entry (by content) is
+    verified once across all papers: a verdict reached earlier is reused (the last
+    ``MEMO_SIZE``), one another paper is verifying is awaited (the stream shares it)."""
 
-    def __init__(
-        self,
-        papers: int,
-        verify: BatchVerifier,
-        memo: OrderedDict[str, Any],
-        inflight: dict[str, asyncio.Future[Any]] | None = None,
-    ) -> None:
-        self.open = papers
-        self.verify = verify
-        self.memo = memo
-        #: entries another batch is verifying now (by content): awaited, not asked again
-        self.inflight: dict[str, asyncio.Future[Any]] = {} if inflight is None else inflight
-        self.waiting: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]] = []
-        self.tasks: set[asyncio.Task[None]] = set()
+    def __init__(self, stream: VerifyStream, memo: OrderedDict[str, Any] | None = None) -> None:
+        self.stream = stream
+        self.memo: OrderedDict[str, Any] = OrderedDict() if memo is None else memo
 
-    async def submit(self, views: list[EntryView]) -> dict[str, Any]:
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.waiting.append((views, fut))
-        self.open -= 1
-        self._maybe_flush()
-        return await fut
+    @property
+    def distinct(self) -> int:
+        """Distinct entries verified so far (each joined the stream once)."""
+        return self.stream.joined
 
-    def leave(self, asked: bool) -> None:
-        if not asked:
-            self.open -= 1
-            self._maybe_flush()
-
-    def _maybe_flush(self) -> None:
-        if self.open <= 0 and self.waiting:
-            batch, self.waiting = self.waiting, []
-            task = asyncio.ensure_future(self._flush(batch))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
-
-    async def _flush(self, batch: list[tuple[list[EntryView], asyncio.Future[dict[str, Any]]]]) -> None:
+    async def __call__(self, views: list[EntryView]) -> dict[str, Any]:
         from citelens.verify.identity import content_hash
 
-        try:
-            unique: dict[str, EntryView] = {}
-            theirs: dict[str, EntryView] = {}
-            hashes = []
-            for views, _f in batch:
-                hs = [content_hash(v) for v in views]
-                hashes.append(hs)
-                for v, h in zip(views, hs, strict=True):
-                    if h in self.memo or h in unique or h in theirs:
-                        continue
-                    if h in self.inflight:
-                        theirs[h] = dataclasses.replace(v, key=h)
-                    else:
-                        unique[h] = dataclasses.replace(v, key=h)
-            got = await self._verify_mine(unique)
-            got.update(await self._theirs(theirs))
-            for h, v in got.items():
-                self.memo[h] = v
-                while len(self.memo) > MEMO_SIZE:
-                    self.memo.popitem(last=False)
-            for (views, fut), hs in zip(batch, hashes, strict=True):
-                out = {}
-                for v, h in zip(views, hs, strict=True):
-                    verdict = got.get(h) or self.memo.get(h)
-                    if verdict is not None:
-                        self.memo.move_to_end(h)
-                        out[v.key] = dataclasses.replace(verdict, key=v.key)
-                if not fut.done():
-                    fut.set_result(out)
-        except Exception as exc:
-            for _v, fut in batch:
-                if not fut.done():
-                    fut.set_exception(exc)
-
-    async def _theirs(self, theirs: dict[str, EntryView]) -> dict[str, Any]:
-        """The verdicts of entries a batch still in flight is verifying (asked here when
-        that batch failed)."""
-        got = {}
-        for h, view in theirs.items():
-            verdict = await asyncio.shield(self.inflight[h]) if h in self.inflight else self.memo.get(h)
-            if verdict is None:
-                verdict = (await self._verify_mine({h: view})).get(h)
+        hashes = [content_hash(v) for v in views]
+        todo: dict[str, EntryView] = {}
+        for v, h in zip(views, hashes, strict=True):
+            if h not in self.memo and h not in todo:
+                todo[h] = dataclasses.replace(v, key=h)
+        got: dict[str, Any] = await self.stream.verify(list(todo.values())) if todo else {}
+        for h, verdict in got.items():
+            self.memo[h] = verdict
+        while len(self.memo) > MEMO_SIZE:
+            self.memo.popitem(last=False)
+        out = {}
+        for v, h in zip(views, hashes, strict=True):
+            verdict = got.get(h) or self.memo.get(h)
             if verdict is not None:
-                got[h] = verdict
-        return got
-
-    async def _verify_mine(self, unique: dict[str, EntryView]) -> dict[str, Any]:
-        """Verify ``unique``, telling the batches that wait for the same entries."""
-        if not unique:
-            return {}
-        loop = asyncio.get_running_loop()
-        mine = {h: loop.create_future() for h in unique}
-        self.inflight.update(mine)
-        got: dict[str, Any] = {}
-        try:
-            got = await self.verify(list(unique.values()))
-            return dict(got)
-        finally:
-            for h, f in mine.items():
-                if self.inflight.get(h) is f:
-                    del self.inflight[h]
-                if not f.done():
-                    f.set_result(got.get(h))  # None: it failed, the waiter asks itself
+                if h in self.memo:
+                    self.memo.move_to_end(h)
+                out[v.key] = dataclasses.replace(verdict, key=v.key)
+        return out
 
 
 def finished(out: Path) -> set[str]:
@@ -345,43 +287,47 @@ class Checked:
     line: dict[str, Any]
 
 
+def _checked(paper: Paper, result: CheckResult, seconds: float, partial: list[str]) -> Checked:
+    """A paper's report and its summary line."""
+    report = to_json(result)
+    line = paper_summary(
+        paper,
+        report,
+        seconds,
+        _titles(result),
+        written_entries(result),
+        paper_heading(result),
+        fingerprints(result),
+    )
+    if partial:
+        line["not_fully_checked"] = partial
+    return Checked(paper, report, line)
+
+
+async def check_paper(
+    paper: Paper, pipeline: Pipeline, verifier: PaperVerifier, bbl_dir: Path, log: Log | None = None
+) -> Checked:
+    """One paper's check, its entries verified through ``verifier``."""
+    result, seconds, partial = await _one(paper, bbl_dir, pipeline, verifier, log)
+    return _checked(paper, result, seconds, partial)
+
+
 async def check_batch(
     part: list[Paper],
     pipeline: Pipeline,
     memo: OrderedDict[str, Any],
     bbl_dir: Path,
     log: Log | None = None,
-    inflight: dict[str, asyncio.Future[Any]] | None = None,
 ) -> tuple[list[Checked], int]:
-    """Check a batch of papers, their entries verified together through ``pipeline``:
-    (outcomes, distinct entries verified). ``inflight``: shared by the batches that run at
-    the same time, so an entry is asked about once."""
-    distinct = 0
-    quiet: Log = log or (lambda _m: None)
-
-    async def counting(views: list[EntryView]) -> dict[str, Any]:
-        nonlocal distinct
-        distinct += len(views)
-        return await pipeline.verify(views, log=quiet)
-
-    batch = _Batch(len(part), counting, memo, inflight)
-    results = await asyncio.gather(*(_one(p, bbl_dir, pipeline, batch, log) for p in part))
-    out = []
-    for paper, (result, seconds, partial) in zip(part, results, strict=True):
-        report = to_json(result)
-        line = paper_summary(
-            paper,
-            report,
-            seconds,
-            _titles(result),
-            written_entries(result),
-            paper_heading(result),
-            fingerprints(result),
-        )
-        if partial:
-            line["not_fully_checked"] = partial
-        out.append(Checked(paper, report, line))
-    return out, distinct
+    """Check a batch of papers (a Ray task's), all at once, their entries through one stream
+    of ``pipeline``: (outcomes, distinct entries verified)."""
+    stream = pipeline.stream(log=log or (lambda _m: None))
+    verifier = VenueVerifier(stream, memo)
+    try:
+        out = await asyncio.gather(*(check_paper(p, pipeline, verifier, bbl_dir, log) for p in part))
+    finally:
+        await stream.aclose()
+    return list(out), verifier.distinct
 
 
 class VenueOutput:
@@ -427,12 +373,15 @@ class VenueOutput:
                 apply_cleared(row, _diagnostics(self.out / str(row.get("report", ""))), self.cleared)
                 write_paper_page(self.out, row)
         self._said: set[str] = set()
+        self._progress_at = 0.0
         self._index_at = 0.0
         _end_cut_line(self.out / "summary.jsonl")
         self._summary = (self.out / "summary.jsonl").open("a", encoding="utf-8")
         self._write_run(final=False)
 
-    def add(self, checked: list[Checked], distinct: int) -> None:
+    def add(self, checked: list[Checked], distinct: int, *, total: bool = False) -> None:
+        """Write finished papers; ``distinct``: entries they verified (``total``: so far in
+        the run, not since the last call)."""
         run = self.run
         for c in checked:
             (self.out / "papers" / f"{c.paper.name}.json").write_text(
@@ -446,14 +395,17 @@ class VenueOutput:
             self.health.add(c.report.get("entries") or [])
             run.papers += 1
             run.references += int(c.line["entries"])
-        run.distinct += distinct
+        run.distinct = distinct if total else run.distinct + distinct
         for problem in self.health.problems():
             if problem not in self._said and self.progress is not None:
                 self.progress(f"RUN HEALTH: {problem}")
             self._said.add(problem)
         self._write_run(final=False)
-        if self.progress is not None:
-            el = time.monotonic() - self.started
+        now = time.monotonic()
+        last = run.skipped + run.papers >= len(self.papers)
+        if self.progress is not None and (last or now - self._progress_at >= PROGRESS_EVERY):
+            self._progress_at = now
+            el = now - self.started
             self.progress(
                 f"{run.skipped + run.papers}/{len(self.papers)} papers, {run.references} references "
                 f"({run.distinct} distinct verified) in {el:.0f} s: "
@@ -506,34 +458,40 @@ async def run_venue(
     *,
     log: Log | None = None,
     progress: Log | None = None,
-    batch_size: int = PAPERS_PER_BATCH,
     cleared: str | None = None,
 ) -> VenueRun:
-    """Check every paper of ``folder`` on this machine; ``pipeline`` verifies a batch's
-    distinct views."""
+    """Check every paper of ``folder`` on this machine: up to ``PAPERS_IN_FLIGHT`` at a time,
+    a new one while fewer than ``ENTRIES_WAITING`` entries wait for the sources; each paper
+    is written as soon as its own verdicts are in."""
     output = VenueOutput(
         folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline), pipeline.source_outs
     )
-    memo: OrderedDict[str, Any] = OrderedDict()
-    inflight: dict[str, asyncio.Future[Any]] = {}
-    room = asyncio.Semaphore(BATCHES_IN_FLIGHT)
-    tasks: list[asyncio.Task[None]] = []
+    expected = 50 * len(output.todo)  # (a guess at the references: how many lookups to remember)
+    stream = pipeline.stream(log=log or (lambda _m: None), expected=expected)
+    verifier = VenueVerifier(stream)
+    room = asyncio.Semaphore(PAPERS_IN_FLIGHT)
+    tasks: set[asyncio.Task[None]] = set()
 
-    async def one(part: list[Paper]) -> None:
+    async def one(paper: Paper) -> None:
         try:
-            checked, distinct = await check_batch(part, pipeline, memo, output.out / "bbl", log, inflight)
-            output.add(checked, distinct)
+            checked = await check_paper(paper, pipeline, verifier, output.out / "bbl", log)
+            output.add([checked], verifier.distinct, total=True)
         finally:
             room.release()
 
     try:
-        for start in range(0, len(output.todo), batch_size):
-            await room.acquire()  # a new batch's local work starts while the others' tails wait
-            tasks.append(asyncio.ensure_future(one(output.todo[start : start + batch_size])))
-        await asyncio.gather(*tasks)
+        for paper in output.todo:
+            await room.acquire()
+            await stream.fewer_than(ENTRIES_WAITING)  # the sources' backlog, not the venue, in memory
+            task = asyncio.ensure_future(one(paper))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.gather(*tasks)
     finally:
         for t in tasks:
             t.cancel()
+        await stream.aclose()
         run = output.close()
     return run
 
@@ -570,46 +528,36 @@ def _titles(result: CheckResult) -> dict[str, str]:
 
 
 async def _one(
-    paper: Paper, bbl_dir: Path, pipeline: Pipeline, batch: _Batch, log: Log | None
+    paper: Paper, bbl_dir: Path, pipeline: Pipeline, verifier: PaperVerifier, log: Log | None
 ) -> tuple[CheckResult, float, list[str]]:
     """One paper's check, inside its walls and budget (``workspace/walls.py``): the result,
     its seconds, and why it was not fully checked (empty: it was)."""
     t0 = time.monotonic()
-    asked = False
-
-    async def verifier(views: list[EntryView]) -> dict[str, Any]:
-        nonlocal asked
-        asked = True
-        return await batch.submit(views)
-
     settings = pipeline.settings
     venue = os.path.dirname(paper.path)
     walls = walls_for(paper.path, venue, budget_of(settings), settings.extra_bibliographies)
+    if isinstance(walls, str):  # a link out of the venue: nothing of it is read
+        if log is not None:
+            log(f"{paper.name}: {walls}")
+        return CheckResult(DocumentStore()), time.monotonic() - t0, [walls]
+    extra = _bbl_bibs(paper, bbl_dir, walls)
+    walls.allowed = walls.allowed | frozenset(extra)
+    mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
+    store = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
+    store.walls = walls
     try:
-        if isinstance(walls, str):  # a link out of the venue: nothing of it is read
-            if log is not None:
-                log(f"{paper.name}: {walls}")
-            return CheckResult(DocumentStore()), time.monotonic() - t0, [walls]
-        extra = _bbl_bibs(paper, bbl_dir, walls)
-        walls.allowed = walls.allowed | frozenset(extra)
-        mine = dataclasses.replace(settings, extra_bibliographies=settings.extra_bibliographies + extra)
-        store = DocumentStore(settings.extra_cite_commands, settings.file_encoding)
-        store.walls = walls
-        try:
-            # the authors' "checked" marks are their word, not the chair's: not honoured here
-            result = await run_check(
-                [paper.path], pipeline, settings=mine, store=store, verifier=verifier, marks=False
-            )
-        except UsageError as exc:
-            if log is not None:
-                log(f"{paper.name}: {exc}")
-            result = CheckResult(DocumentStore())
-        partial = [f"not fully checked: {why}" for why in walls.notes]
-        if partial and log is not None:
-            log(f"{paper.name}: {'; '.join(partial)}")
-        return result, time.monotonic() - t0, partial
-    finally:
-        batch.leave(asked)
+        # the authors' "checked" marks are their word, not the chair's: not honoured here
+        result = await run_check(
+            [paper.path], pipeline, settings=mine, store=store, verifier=verifier, marks=False
+        )
+    except UsageError as exc:
+        if log is not None:
+            log(f"{paper.name}: {exc}")
+        result = CheckResult(DocumentStore())
+    partial = [f"not fully checked: {why}" for why in walls.notes]
+    if partial and log is not None:
+        log(f"{paper.name}: {'; '.join(partial)}")
+    return result, time.monotonic() - t0, partial
 
 
 def _rows(out: Path) -> list[dict[str, Any]]:
@@ -641,11 +589,10 @@ def check_venue(
     *,
     log: Log | None = None,
     progress: Log | None = None,
-    batch_size: int = PAPERS_PER_BATCH,
     cleared: str | None = None,
 ) -> VenueRun:
     """The whole venue on this machine: one pipeline (verification cache, sources, snapshot)
-    for every batch."""
+    and one verification stream for every paper."""
 
     async def go() -> VenueRun:
         pipeline = Pipeline(settings, log or (lambda _m: None))
@@ -656,7 +603,6 @@ def check_venue(
                 pipeline,
                 log=log,
                 progress=progress,
-                batch_size=batch_size,
                 cleared=cleared,
             )
         finally:

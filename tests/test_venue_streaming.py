@@ -1,0 +1,84 @@
+"""A venue streams its papers through the sources: a paper is written as soon as its own
+references are decided, not when a slow host answers another paper (issue 45).
+
+Two papers: one cites papers every fast source knows (and one that no source holds), the
+other a preprint only arXiv knows, and arXiv takes a minute to answer. The first paper's
+report and summary line are written while the request to arXiv is still on its way (the fake's
+log shows it unanswered); before, the two papers were one batch, written together after arXiv.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fakes.scholarly import ScholarlyFake
+from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture
+
+SLOW_S = 60.0
+FAST_BIB = r"""@article{water, title={The Structure of Ordinary Water}, author={Frank, Henry S.},
+  year={1970}, journal={Science}, doi={10.1126/science.169.3946.635}}
+@article{invented, title={Quantum Gravitational Embeddings for Citation Graph Compression},
+  author={Nobody, Ann}, year={2021}, journal={Journal of Imaginary Results}}
+"""
+SLOW_BIB = r"""@article{slowarxiv, title={A Preprint Only the Slow Host Knows}, author={Berg, Nils},
+  journal={arXiv preprint}, year={2023}, eprint={2301.00017}, archivePrefix={arXiv}}
+"""
+
+
+def _paper(root: Path, name: str, bib: str, keys: str) -> None:
+    p = root / name
+    p.mkdir(parents=True)
+    p.joinpath("main.tex").write_text(
+        f"\\documentclass{{article}}\\begin{{document}}\\cite{{{keys}}}\\bibliography{{refs}}\\end{{document}}\n"
+    )
+    p.joinpath("refs.bib").write_text(bib)
+
+
+def _written(out: Path) -> dict[str, dict[str, object]]:
+    path = out / "summary.jsonl"
+    rows = {}
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue  # a line being written
+        rows[str(row["paper"])] = row
+    return rows
+
+
+def test_a_paper_is_written_while_a_slow_host_still_answers_another(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    fake = scholarly_server
+    fake.add_paper({"title": "A Preprint Only the Slow Host Knows", "authors": ["Nils Berg"],
+                    "year": 2023, "venue": "arXiv", "arxiv": "2301.00017", "sources": ["arxiv"]})
+    fake.set_latency("arxiv", SLOW_S)
+    venue = tmp_path / "venue"
+    _paper(venue, "paper-fast", FAST_BIB, "water,invented")
+    _paper(venue, "paper-slow", SLOW_BIB, "slowarxiv")
+    out = tmp_path / "out"
+    env = {**os.environ, **fake.env(cache=tmp_path / "cache"), "CITELENS_REQUEST_TIMEOUT": str(2 * SLOW_S)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citelens", "check", str(venue), "--venue", str(out)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        give_up = time.monotonic() + SLOW_S / 2
+        while "paper-fast" not in _written(out) and proc.poll() is None and time.monotonic() < give_up:
+            time.sleep(0.1)
+        rows = _written(out)
+        arxiv = [r for r in fake.requests() if r["source"] == "arxiv"]
+        assert "paper-fast" in rows, (rows, proc.poll())
+        # written while arXiv was still being asked about the other paper's reference
+        assert arxiv and all(r["status"] is None for r in arxiv), arxiv
+        assert "paper-slow" not in rows
+        assert rows["paper-fast"]["likely_fabricated"] == 1  # its own verdicts, complete
+        assert (out / "papers" / "paper-fast.json").exists()
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
