@@ -82,3 +82,23 @@ def test_a_paper_is_written_while_a_slow_host_still_answers_another(
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+def test_the_progress_line_shows_each_hosts_rate_and_budget(
+    tmp_path: Path, scholarly_server: ScholarlyFake
+) -> None:
+    fake = scholarly_server
+    fake.set_openalex_budget(0.10, 1.0)  # a chair with a free key: $1 a day
+    venue = tmp_path / "venue"
+    _paper(venue, "paper-a", FAST_BIB, "water,invented")
+    env = {**os.environ, **fake.env(cache=tmp_path / "cache"), "CITELENS_OPENALEX_API_KEY": "chair-key"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "citelens", "check", str(venue), "--venue", str(tmp_path / "out")],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    line = next(x for x in proc.stderr.splitlines() if "1/1 papers" in x)
+    # each host asked, its requests and rate; OpenAlex's budget as its rate headers state it
+    assert "Crossref " in line and "/s" in line, line
+    spent = 1.0 - fake.openalex_left("chair-key")
+    assert spent > 0 and f"${1.0 - spent:.2f} left" in line, line

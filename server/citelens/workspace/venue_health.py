@@ -18,6 +18,7 @@ answered and how many references could not be checked (run metadata).
 
 from __future__ import annotations
 
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -229,19 +230,34 @@ def venue_exit(out_dir: str, run: Any, fail_on: str, log: Callable[[str], None])
 
 
 def host_load(pipeline: Pipeline) -> Callable[[], str]:
-    """For the progress line: the requests this process sent, and the slowest host (the one
-    whose rate the requests it was sent take longest to go through: the run's bound)."""
+    """For the progress line: the requests this process sent; each host's rate since the
+    last line and the budget its rate headers last stated (OpenAlex's dollars left), or that
+    it is out; and the slowest host (the one whose rate the requests it was sent take
+    longest to go through: the run's bound)."""
+    seen: dict[str, int] = {}
+    since = [time.monotonic()]
 
     def load() -> str:
         hosts = pipeline.sources().hosts()
         sent = {name: h.requests for name, h in hosts.items() if h.requests}
         if not sent:
             return "0 requests"
+        now = time.monotonic()
+        spell = max(now - since[0], 1e-6)
+        each = []
+        for name, n in sent.items():
+            h = hosts[name]
+            rate = f"{(n - seen.get(name, 0)) / spell:.1f}/s"
+            left = h.budget.remaining_usd if h.budget is not None else None
+            state = "out" if not h.available else (f"${left:.2f} left" if left is not None else "")
+            each.append(f"{source_name(name, name)} {n} ({rate}{', ' + state if state else ''})")
+            seen[name] = n
+        since[0] = now
         slow = max(sent, key=lambda n: sent[n] * hosts[n].rate.min_interval_s)
         busy = sent[slow] * hosts[slow].rate.min_interval_s
         return (
             f"{sum(sent.values())} requests, slowest host {source_name(slow, slow)} "
-            f"({sent[slow]} requests, {busy:.0f} s at its rate)"
+            f"({sent[slow]} requests, {busy:.0f} s at its rate); " + ", ".join(each)
         )
 
     return load
