@@ -129,6 +129,19 @@ CASES = {
         ["Irani", "loszajczak"],
         1996,
     ),
+    "a-camel-case-family-name": (
+        "Alexander S. Szalay, Jim Gray, Ani R. Thakar, and Jan vandenBerg. The SDSS Skyserver: Public Access "
+        "to the Sloan Multitask Sky Server Data. In Proceedings of the 2002 ACM SIGMOD, 2002.",
+        "The SDSS Skyserver: Public Access to the Sloan Multitask Sky Server Data",
+        ["Szalay", "Gray", "Thakar", "vandenBerg"],
+        2002,
+    ),
+    "a-quoted-title-that-starts-with-a-year": (
+        "N. Nadal, “1989-excavation-report-Madjebebe,” 2015.",
+        "1989-excavation-report-Madjebebe",
+        ["Nadal"],
+        2015,
+    ),
     "nature": (
         "Robinson, P. N. & Mundlos, S. The human phenotype ontology. Clinical Genetics 77, 525–534 (2010).",
         "The human phenotype ontology",

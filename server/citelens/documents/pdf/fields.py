@@ -121,15 +121,21 @@ def _sentence_end(text: str, start: int = 0) -> int:
 
 
 def _names_look_right(names: list[str]) -> bool:
-    """Whether every name read is a name: at most five words, each capitalised, an initial
-    or a particle."""
+    """Whether every name read is a name: at most five words, each capitalised (or with a
+    capital inside: "vandenBerg"), an initial or a particle."""
     for n in names:
         words = n.replace(",", " ").split()
         if not words or len(words) > 5:
             return False
-        if any(not (w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS) for w in words):
+        ok = [w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS or _camel(w) for w in words]
+        if not all(ok):
             return False
     return bool(names)
+
+
+def _camel(word: str) -> bool:
+    """A name written with a capital inside ("vandenBerg", "deGrasse")."""
+    return word[:1].islower() and any(c.isupper() for c in word[1:]) and word.isalpha()
 
 
 def _comma_style(text: str) -> tuple[int, int] | None:
@@ -273,10 +279,12 @@ def read_fields(text: str) -> Fields:
 
 
 _NOT_TITLE = re.compile(
-    r"^(?:in:?\s|proceedings\b|proc\.|journal\b|arxiv\b|et\s+al\b|pp\.|pages\b|vol\.|volume\b|"
-    r"(?:1[89]|20)\d\d\b)|\barxiv preprint\b|\bpp\.\s*\d",
+    r"^(?:in:?\s|proceedings\b|proc\.|journal\b|arxiv\b|et\s+al\b|pp\.|pages\b|vol\.|volume\b)"
+    r"|\barxiv preprint\b|\bpp\.\s*\d",
     re.IGNORECASE,
 )
+#: An unquoted "title" that starts with a year is a year read as the title ("2021. In …").
+_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\b")
 
 
 def _confident(f: Fields, quoted: bool) -> bool:
@@ -289,6 +297,7 @@ def _confident(f: Fields, quoted: bool) -> bool:
         (2 <= len(words) <= 60 or (quoted and len(f.title) >= 8 and len(words) <= 60))
         and not f.title.endswith(("-", "\u00ad"))  # a reference cut at a line end
         and _NOT_TITLE.search(f.title) is None
+        and (quoted or _YEAR_FIRST.match(f.title) is None)
         and (_names_read(f.authors, "") or (quoted and not f.authors))
     )
 
