@@ -366,6 +366,8 @@ def test_what_one_answer_says_about_its_source() -> None:
     key = refusal_of(403, {}, b'{"message":"Forbidden"}', expects="json", keyed=True, now=now)
     assert key is not None and key.refusal is Refusal.KEY
     assert refusal_of(403, {}, b'{"message":"Forbidden"}', expects="json", keyed=False, now=now) is None
+    assert refusal_of(403, {}, b'{"error":"Rate limit exceeded"}', expects="json", keyed=True,
+                      now=now) is None  # OpenAlex's "slow down", not a refused key
     cf = refusal_of(403, _h(content_type="text/html"), b"<html><title>Just a moment...</title>",
                     expects="json", keyed=False, now=now)
     assert cf is not None and cf.refusal is Refusal.CHALLENGE

@@ -200,9 +200,9 @@ def refusal_of(
     ``headers`` with lower-case names; ``head``: the start of the body; ``expects``: the
     format the API answers in (``json``, ``xml``, ``any``); ``keyed``: a key was sent."""
     ctype = headers.get("content-type", "")
+    said = _error_text(head) if status in (401, 402, 403, 429) else ""
     if status in (402, 403, 429):
         budget = budget_of(headers, now)
-        said = _error_text(head)
         if (budget is not None and budget.spent) or _BUDGET_WORDS.search(said):
             wait = _number(headers.get("x-ratelimit-reset")) or retry_after_s(headers, now)
             until = now + wait if wait else next_midnight_utc(now)
@@ -215,9 +215,9 @@ def refusal_of(
         title = _page_title(head)
         what = f"“{title}”" if title else (ctype.split(";")[0] or "HTML")
         return Refused(Refusal.CHALLENGE, f"HTTP {status}: a challenge page ({what})", None)
-    if status == 401 or (status == 403 and keyed):
+    throttled = status == 403 and "rate limit" in said.lower()  # OpenAlex's 403: "slow down"
+    if status == 401 or (status == 403 and keyed and not throttled):
         what = "refused the API key" if keyed else "asks for an API key"
-        said = _error_text(head)
         return Refused(Refusal.KEY, f"HTTP {status}: {what}" + (f" ({said})" if said else ""), None)
     if status in (429, 503):
         wait = retry_after_s(headers, now)
