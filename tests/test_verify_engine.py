@@ -211,12 +211,22 @@ async def test_everything_down_is_unverified_never_not_found(
     assert "could not ask" in res["llama2021"].summary
 
 
-async def test_5xx_on_the_only_tier_that_could_answer_is_unverified(
+async def test_5xx_on_a_tier_not_found_needs_is_unverified(
         fake: ScholarlyFake, tmp_path: Path) -> None:
+    fake.set_mode("crossref", "5xx")
+    v = (await check(FABRICATED, settings_for(fake, tmp_path)))["llama2021"]
+    assert v.status is Status.UNVERIFIED  # S2 said no, Crossref's search could not answer
+    assert "could not ask Crossref" in v.summary
+
+
+async def test_5xx_from_openalex_leaves_not_found_to_the_sources_that_suffice(
+        fake: ScholarlyFake, tmp_path: Path) -> None:
+    """OpenAlex's answers are evidence only (its budget may be spent): S2 and Crossref said
+    no, so the entry is not found, and the summary names those two."""
     fake.set_mode("openalex", "5xx")
     v = (await check(FABRICATED, settings_for(fake, tmp_path)))["llama2021"]
-    assert v.status is Status.UNVERIFIED  # S2 and Crossref said no, OpenAlex could not answer
-    assert "OpenAlex" in v.summary
+    assert v.status is Status.NOT_FOUND
+    assert v.summary.startswith("Not found in Semantic Scholar, Crossref:") and "OpenAlex" not in v.summary
 
 
 async def test_429_twice_then_success_is_verified_after_backoff(
