@@ -223,6 +223,7 @@ def publish_cost(repeat: int = 50) -> None:
 
     from citelens.claims.result import ClaimResult, Status, Verdict
     from citelens.sources.records import PaperRecord
+    from citelens.verify.identity import content_hash
     from citelens.verify.status import Status as VStatus
     from citelens.verify.status import Verification
 
@@ -247,7 +248,8 @@ def publish_cost(repeat: int = 50) -> None:
         view = ls.session.entry_view(defs[0], analysis)
         if view is not None:
             record = PaperRecord("s2", view.title or view.key)
-            ls.session.keep_verdict(view, Verification(view.key, VStatus.VERIFIED, "", match=record))
+            verdict = Verification(view.key, VStatus.VERIFIED, "", match=record)
+            ls.session.verdicts.keep(content_hash(view), verdict)
     # No event loop: nothing is checked, the claims are only queued; each publish extracts
     # what fits its budget (the server publishes again at once until all are extracted).
     rounds: list[float] = []

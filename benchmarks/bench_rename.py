@@ -16,22 +16,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.bigbib import ML_CONFERENCES
 
+from citelens.core.settings import from_sources
 from citelens.workspace.bibsearch import haystacks, search_entries
+from citelens.workspace.projects import Projects
 from citelens.workspace.rename import rename_edits
-from citelens.workspace.session import Session
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpus"
 THESIS = CORPUS / "papers" / "thammegowda-dissertation"
 KEY = "vaswani-2017-attention"
 
 
-def _session() -> Session:
-    session = Session()
-    session.workspace_roots = [str(THESIS)]
+def _session() -> Projects:
+    session = Projects(from_sources(), lambda _m: None)
+    session.folders_changed([str(THESIS)], [])
     return session
 
 
-def rename_once(session: Session) -> tuple[float, int]:
+def rename_once(session: Projects) -> tuple[float, int]:
     """The work of a rename: the documents of the projects using the .bib (the workspace's
     files, as the server finds them) and the edits."""
     t0 = time.perf_counter()

@@ -55,7 +55,7 @@ def code_action_times(folder: Path, env: dict[str, str], runs: int) -> list[floa
     bib = str(folder / "refs.bib")
     text = Path(bib).read_text(encoding="utf-8")
     ls.session.store.open(bib, text, 1)
-    ls.session.analyse(bib)
+    ls.session.projects.analyse(bib)
     parsed = ls.session.store.bib(bib)
     assert parsed is not None
     entry = next(e for e in parsed.entries if e.key == MISMATCH_KEY)
@@ -80,9 +80,9 @@ def code_action_times(folder: Path, env: dict[str, str], runs: int) -> list[floa
         candidates=[right],
         right_papers=[right],
     )
-    h = ls.session.entry_hash(entry, ls.session.analysis_for(bib))
+    h = ls.session.projects.entry_hash(entry, ls.session.analysis_for(bib))
     assert h
-    ls.session.verdicts[h] = v
+    ls.session.verdicts.keep(h, v)
     index = ls.session.store.line_index(bib)
     assert index is not None
     s, e = index.range(entry.fields["doi"].value_span)

@@ -807,22 +807,90 @@ def test_the_one_renderer_check_catches_a_copy() -> None:
         "def parts(v):\n    return KeyParts(v.title, v.authors, v.year, f'{v.title} ({v.year})')\n"))
 
 
-#: What lsp/ still imports from below workspace/ (issue 36: the editor an adapter imports only
-#: workspace, fixes, core and the protocol). The list only shrinks: a new import from
-#: documents/, sources/, verify/, claims/ or checks/ goes behind a workspace function instead.
-LSP_IMPORTS_BELOW_WORKSPACE = {
-    "citelens.lsp.completion": {"citelens.sources.records"},
-    "citelens.lsp.verification": {"citelens.verify.status"},
-}
+#: What ``lsp/`` may import of CiteLens (issue 42: the editor is an adapter over the engine).
+LSP_MAY_IMPORT = ("citelens.lsp", "citelens.workspace", "citelens.fixes", "citelens.zotero", "citelens.core")
 
 
-def test_lsp_imports_from_below_workspace_only_what_is_listed() -> None:
-    allowed = ("citelens.lsp", "citelens.workspace", "citelens.fixes", "citelens.zotero", "citelens.core")
+def _lsp_modules() -> dict[str, ast.Module]:
+    return {name: tree for name, tree in MODULES.items() if name.startswith("citelens.lsp")}
+
+
+def _registrars(modules: dict[str, ast.Module]) -> list[str]:
+    """The modules that register a handler with pygls (``server.feature(...)``,
+    ``server.command(...)``)."""
+    return sorted(name for name, tree in modules.items()
+                  if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                         and n.func.attr in ("feature", "command") for n in ast.walk(tree)))
+
+
+@invariant("`lsp/` imports of CiteLens only `workspace`, `fixes`, `core` and `zotero`, and registers "
+           "its handlers in one dispatch table.")
+def test_lsp_imports_only_the_engines_layers_and_registers_in_one_table() -> None:
     below = {}
-    for name, tree in MODULES.items():
-        if name.startswith("citelens.lsp"):
-            found = {m for m in _imports(tree) if m in MODULES and m.startswith("citelens.")
-                     and not m.startswith(allowed)}
-            if found:
-                below[name] = found
-    assert below == LSP_IMPORTS_BELOW_WORKSPACE
+    for name, tree in _lsp_modules().items():
+        found = {m for m in _imports(tree) if m in MODULES and m.startswith("citelens.")
+                 and not m.startswith(LSP_MAY_IMPORT)}
+        if found:
+            below[name] = found
+    assert below == {}
+    assert _registrars(_lsp_modules()) == ["citelens.lsp.server"]
+
+
+#: The engine's parts that change (held by the engine, never by the editor's handlers).
+_ENGINE_PARTS = {"Engine", "Projects", "Verdicts", "Runs", "Findings", "DocumentStore", "Pipeline",
+                 "PaperSearch"}
+
+
+def _reaches_the_engine(modules: dict[str, ast.Module]) -> list[str]:
+    """Where ``lsp/`` could change the engine other than through ``Engine.apply``: a module
+    that imports one of its changing parts (``lsp/state.py`` builds the engine, nothing
+    else); ``lsp/state.py`` using the engine other than to apply an event; the server's
+    ``session`` typed as anything but the read-only ``Queries``."""
+    found = []
+    for name, tree in modules.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("citelens."):
+                parts = {a.name for a in node.names} & _ENGINE_PARTS
+                if parts - ({"Engine"} if name == "citelens.lsp.state" else set()):
+                    found.append(f"{name} imports {sorted(parts)}")
+            if (isinstance(node, ast.Attribute) and node.attr == "_engine"
+                    and name != "citelens.lsp.state"):
+                found.append(f"{name} reaches the engine itself")
+    state = modules.get("citelens.lsp.state")
+    if state is not None:
+        uses = {ast.unparse(p) for n in ast.walk(state) for p in [n]
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Attribute)
+                and n.value.attr == "_engine"}
+        found += [f"citelens.lsp.state uses {u}" for u in sorted(uses - {"self._engine.apply"})]
+        typed = [ast.unparse(n.annotation) for n in ast.walk(state) if isinstance(n, ast.AnnAssign)
+                 and ast.unparse(n.target) == "self.session"]
+        if typed != ["Queries"]:
+            found.append(f"CiteLensServer.session is typed {typed}, not Queries")
+    return found
+
+
+@invariant("The editor changes the engine only through `Engine.apply`; its handlers read it through "
+           "`workspace/queries.Queries`.")
+def test_the_editor_changes_the_engine_only_through_apply() -> None:
+    assert _reaches_the_engine(_lsp_modules()) == []
+
+
+def test_the_one_apply_check_finds_a_handler_that_changes_the_engine() -> None:
+    """What the editor did before issue 42, each caught."""
+    before = {
+        "citelens.lsp.state": ast.parse(
+            "class S:\n    def __init__(self):\n        self._engine = Engine()\n"
+            "        self.session: Engine = self._engine\n"
+            "    def flush(self):\n        self._engine.apply(x)\n        self._engine.update()\n"),
+        "citelens.lsp.verification": ast.parse(
+            "from citelens.workspace.verdicts import Verdicts\n"
+            "def retry(ls):\n    ls._engine.forget_unverified(x)\n"),
+    }
+    assert _reaches_the_engine(before) == [
+        "citelens.lsp.verification imports ['Verdicts']",
+        "citelens.lsp.verification reaches the engine itself",
+        "citelens.lsp.state uses self._engine.update",
+        "CiteLensServer.session is typed ['Engine'], not Queries",
+    ]
+    assert _registrars({"citelens.lsp.fake": ast.parse("def register(s):\n    s.feature(M)(h)\n")}) == [
+        "citelens.lsp.fake"]

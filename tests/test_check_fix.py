@@ -22,6 +22,7 @@ from citelens.lsp.actions import code_actions
 from citelens.lsp.convert import to_diagnostic
 from citelens.lsp.state import CiteLensServer
 from citelens.sources.records import PaperRecord
+from citelens.verify.identity import content_hash
 from citelens.verify.status import Status, Verification
 from citelens.workspace.check import run_check
 from tests.fakes.scholarly import ScholarlyFake
@@ -196,14 +197,14 @@ def test_the_editor_merge_renames_citations_in_documents_not_open(tmp_path: Path
     ls = CiteLensServer()  # no workspace folder: the client found no root marker
     session = ls.session
     session.store.open(str(bib), text, 1)
-    analysis = session.analyse(str(bib))
+    analysis = session.projects.analyse(str(bib))
     paper = PaperRecord(
         "crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1"
     )
     for key in ("ghosh2022dips", "ghosh2022"):
         view = session.entry_view(analysis.definitions[key][0], analysis)
         assert view is not None
-        session.keep_verdict(view, Verification(key, Status.VERIFIED, "verified", match=paper))
+        session.verdicts.keep(content_hash(view), Verification(key, Status.VERIFIED, "verified", match=paper))
     dup = next(f for f in session.findings() if f.code is Code.DUPLICATE_ENTRY and f.key == "ghosh2022dips")
     data = {**dup.data, "version": 1}  # as the editor publishes it: the document's version
     fixes = fixes_for(SessionContext(session), dup.path, dup.code, data)
@@ -229,16 +230,16 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
     session = ls.session
     bib = str(editor / "refs.bib")
     session.store.open(bib, CRLF_BIB, 1)
-    session.analyse(str(editor / "paper.tex"))
+    session.projects.analyse(str(editor / "paper.tex"))
     import asyncio
 
     result = asyncio.run(run_check([str(editor)], session.pipeline, store=session.store))
-    for a in session.analyses.values():
+    for a in session.projects.analyses.values():
         for e in a.bibs[0].entries if a.bibs else []:
             view = session.entry_view(e, a)
             v = result.verdict(e)
             if view is not None and v is not None:
-                session.keep_verdict(view, v)
+                session.verdicts.keep(content_hash(view), v)
     text = CRLF_BIB
     index = session.store.line_index(bib)
     assert index is not None
@@ -274,13 +275,13 @@ def test_the_code_action_makes_the_same_edit_as_the_command_line(
         index = session.store.line_index(bib)
         assert index is not None
         # keep the other entry's verdict for the changed text
-        session.analyse(str(editor / "paper.tex"))
-        for a in session.analyses.values():
+        session.projects.analyse(str(editor / "paper.tex"))
+        for a in session.projects.analyses.values():
             for e in a.bibs[0].entries if a.bibs else []:
                 view = session.entry_view(e, a)
                 v = result.verdict(e)
                 if view is not None and v is not None:
-                    session.keep_verdict(view, v)
+                    session.verdicts.keep(content_hash(view), v)
     assert text == cli_text == CRLF_FILLED
     shutil.rmtree(editor)
 
@@ -302,14 +303,14 @@ def test_a_merge_that_cannot_see_every_citation_is_refused_and_names_the_documen
     ls = CiteLensServer()
     session = ls.session
     session.store.open(str(bib), text, 1)
-    analysis = session.analyse(str(bib))
+    analysis = session.projects.analyse(str(bib))
     paper = PaperRecord(
         "crossref", "Dips in the light curve", ["Anirban Ghosh"], 2022, "ApJ", doi="10.1000/dips.1"
     )
     for key in ("ghosh2022dips", "ghosh2022"):
         view = session.entry_view(analysis.definitions[key][0], analysis)
         assert view is not None
-        session.keep_verdict(view, Verification(key, Status.VERIFIED, "verified", match=paper))
+        session.verdicts.keep(content_hash(view), Verification(key, Status.VERIFIED, "verified", match=paper))
     dup = next(f for f in session.findings() if f.code is Code.DUPLICATE_ENTRY and f.key == "ghosh2022dips")
     with caplog.at_level("INFO", logger="citelens"):
         fixes = fixes_for(SessionContext(session), dup.path, dup.code, {**dup.data, "version": 1})

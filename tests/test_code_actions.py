@@ -35,14 +35,14 @@ def _server(tmp_path: Path) -> tuple[CiteLensServer, str, lsp.Diagnostic]:
     Path(path).write_text(BIB, encoding="utf-8")
     session = ls.session
     session.store.open(path, BIB, 3)
-    session.analyse(path)
+    session.projects.analyse(path)
     entry = session.store.bib(path).entries[0]  # type: ignore[union-attr]
     v = Verification("eyal", Status.DOI_MISMATCH, "wrong DOI", match=WRONG,
                      discrepancies=[Discrepancy("doi", "identifier", Severity.ERROR, "doi: ...")],
                      candidates=[RIGHT])
-    h = session.entry_hash(entry, session.analysis_for(path))
+    h = session.projects.entry_hash(entry, session.analysis_for(path))
     assert h
-    session.verdicts[h] = v
+    session.verdicts.keep(h, v)
     f = entry.fields["doi"].value_span
     index = session.store.line_index(path)
     assert index is not None
@@ -96,7 +96,7 @@ def test_no_fix_once_the_entry_changed(tmp_path: Path) -> None:
     ls, path, d = _server(tmp_path)
     # the entry changed since it was verified: its verification is gone, so is the fix
     ls.session.store.open(path, BIB.replace("2014", "2015"), 4)
-    ls.session.analyse(path)
+    ls.session.projects.analyse(path)
     newer = lsp.Diagnostic(range=d.range, message=d.message, code=d.code, source=d.source,
                            data={**_data(d), "version": 4})
     assert _ask(ls, path, newer) == []

@@ -15,9 +15,10 @@ from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Applicability, Fix, FixKind
 from citelens.fixes.rules import fixes_for as _fixes_for
 from citelens.sources.records import PaperRecord
+from citelens.verify.identity import content_hash
 from citelens.verify.match.compare import Discrepancy
 from citelens.verify.status import Status, Verification
-from citelens.workspace.session import Session
+from citelens.workspace.engine import Engine
 
 BIB = """@inproceedings{eyal,
   title = {Majority is not enough: Bitcoin mining is vulnerable},
@@ -56,17 +57,17 @@ PUBLISHED = PaperRecord("crossref", "Attention is All you Need", [], 2017,
                         "Advances in Neural Information Processing Systems", volume="30")
 
 
-def fixes_for(session: Session, path: str, code: str, data: object) -> list[Fix]:
+def fixes_for(session: Engine, path: str, code: str, data: object) -> list[Fix]:
     return _fixes_for(SessionContext(session), path, code, data)
 
 
-def _session(tmp_path: Path) -> tuple[Session, str, str]:
+def _session(tmp_path: Path) -> tuple[Engine, str, str]:
     """A project on disk (no editor: no document versions), its verdicts kept."""
     bib, tex = tmp_path / "refs.bib", tmp_path / "main.tex"
     bib.write_text(BIB, encoding="utf-8")
     tex.write_text(TEX, encoding="utf-8")
-    session = Session()
-    analysis = session.analyse(str(tex))
+    session = Engine()
+    analysis = session.projects.analyse(str(tex))
     verdicts = {
         "eyal": Verification("eyal", Status.DOI_MISMATCH, "wrong DOI", match=WRONG,
                              discrepancies=[Discrepancy("doi", "identifier", Severity.ERROR, "doi: ...")],
@@ -81,15 +82,15 @@ def _session(tmp_path: Path) -> tuple[Session, str, str]:
         entry = analysis.definitions[key][0]
         view = session.entry_view(entry, analysis)
         assert view is not None
-        session.keep_verdict(view, v)
+        session.verdicts.keep(content_hash(view), v)
     return session, str(bib), str(tex)
 
 
-def _finding(session: Session, code: Code, key: str, path: str) -> Finding:
+def _finding(session: Engine, code: Code, key: str, path: str) -> Finding:
     return next(f for f in session.findings() if f.code is code and f.key == key and f.path == path)
 
 
-def _applied(session: Session, fix: Fix) -> dict[str, str]:
+def _applied(session: Engine, fix: Fix) -> dict[str, str]:
     out = {}
     for path in dict.fromkeys(e.path for e in fix.edits):
         edits = [TextEdit(e.span.start, e.span.end, e.new) for e in fix.edits if e.path == path]

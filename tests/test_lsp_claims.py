@@ -672,9 +672,9 @@ async def test_the_checker_follows_the_verifiers_clients(tmp_path: Path) -> None
     """The checker shares the verifier's rate-limited clients, and is rebuilt when the
     session replaces them (they are closed whenever settings are applied)."""
     from citelens.core.settings import Settings
-    from citelens.workspace.session import Session
+    from citelens.workspace.engine import Engine
 
-    session = Session(Settings(cache_dir=str(tmp_path / "c")))
+    session = Engine(Settings(cache_dir=str(tmp_path / "c")))
     first = session.pipeline.sources()
     checker = session.claim_checker()
     assert checker._sources is first and session.claim_checker() is checker

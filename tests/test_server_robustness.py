@@ -111,13 +111,13 @@ def test_entry_views_do_not_rebuild_the_key_table_each_time(tmp_path: Path) -> N
     """Viewing N entries must not scan all definitions N times (it did: one completion in a
     project using ml_conferences.bib, 37,046 entries, took 247 s)."""
     from citelens.workspace.check import collect_projects
+    from citelens.workspace.engine import Engine
     from citelens.workspace.index import analyze
-    from citelens.workspace.session import Session
 
     bib = "".join(f"@misc{{k{i}, title = {{Title {i}}}, year = 2000}}\n" for i in range(200))
     (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
     (tmp_path / "main.tex").write_text("\\cite{k1}\n\\bibliography{refs}\n", encoding="utf-8")
-    session = Session()
+    session = Engine()
     project = collect_projects(session.store, [str(tmp_path)], session.settings)[0]
     analysis = analyze(session.store, project, session.settings)
 

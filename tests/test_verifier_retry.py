@@ -1,4 +1,6 @@
-"""The editor retries entries that an outage left UNVERIFIED, with one timer and backoff."""
+"""Entries an outage left UNVERIFIED are checked again: the engine's policy says which and when
+(1, 2, 4… up to 16 minutes while the outage lasts), the editor keeps one timer and applies
+``RetryDue`` when it fires."""
 
 from __future__ import annotations
 
@@ -7,41 +9,67 @@ import asyncio
 import pytest
 
 from citelens.core.settings import Settings
-from citelens.lsp import verification as vmod
+from citelens.lsp.verification import Verifier
 from citelens.verify.status import Status, Verification
-from citelens.workspace.session import Session
+from citelens.workspace.changes import Changes, Retry
+from citelens.workspace.engine import Engine
+from citelens.workspace.events import Event, Outcome, RetryDue, RunEnded
+from citelens.workspace.runs import RETRY_FIRST_S, RETRY_MAX_S
+
+DOWN = Verification("a", Status.UNVERIFIED, "Not verified: could not ask Semantic Scholar", content_hash="h1")
+FINE = Verification("b", Status.VERIFIED, "Verified", content_hash="h2")
 
 
-def _verifier(monkeypatch: pytest.MonkeyPatch) -> tuple[vmod.Verifier, list[float | None]]:
-    monkeypatch.setattr(vmod, "RETRY_FIRST_S", 0.02)
-    v = vmod.Verifier(Session(Settings()), publish=lambda: None, publish_soon=lambda: None,
-                      log_line=lambda _m, _l: None,
-                      progress=lambda _n: None)  # type: ignore[arg-type,return-value]
-    calls: list[float | None] = []
-    v.schedule = lambda delay=None, force=False: calls.append(delay)  # type: ignore[method-assign]
-    return v, calls
+def test_a_finished_run_names_what_an_outage_left_unverified_and_when() -> None:
+    engine = Engine(Settings())
+    delays = []
+    for _ in range(6):
+        retry = engine.apply(RunEnded(1, Outcome.FINISHED, {"a": DOWN, "b": FINE})).retry
+        assert retry is not None and retry.hashes == {"h1"}  # only the one a source failed
+        delays.append(retry.after_s)
+    assert delays == [RETRY_FIRST_S, 120.0, 240.0, 480.0, RETRY_MAX_S, RETRY_MAX_S]  # 1, 2, 4… 16 min
+    # the outage is over: nothing to retry, and the next outage starts at a minute again
+    assert engine.apply(RunEnded(2, Outcome.FINISHED, {"b": FINE})).retry == Retry(None)
+    again = engine.apply(RunEnded(3, Outcome.FINISHED, {"a": DOWN})).retry
+    assert again == Retry(RETRY_FIRST_S, frozenset({"h1"}))
+    # a cancelled run says nothing of retries (the run that superseded it will)
+    assert engine.apply(RunEnded(4, Outcome.CANCELLED, {})).retry is None
 
 
-async def test_unverified_entries_are_checked_again_after_an_outage(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    v, calls = _verifier(monkeypatch)
-    down = Verification("a", Status.UNVERIFIED, "Not verified: could not ask Semantic Scholar",
-                        content_hash="h1")
-    fine = Verification("b", Status.VERIFIED, "Verified", content_hash="h2")
-    verdicts = v.session.verdicts
-    verdicts.update({"h1": down, "h2": fine})
-    v._retry_later([down, fine])
-    assert calls == [] and "h1" in verdicts
+def test_offline_nothing_is_retried() -> None:
+    engine = Engine(Settings(offline=True))
+    assert engine.apply(RunEnded(1, Outcome.FINISHED, {"a": DOWN})).retry == Retry(None)
+
+
+def test_when_the_retry_is_due_only_the_failed_verdict_is_forgotten() -> None:
+    engine = Engine(Settings())
+    engine.verdicts.keep("h1", DOWN)
+    engine.verdicts.keep("h2", FINE)
+    changes = engine.apply(RetryDue(frozenset({"h1"})))
+    assert "h1" not in engine.verdicts and "h2" in engine.verdicts
+    assert changes.run is None and changes.hurry  # nothing open to verify: a waiting run starts now
+
+
+async def test_the_editor_keeps_one_timer_and_applies_the_retry_when_it_fires() -> None:
+    events: list[Event] = []
+    verifier = Verifier(Engine(Settings()), events.append, log_line=lambda _m, _l: None,
+                        progress=lambda _n: None)  # type: ignore[arg-type,return-value]
+    verifier.follow(Changes(retry=Retry(0.02, frozenset({"h1"}))))
+    verifier.follow(Changes(retry=Retry(0.03, frozenset({"h3"}))))  # a new one replaces it
+    assert events == []
     await asyncio.sleep(0.1)
-    assert calls == [0.0]  # scheduled again, without the debounce
-    assert "h1" not in verdicts and "h2" in verdicts  # only the failed one is forgotten
-    assert v._retry_delay == pytest.approx(0.04)  # backoff doubles while the outage lasts
-
-
-async def test_no_timer_when_nothing_failed(monkeypatch: pytest.MonkeyPatch) -> None:
-    v, calls = _verifier(monkeypatch)
-    fine = Verification("b", Status.VERIFIED, "Verified", content_hash="h2")
-    v._retry_later([fine])
+    assert events == [RetryDue(frozenset({"h3"}))]
+    verifier.follow(Changes(retry=Retry(0.02, frozenset({"h1"}))))
+    verifier.follow(Changes(retry=Retry(None)))  # the outage is over: the timer is cancelled
     await asyncio.sleep(0.06)
-    assert calls == [] and v._retry is None
+    assert events == [RetryDue(frozenset({"h3"}))]
+
+
+@pytest.mark.parametrize("outcome", [Outcome.FINISHED, Outcome.FAILED])
+def test_a_run_that_ended_lets_the_next_plan_start(outcome: Outcome) -> None:
+    """What a run covered is no longer covered once it ended, whatever its end."""
+    engine = Engine(Settings())
+    engine.runs.checking = frozenset({"h1"})
+    engine.runs.current = 7
+    engine.apply(RunEnded(7, outcome, {}))
+    assert engine.runs.checking == frozenset()

@@ -76,7 +76,7 @@ class _Job:
 @dataclass(slots=True)
 class ClaimQueue:
     """The claim diagnostics' state: the queue, the workers and the results. Its owner (the
-    editor's Session) builds a new one with each new checker (a settings change), so it
+    editor's engine) builds a new one with each new checker (a settings change), so it
     starts afresh."""
 
     queue: deque[_Job] = field(default_factory=deque)

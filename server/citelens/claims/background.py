@@ -14,7 +14,7 @@ A result that is not cached (an error, or a retrieval that failed) is kept in
 memory until one hover has shown it; the hover after that tries again, so a broken
 endpoint costs model calls only when someone looks, never in a loop.
 
-The checker (``Session.claim_checker``) shares the verifier's rate-limited scholarly
+The checker (``Engine.claim_checker``) shares the verifier's rate-limited scholarly
 clients, so claim checks and verification together stay within each API's limits.
 """
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from citelens import __version__
 from citelens.core.settings import Settings, from_sources
 from citelens.core.severity import SETTING_VALUES, Severity
+from citelens.core.statuses import Status, progress_counts
 from citelens.core.text import printable
 
 if TYPE_CHECKING:
@@ -60,11 +61,12 @@ class ProgressLines:
         self.write = write
         self.start: tuple[float, int] | None = None  # (time, entries done) at the first verdict
         self.last = 0.0
-        self.by_status: dict[str, int] = {}
+        self.by_status: dict[Status, int] = {}
 
     def verdict(self, ver: object) -> None:
-        status = str(getattr(getattr(ver, "status", None), "value", ""))
-        self.by_status[status] = self.by_status.get(status, 0) + 1
+        status = Status.named(getattr(ver, "status", None))
+        if status is not None:
+            self.by_status[status] = self.by_status.get(status, 0) + 1
 
     def __call__(self, done: int, total: int) -> None:
         now = time.monotonic()
@@ -74,8 +76,6 @@ class ProgressLines:
             return
         self.last = now
         parts = [f"verified {done}/{total} entries"]
-        from citelens.verify.status import progress_counts
-
         parts += progress_counts(self.by_status)
         since, first = self.start
         if done > first and now > since:

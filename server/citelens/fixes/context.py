@@ -1,5 +1,5 @@
 """What the fix rules read, as a small protocol: the editor (:class:`SessionContext`, over
-the :class:`~citelens.workspace.session.Session`) and ``citelens check --fix``
+the engine's read-only side, :class:`~citelens.workspace.queries.Queries`) and ``citelens check --fix``
 (:class:`CheckContext`, over a finished check) give the same rules the same answers, so
 they offer the same edits."""
 
@@ -14,7 +14,7 @@ from citelens.documents.bibtex.view import entry_view
 from citelens.verify.status import Verification
 from citelens.workspace.citing import Citing, citing_documents
 from citelens.workspace.project import Project
-from citelens.workspace.session import Session
+from citelens.workspace.queries import Queries
 from citelens.workspace.store import DocumentStore
 
 
@@ -50,9 +50,9 @@ class FixContext(Protocol):
 
 
 class SessionContext:
-    """The editor's answers: open buffers, the session's verdicts by content hash."""
+    """The editor's answers: open buffers, the engine's verdicts by content hash."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Queries) -> None:
         self.session = session
 
     @property
@@ -81,8 +81,7 @@ class SessionContext:
         return self.session.entry_view(entry, self.session.analysis_for(entry.path))
 
     def citing(self, bib_path: str, keys: tuple[str, ...]) -> Citing:
-        s = self.session
-        return citing_documents(s.store, bib_path, keys, s.all_projects(), s.settings.extra_bibliographies)
+        return self.session.citing(bib_path, keys)
 
 
 class CheckContext:

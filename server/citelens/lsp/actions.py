@@ -23,17 +23,10 @@ from citelens.fixes.marks import mark_fixes
 from citelens.fixes.rules import entry_fixes, fixes_for, missing_fields_fix
 from citelens.lsp.convert import path_of
 from citelens.lsp.edits import EditRefused, workspace_edit
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.lsp.zotero import zotero_actions
 
 OPEN_NOTICE = "citelens.openNotice"
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(
-        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
-    )(guarded(code_action))
-    server.command(OPEN_NOTICE)(guarded(open_notice))
 
 
 def code_action(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
@@ -68,7 +61,7 @@ def code_actions(ls: CiteLensServer, params: lsp.CodeActionParams) -> list[lsp.C
         if d.source != "citelens":
             continue
         code = str(d.code)
-        marks = mark_fixes(ls.session, path, code, d.data, today)  # last: the fixes come first
+        marks = mark_fixes(ctx, path, code, d.data, today)  # last: the fixes come first
         data = FixData.from_json(d.data)
         # an entry of a .bib Better BibTeX writes: "Fix in Zotero" first (lsp/zotero.py)
         bib, key = (data.bib, data.key) if data is not None else (None, None)
@@ -104,7 +97,7 @@ def _entry_under(ls: CiteLensServer, path: str, params: lsp.CodeActionParams) ->
         offset = index.offset(params.range.start.line, params.range.start.character, encoding)
     except (ValueError, IndexError):
         return None
-    return ls.session.entry_at(path, offset)
+    return ls.session.projects.entry_at(path, offset)
 
 
 def _in_entry(ctx: SessionContext, path: str, entry: BibEntry | None) -> list[Fix]:

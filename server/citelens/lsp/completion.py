@@ -13,9 +13,7 @@ new key and, through the ``citelens.addPaper`` command, append the entry to the 
 
 from __future__ import annotations
 
-import os
 import re
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,9 +22,10 @@ from lsprotocol import types as lsp
 from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.core.model import BibEntry, EntryView
 from citelens.lsp.convert import path_of
-from citelens.lsp.state import CiteLensServer, guarded
-from citelens.sources.records import PaperRecord
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace import citesearch, render
+from citelens.workspace.citesearch import PaperChoice
+from citelens.workspace.events import PapersOffered
 
 if TYPE_CHECKING:
     from citelens.workspace.index import Analysis
@@ -46,12 +45,6 @@ _MARKDOWN = re.compile(r"(?<![\w.\-/])-?@(?P<prefix>[\w:.#$%&\-+?<>~/]*)$")
 # Inside a bracketed Pandoc citation, words typed after @ (a title, not yet a key):
 # [see @lateral diffusion of|
 _MARKDOWN_TEXT = re.compile(r"\[(?:[^\[\]]*;)?[^\[\]@;]*?(?<![\w.\-/])-?@(?P<prefix>[^\];@,\n]*)$")
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["{", ",", "@"]))(
-        guarded(completion)
-    )
 
 
 async def completion(ls: CiteLensServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
@@ -141,7 +134,7 @@ def key_items(
 ) -> tuple[list[lsp.CompletionItem], bool]:
     doc = analysis.sources.get(path)
     here = [c.key for c in doc.citations] if doc is not None else []
-    first = [*reversed(ls.session.paper_search.recent_keys), *here, *analysis.cited_keys()]
+    first = [*reversed(ls.session.recent_keys), *here, *analysis.cited_keys()]
     first = [k for k in dict.fromkeys(first) if k in analysis.definitions]
     keys, capped = rank_keys(list(analysis.definitions), prefix, first)
     items = []
@@ -156,39 +149,24 @@ def key_items(
 
 
 def paper_items(
-    ls: CiteLensServer, analysis: Analysis, path: str, records: list[PaperRecord], rng: lsp.Range, typed: str
+    ls: CiteLensServer, choices: list[PaperChoice], rng: lsp.Range, typed: str
 ) -> list[lsp.CompletionItem]:
-    bib_path, create = citesearch.target_bib(path, analysis.project.bib_paths)
-    bib = None if create else ls.session.store.bib(bib_path)
-    index = ls.session.paper_search.index(analysis.bibs)
-    samples = []
-    if bib is not None:
-        for e in citesearch.spread(bib.entries):
-            view = ls.session.entry_view(e, analysis)
-            if view is not None:
-                samples.append((e.key, citesearch.view_parts(view)))
-    taken = set(analysis.definitions) | ({e.key for e in bib.entries} if bib else set())
+    """The papers the engine chose as completion items: the key replaces the typed text;
+    a paper the project lacks comes with the ``citelens.addPaper`` command."""
     items = []
-    for i, record in enumerate(records):
-        existing = citesearch.existing_key(record, index)
-        key = existing or citesearch.new_key(record, samples, taken)
-        taken.add(key)
+    for i, choice in enumerate(choices):
         command = None
-        if not existing:
-            payload = citesearch.offer_payload(bib_path, create, key, path, record)
-            ls.session.paper_search.offer(path, key, payload)
-            command = lsp.Command(title="Add to bibliography", command=ADD_PAPER, arguments=[payload])
+        if choice.payload is not None:
+            command = lsp.Command(title="Add to bibliography", command=ADD_PAPER, arguments=[choice.payload])
         items.append(
             lsp.CompletionItem(
-                label=record.title,
+                label=choice.title,
                 kind=lsp.CompletionItemKind.Reference,
-                detail=render.paper_detail(record),
-                documentation=_doc(
-                    ls, render.paper_documentation(record, existing, os.path.basename(bib_path), key)
-                ),
+                detail=choice.detail,
+                documentation=_doc(ls, choice.documentation),
                 filter_text=typed,
                 sort_text=f"1{i:05d}",
-                text_edit=lsp.TextEdit(range=rng, new_text=key),
+                text_edit=lsp.TextEdit(range=rng, new_text=choice.key),
                 command=command,
             )
         )
@@ -215,13 +193,15 @@ async def complete(
     typed = prefix.strip()
     if items or len(typed) < citesearch.MIN_QUERY or "\n" in prefix or not ls.session.settings.paper_search:
         return lsp.CompletionList(is_incomplete=capped or bool(typed), items=items)
-    started = time.monotonic()
     wait = ls.session.settings.paper_search_debounce_ms / 1000.0 + 3.0
-    records = await ls.session.paper_search.find(path, typed, wait)
-    ls.session.paper_search.last_wait_s = time.monotonic() - started
+    records = await ls.session.find_papers(path, typed, wait)
     if records:
         a = index.position(offset - len(prefix), ls.encoding)
         b = index.position(offset, ls.encoding)
         rng = lsp.Range(lsp.Position(a.line, a.character), lsp.Position(b.line, b.character))
-        items = paper_items(ls, analysis, path, records, rng, prefix)
+        choices = ls.session.paper_choices(analysis, path, records)
+        offered = tuple((c.key, c.payload) for c in choices if c.payload is not None)
+        if offered:  # a key typed in and undefined gets its entry all the same
+            ls.handle(PapersOffered(path, offered))
+        items = paper_items(ls, choices, rng, prefix)
     return lsp.CompletionList(is_incomplete=True, items=items)

@@ -1,7 +1,7 @@
 """The client's documents, folders and settings: initialize, text sync, watched files,
-workspace folders, configuration: each handler turns the message into one Session call
-(an edit: ``Session.apply_edit``; analysis and publishing follow, edits gathered, see
-``CiteLensServer.edited``)."""
+workspace folders, configuration: each handler turns the message into one event for the
+engine (an edit: ``Changed``; the analysis follows when the edits are gathered, see
+``CiteLensServer.edited``) and sends what it changed."""
 
 from __future__ import annotations
 
@@ -10,24 +10,12 @@ import asyncio
 from lsprotocol import types as lsp
 
 from citelens.lsp.convert import path_of
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.lsp.textsync import BIG, current_text, keep_index, line_index, take_edit
 from citelens.workspace.changes import Edit
+from citelens.workspace.events import Closed, FilesChanged, FoldersChanged, SettingsChanged
 
 _WATCHED = "**/*.{bib,tex,md,Rmd,qmd}"
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(lsp.INITIALIZE)(guarded(initialize))
-    server.feature(lsp.INITIALIZED)(guarded(initialized))
-    server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)(guarded(did_open))
-    server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(guarded(did_change))
-    server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)(guarded(did_save))
-    server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)(guarded(did_close))
-    server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)(guarded(did_change_watched))
-    server.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)(guarded(did_change_folders))
-    server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)(guarded(did_change_configuration))
-    server.feature(lsp.SHUTDOWN)(guarded(shutdown))
 
 
 def shutdown(ls: CiteLensServer, params: None) -> None:
@@ -65,25 +53,27 @@ async def initialized(ls: CiteLensServer, params: lsp.InitializedParams) -> None
     await pull_configuration(ls)
 
 
-def _sync(ls: CiteLensServer, uri: str) -> str | None:
-    """Hand the workspace's view of an open document to the session; its path."""
+def _edit(ls: CiteLensServer, uri: str) -> Edit | None:
+    """The workspace's view of an open document, for the engine."""
     path = path_of(uri)
-    if path:
-        doc = ls.workspace.get_text_document(uri)
-        ls.edited(Edit(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc)))
-    return path
+    if not path:
+        return None
+    doc = ls.workspace.get_text_document(uri)
+    return Edit(path, current_text(doc), doc.version or 0, take_edit(doc), line_index(doc))
 
 
 def did_open(ls: CiteLensServer, params: lsp.DidOpenTextDocumentParams) -> None:
-    path = _sync(ls, params.text_document.uri)
-    if path:
-        ls.check_now(path)
+    edit = _edit(ls, params.text_document.uri)
+    if edit is not None:
+        ls.opened(edit)
         doc = ls.workspace.get_text_document(params.text_document.uri)
-        keep_index(doc, ls.session.store.line_index(path) if len(current_text(doc)) > BIG else None)
+        keep_index(doc, ls.session.store.line_index(edit.path) if len(current_text(doc)) > BIG else None)
 
 
 def did_change(ls: CiteLensServer, params: lsp.DidChangeTextDocumentParams) -> None:
-    _sync(ls, params.text_document.uri)
+    edit = _edit(ls, params.text_document.uri)
+    if edit is not None:
+        ls.edited(edit)
 
 
 def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -95,28 +85,24 @@ def did_save(ls: CiteLensServer, params: lsp.DidSaveTextDocumentParams) -> None:
 def did_close(ls: CiteLensServer, params: lsp.DidCloseTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
     if path:
-        ls.session.close(path)
-        ls.publish()
+        ls.handle(Closed(path))
 
 
 def did_change_watched(ls: CiteLensServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-    paths = [p for change in params.changes if (p := path_of(change.uri))]
-    if ls.session.files_changed(paths):
-        ls.publish()
-        ls.verifier.schedule()
+    paths = tuple(p for change in params.changes if (p := path_of(change.uri)))
+    ls.handle(FilesChanged(paths))
 
 
 def did_change_folders(ls: CiteLensServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
-    removed = [p for f in params.event.removed if (p := path_of(f.uri))]
-    added = [p for f in params.event.added if (p := path_of(f.uri))]
-    ls.session.folders_changed(added, removed)
+    removed = tuple(p for f in params.event.removed if (p := path_of(f.uri)))
+    added = tuple(p for f in params.event.added if (p := path_of(f.uri)))
+    ls.handle(FoldersChanged(added, removed))
 
 
 async def did_change_configuration(ls: CiteLensServer, params: lsp.DidChangeConfigurationParams) -> None:
     values = params.settings
     if isinstance(values, dict) and "citelens" in values:
-        ls.apply_settings(values)
-        ls.reanalyse_all()
+        ls.handle(SettingsChanged(values))
     else:
         await pull_configuration(ls)
 
@@ -147,5 +133,4 @@ async def pull_configuration(ls: CiteLensServer) -> None:
         ls.log_line(f"could not read the editor's settings: {type(exc).__name__}")
         return
     if result and isinstance(result[0], dict):
-        ls.apply_settings({"citelens": result[0]})
-        ls.reanalyse_all()
+        ls.handle(SettingsChanged({"citelens": result[0]}))

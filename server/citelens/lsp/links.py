@@ -8,17 +8,13 @@ from lsprotocol import types as lsp
 
 from citelens.core.dockind import CITING, DocKind, kind_of
 from citelens.lsp.convert import path_of, span_range, uri_of
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace.links import bib_links, reference_links
 
 #: A whole library gets no links: editors ask for a document's links after every edit, and
 #: 68,000 entries are 137,000 links (every field read, seconds of work and tens of MB each
 #: time, with hovers waiting behind). Editors still underline the URLs they see themselves.
 MAX_LINKED_ENTRIES = 2000
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_LINK)(guarded(document_link))
 
 
 def document_link(ls: CiteLensServer, params: lsp.DocumentLinkParams) -> list[lsp.DocumentLink]:
@@ -43,7 +39,7 @@ def document_links(ls: CiteLensServer, uri: str) -> list[lsp.DocumentLink]:
         doc = ls.session.store.source(path)
         if doc is None:
             return []
-        refs = reference_links(ls.session.store, doc, ls.session.root_of(path))
+        refs = reference_links(ls.session.store, doc, ls.session.projects.root_of(path))
         pairs = [(span, uri_of(p)) for span, p in refs]
     else:
         return []

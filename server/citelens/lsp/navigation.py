@@ -9,13 +9,8 @@ from __future__ import annotations
 from lsprotocol import types as lsp
 
 from citelens.lsp.convert import path_of, span_range, uri_of
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace.index import Analysis
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_DEFINITION)(guarded(definition))
-    server.feature(lsp.TEXT_DOCUMENT_REFERENCES)(guarded(references))
 
 
 def _key_at(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, Analysis | None] | None:
@@ -24,7 +19,7 @@ def _key_at(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, Analy
     offset = ls.offset(path, pos) if path else None
     if path is None or offset is None:
         return None
-    return ls.session.key_at(path, offset)
+    return ls.session.projects.key_at(path, offset)
 
 
 def _definitions(ls: CiteLensServer, key: str, analysis: Analysis | None) -> list[lsp.Location]:
@@ -52,7 +47,7 @@ def references(ls: CiteLensServer, params: lsp.ReferenceParams) -> list[lsp.Loca
     defs = analysis.definitions.get(key, []) if analysis is not None else []
     store = ls.session.store
     # scoped to the projects using the .bib that defines the key (any, if undefined)
-    cites = ls.session.all_citations(key, defs[0].path if defs else None)
+    cites = ls.session.projects.all_citations(key, defs[0].path if defs else None)
     out = [lsp.Location(uri_of(p), span_range(store, p, c.span, ls.encoding)) for p, c in cites]
     if params.context.include_declaration:
         out.extend(_definitions(ls, key, analysis))

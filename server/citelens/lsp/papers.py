@@ -4,8 +4,8 @@ The completion item already replaced the typed text with the key; this command a
 entry through ``workspace/applyEdit`` (one insertion at the end of the file, so the rest
 of it stays byte-identical). A client that inserts the key but ignores the item's command
 (Neovim without ``vim.lsp.completion.enable``) gets the same edit: once an analysis finds
-an offered key cited and undefined, :func:`adopt_typed_keys` adds it. Either way an entry
-is added once (``PaperSearch.added``). A document without a bibliography gets ``references.bib``
+an offered key cited and undefined, :meth:`PaperAdds.adopt_typed_keys` adds it. Either way
+an entry is added once (:attr:`PaperAdds.added`). A document without a bibliography gets ``references.bib``
 beside it, and a message saying so.
 """
 
@@ -20,10 +20,11 @@ from lsprotocol import types as lsp
 
 from citelens.core.model import Span
 from citelens.fixes.fix import FileEdit
-from citelens.lsp.completion import ADD_PAPER
 from citelens.lsp.edits import EditRefused, workspace_edit
 from citelens.lsp.state import CiteLensServer, guarded
 from citelens.workspace import citesearch
+from citelens.workspace.changes import Changes
+from citelens.workspace.events import PaperAdded
 
 
 def _exists(path: str) -> bool:
@@ -35,59 +36,59 @@ def _write_new(path: str, text: str) -> None:
         fh.write(text)
 
 
-def register(server: CiteLensServer) -> None:
-    # pygls announces commands in executeCommandProvider and dispatches them.
-    server.command(ADD_PAPER)(guarded(add_paper_command))
-    server.after_flush.append(lambda changes: adopt_typed_keys(server, changes.typed_offers))
-
-
 #: Seconds during which a second add of the same key to the same .bib is refused (the
 #: command and the typed key both ask; the first edit may not be on disk yet).
 ADDED_FOR_S = 120.0
 
 
-def adopt_typed_keys(ls: CiteLensServer, offers: list[Any]) -> None:
-    """Add the entry of every offered paper whose key the analysed documents now cite
-    and no bibliography defines (``Session.update`` finds them: the client did not run
-    the item's command)."""
-    if not offers:
-        return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    adding = ls.session.paper_search.adding
-    for payload in offers:
-        task = loop.create_task(guarded(add_paper)(ls, payload))
-        adding.add(task)
-        task.add_done_callback(adding.discard)
+class PaperAdds:
+    """The entries this server is adding, so that each is added once: (bib, key) -> when
+    its add started, and the adds a typed key started (edits the editor applies: LSP state)."""
 
+    def __init__(self, ls: CiteLensServer) -> None:
+        self.ls = ls
+        self.added: dict[tuple[str, str], float] = {}
+        self.adding: set[asyncio.Task[Any]] = set()
 
-async def add_paper_command(ls: CiteLensServer, *args: Any) -> dict[str, Any]:
-    return await add_paper(ls, args[0] if args else None)
+    def adopt_typed_keys(self, changes: Changes) -> None:
+        """Add the entry of every offered paper whose key the analysed documents now cite
+        and no bibliography defines (the engine finds them: the client did not run the
+        item's command)."""
+        if not changes.typed_offers:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for payload in changes.typed_offers:
+            task = loop.create_task(guarded(self.add)(payload))
+            self.adding.add(task)
+            task.add_done_callback(self.adding.discard)
 
+    async def command(self, ls: CiteLensServer, *args: Any) -> dict[str, Any]:
+        return await self.add(args[0] if args else None)
 
-async def add_paper(ls: CiteLensServer, raw: Any) -> dict[str, Any]:
-    """Append the paper's entry unless the .bib already has it (same key, DOI, arXiv id
-    or title): a second accept adds nothing."""
-    offer = citesearch.read_offer(raw)
-    if offer is None:
-        return {"added": False, "why": "bad arguments"}
-    path, key = offer.bib, offer.key
-    added = ls.session.paper_search.added
-    now = time.monotonic()
-    if now - added.get((path, key), -ADDED_FOR_S) < ADDED_FOR_S:
-        return {"added": False, "why": "already added"}
-    if len(added) > 1000:
-        added.clear()
-    added[(path, key)] = now
-    result: dict[str, Any] = {"added": False, "why": "failed"}
-    try:
-        result = await _add(ls, offer)
-    finally:
-        if not result["added"] and result["why"] != "already in the bibliography":
-            added.pop((path, key), None)  # a refused or failed edit may be tried again
-    return result
+    async def add(self, raw: Any) -> dict[str, Any]:
+        """Append the paper's entry unless the .bib already has it (same key, DOI, arXiv id
+        or title): a second accept adds nothing."""
+        offer = citesearch.read_offer(raw)
+        if offer is None:
+            return {"added": False, "why": "bad arguments"}
+        path, key = offer.bib, offer.key
+        added = self.added
+        now = time.monotonic()
+        if now - added.get((path, key), -ADDED_FOR_S) < ADDED_FOR_S:
+            return {"added": False, "why": "already added"}
+        if len(added) > 1000:
+            added.clear()
+        added[(path, key)] = now
+        result: dict[str, Any] = {"added": False, "why": "failed"}
+        try:
+            result = await _add(self.ls, offer)
+        finally:
+            if not result["added"] and result["why"] != "already in the bibliography":
+                added.pop((path, key), None)  # a refused or failed edit may be tried again
+        return result
 
 
 async def _add(ls: CiteLensServer, offer: citesearch.Offer) -> dict[str, Any]:
@@ -119,7 +120,6 @@ async def _add(ls: CiteLensServer, offer: citesearch.Offer) -> dict[str, Any]:
             return {"added": False, "why": "edit refused"}
     else:
         return {"added": False, "why": "bibliography not readable"}
-    ls.session.paper_search.added_key(key)
     if create:
         ls.window_show_message(
             lsp.ShowMessageParams(
@@ -129,5 +129,5 @@ async def _add(ls: CiteLensServer, offer: citesearch.Offer) -> dict[str, Any]:
                 f"or `bibliography: {name}` in the front matter (Markdown).",
             )
         )
-    ls.session.store.invalidate(path)
+    ls.handle(PaperAdded(path, key))  # read again; completion offers the key first
     return {"added": True, "key": key, "bib": path}

@@ -1,12 +1,12 @@
-"""Publishing diagnostics: the session's findings as ``textDocument/publishDiagnostics``.
+"""Publishing diagnostics: the engine's findings as ``textDocument/publishDiagnostics``.
 
 :meth:`Publisher.publish_changes` sends, for every file whose findings changed (the engine's
 :class:`~citelens.workspace.changes.Changes`: a file whose findings and texts did not
 change since the last report is not in it), its whole list (LSP has no partial update),
 and an empty list to a file that no longer has any; positions come from the line indexes
-the changes carry. :meth:`Publisher.publish` asks the session for its report first.
-:meth:`Publisher.soon` coalesces publishes asked for
-by background work (verdicts, claim checks) to one per :data:`EVERY_S`.
+the changes carry. :meth:`Publisher.soon` coalesces the reports asked for by background
+work (verdicts, claim checks) to one per :data:`EVERY_S`: when it is due, the server
+applies ``ReportDue`` and sends its changes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from lsprotocol import types as lsp
 from citelens.core.text import LineIndex
 from citelens.lsp.convert import RelatedMemo, to_diagnostic, uri_of
 from citelens.workspace.changes import Changes
-from citelens.workspace.session import Session
 
 log = logging.getLogger("citelens")
 #: Background results are published at most this often (seconds).
@@ -30,9 +29,9 @@ Send = Callable[[lsp.PublishDiagnosticsParams], None]
 
 
 class Publisher:
-    def __init__(self, session: Session, send: Send) -> None:
-        self.session = session
+    def __init__(self, send: Send, due: Callable[[], None]) -> None:
         self.send = send
+        self._due_report = due  # a report is due (the server applies ReportDue)
         self.published: dict[str, list[lsp.Diagnostic]] = {}  # uri -> what the client has
         self._related: RelatedMemo = {}
         self._encoding_sent = "utf-16"
@@ -41,20 +40,17 @@ class Publisher:
         self.encoding = "utf-16"
         self.related_information = False
 
-    def publish(self) -> None:
-        """Push diagnostics for every file whose findings changed since the last send (and
-        clear stale ones): asks the session for its report (background results)."""
-        self.publish_changes(self.session.report())
+    def encoding_changed(self) -> bool:
+        """Whether every position the client has moved (its position encoding changed
+        since the last send, and it has diagnostics): every file is to be reported again."""
+        changed = self.encoding != self._encoding_sent
+        self._encoding_sent = self.encoding
+        return changed and bool(self.published)
 
     def publish_changes(self, changes: Changes) -> None:
         """Diagnostics for the files ``changes`` names, converted from it alone (their line
         indexes travel with it): a file whose diagnostics the client has already is skipped."""
         self._cancel_due()
-        if self.encoding != self._encoding_sent:  # every position moves: report all again
-            self._encoding_sent = self.encoding
-            if self.published:
-                self.session.reported.forget()
-                changes = self.session.report()
         positions = _Positions(changes)
         for ff in changes.files:
             uri = uri_of(ff.path)
@@ -73,7 +69,7 @@ class Publisher:
                 self.send(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=ff.version))
 
     def soon(self, delay_s: float = 0.0, *, limit: bool = True) -> None:
-        """Publish after ``delay_s`` and, with ``limit`` (a stream of verdicts), at most once
+        """Report after ``delay_s`` and, with ``limit`` (a stream of verdicts), at most once
         per :data:`EVERY_S` (the first at once); requests that arrive meanwhile share it."""
         if self._due is not None:
             return
@@ -87,7 +83,7 @@ class Publisher:
     def _publish_due(self) -> None:
         self._due = None
         try:
-            self.publish()
+            self._due_report()
         except Exception:
             log.exception("publishing diagnostics failed")
 

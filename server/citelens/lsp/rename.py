@@ -23,10 +23,8 @@ from citelens.lsp.state import CiteLensServer
 from citelens.workspace.rename import RenameError, check_new_key, rename_edits
 
 
-def register(server: CiteLensServer) -> None:
-    # Refusals are ResponseErrors with a message for the user: not guarded.
-    server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)(prepare_rename)
-    server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))(rename)
+def quiet_refusals() -> None:
+    """A refused rename is one INFO line in pygls's log, not an error with a traceback."""
     rpc_log = logging.getLogger("pygls.protocol.json_rpc")
     if not any(isinstance(f, RefusalLogFilter) for f in rpc_log.filters):
         rpc_log.addFilter(RefusalLogFilter())
@@ -56,13 +54,13 @@ def _target(ls: CiteLensServer, uri: str, pos: lsp.Position) -> tuple[str, str, 
     if path is None or offset is None:
         raise _refuse("No cite key here")
     if kind_of(path) is DocKind.BIB:
-        entry = ls.session.entry_at(path, offset)
+        entry = ls.session.projects.entry_at(path, offset)
         if entry is None or not entry.key_span.contains(offset):
             raise _refuse("Rename works on an entry's key or on a cited key")
         analysis = ls.session.analysis_for(path)
         defs = analysis.definitions.get(entry.key, []) if analysis else []
         return path, entry.key, entry.key_span, defs or [entry]
-    c = ls.session.citation_at(path, offset)
+    c = ls.session.projects.citation_at(path, offset)
     if c is None:
         raise _refuse("Rename works on a cited key or on an entry's key")
     analysis = ls.session.analysis_for(path)
@@ -87,14 +85,14 @@ def _defined_keys(ls: CiteLensServer, bib_paths: list[str]) -> set[str]:
     would silently switch that paper's citations to another entry)."""
     bibs: dict[str, None] = dict.fromkeys(bib_paths)
     for p in bib_paths:
-        for project in ls.session.projects_using_bib(p):
+        for project in ls.session.projects.projects_using_bib(p):
             bibs.update(dict.fromkeys(project.bib_paths))
     keys: set[str] = set()
     for p in bibs:
         bib = ls.session.store.bib(p)
         if bib is not None:
             keys.update(e.key for e in bib.entries)
-    for a in ls.session.analyses.values():
+    for a in ls.session.projects.analyses.values():
         if set(a.project.bib_paths) & set(bibs):
             keys.update(a.definitions)
             keys.update(a.bibitems)
@@ -111,7 +109,7 @@ def rename(ls: CiteLensServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | 
         raise _refuse(str(exc)) from None
     sources: dict[str, None] = {}
     for bib in bib_paths:
-        sources.update(dict.fromkeys(ls.session.documents_using_bib(bib)))
+        sources.update(dict.fromkeys(ls.session.projects.documents_using_bib(bib)))
     edits = file_edits(rename_edits(ls.session.store, key, params.new_name, bib_paths, list(sources)))
     try:
         return workspace_edit(ls, edits) if edits is not None else None

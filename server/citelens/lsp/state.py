@@ -1,14 +1,18 @@
-"""The language server: one :class:`~citelens.workspace.session.Session` (the engine and
-its state) plus what only an LSP server has: the client's flags (``lsp/flags.py``), what the
-client was sent (``lsp/publisher.py``), the background run's task and progress
-(``lsp/verification.py``), the lines already logged, and the timer that gathers edits.
+"""The language server: an adapter around one :class:`~citelens.workspace.engine.Engine`.
 
-Feature modules (hover, completion, actions, ...) get a :class:`CiteLensServer` and read the
-session through it; ``lsp/server.py`` wires them together. An edit reaches the engine at
-once (:meth:`CiteLensServer.edited`: ``Session.apply_edit``); edits that arrive together are
-analysed by one ``Session.update`` (:meth:`CiteLensServer.flush`), whose :class:`Changes`
-are sent with no other engine call (:meth:`CiteLensServer.send`). A request first flushes,
-so it answers from the latest text.
+It turns what the client sends, its own timers and the background run into events, hands
+each to the engine's one entry point (:meth:`CiteLensServer.apply`), and renders the
+:class:`~citelens.workspace.changes.Changes` it gets back (:meth:`CiteLensServer.send`:
+diagnostics, a run to start or cancel, when to retry, lines to show), with no other engine
+call. Otherwise feature modules (hover, completion, actions, ...) only read the engine,
+through :attr:`CiteLensServer.session` (typed :class:`~citelens.workspace.queries.Queries`).
+Its own state is LSP-only: the client's flags (``lsp/flags.py``), what the client was sent
+(``lsp/publisher.py``), the background run's task, debounce and timers
+(``lsp/verification.py``), the lines already logged, the timer that gathers edits.
+
+A keystroke is two events: ``Changed`` at once (:meth:`CiteLensServer.edited`: the store has
+the text), then ``Gathered`` for the edits that arrived together (:meth:`CiteLensServer.flush`).
+A request first flushes, so it answers from the latest text.
 """
 
 from __future__ import annotations
@@ -31,7 +35,18 @@ from citelens.lsp.protocol import CiteLensProtocol
 from citelens.lsp.publisher import Publisher
 from citelens.lsp.verification import Progress, Verifier
 from citelens.workspace.changes import Changes, Edit
-from citelens.workspace.session import Session
+from citelens.workspace.engine import Engine
+from citelens.workspace.events import (
+    Changed,
+    Event,
+    FoldersChanged,
+    Gathered,
+    Opened,
+    ReportDue,
+    Saved,
+    SettingsChanged,
+)
+from citelens.workspace.queries import Queries
 
 log = logging.getLogger("citelens")
 #: Edits arriving within this many seconds are analysed together.
@@ -41,28 +56,57 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class CiteLensServer(LanguageServer):
-    """The editor session: its workspace (``session``) and the LSP side of it."""
+    """The editor session: the engine (read through ``session``, changed through
+    :meth:`apply`) and the LSP side of it."""
 
     def __init__(self) -> None:
         super().__init__("citelens", __version__, protocol_cls=CiteLensProtocol)
-        self.session = Session(from_sources(), log=self.log_once)
+        self._engine = Engine(
+            from_sources(), log=self.log_once, on_news=lambda delay: self.publisher.soon(delay, limit=False)
+        )
+        #: The engine as the handlers read it: queries only (changes go through :meth:`apply`).
+        self.session: Queries = self._engine
         self.flags = ClientFlags()
-        self.publisher = Publisher(self.session, self.text_document_publish_diagnostics)
+        self.publisher = Publisher(self.text_document_publish_diagnostics, due=self.publish)
         self.verifier = Verifier(
             self.session,
-            publish=self.publish,
-            publish_soon=self.publisher.soon,
+            self.handle,
             log_line=self.log_line,
             progress=lambda total: Progress(self.work_done_progress, self.flags.work_done_progress, total),
             show=self.show_message,
         )
-        self.session.on_change = lambda delay: self.publisher.soon(delay, limit=False)
-        #: Called with the changes of each :meth:`flush` (lsp/papers.py adds the paper a
+        #: Called with the changes of every event (lsp/papers.py adds the paper a
         #: completion item offered when its key is typed in and undefined).
-        self.after_flush: list[Callable[[Changes], None]] = []
+        self.after_changes: list[Callable[[Changes], None]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._pending = False  # edits the session has and has not analysed yet
+        self._pending = False  # edits the engine has and has not analysed yet
         self._logged: set[str] = set()
+
+    # ------------------------------------------------------------------ the engine
+    def apply(self, event: Event) -> Changes:
+        """The one way the editor changes the engine."""
+        return self._engine.apply(event)
+
+    def handle(self, event: Event) -> None:
+        """Apply ``event`` and send what it changed."""
+        self.send(self.apply(event))
+
+    def send(self, changes: Changes) -> None:
+        """Diagnostics of the files that changed (a report soon, for a stream of verdicts),
+        the run to start, cancel or hurry, the retry timer, the lines to show and log, the
+        typed offered papers' entries: from ``changes`` alone, no engine call (but
+        ``ReportDue`` when the client's position encoding changed, which moves every position)."""
+        if changes.reported:
+            self.publisher.encoding = self.encoding
+            shown = self.apply(ReportDue(every=True)) if self.publisher.encoding_changed() else changes
+            self.publisher.publish_changes(shown)
+        if changes.news:
+            self.publisher.soon()
+        self.verifier.follow(changes)
+        for line in changes.said:
+            self.log_line(line)
+        for hook in self.after_changes:
+            hook(changes)
 
     # ------------------------------------------------------------------ the client
     def initialized_with(self, params: lsp.InitializeParams) -> None:
@@ -70,12 +114,12 @@ class CiteLensServer(LanguageServer):
         self.flags = ClientFlags.from_capabilities(params.capabilities)
         self.publisher.related_information = self.flags.related_information
         opts = params.initialization_options
-        self.apply_settings(opts if isinstance(opts, dict) else {})
+        self.handle(SettingsChanged(opts if isinstance(opts, dict) else {}))
         folders = params.workspace_folders or []
         roots = [p for f in folders if (p := path_of(f.uri))]
         if not roots and params.root_uri and (p := path_of(params.root_uri)):
             roots = [p]
-        self.session.workspace_roots = roots
+        self.handle(FoldersChanged(added=tuple(roots)))
 
     @property
     def encoding(self) -> str:
@@ -115,21 +159,16 @@ class CiteLensServer(LanguageServer):
             return None
         return index.offset(pos.line, pos.character, self.encoding)
 
-    # ------------------------------------------------------------------ changes
-    def apply_settings(self, values: dict[str, Any] | None) -> None:
-        if self.session.apply_settings(values):
-            self.verifier.settings_changed(self.session.settings)
-
+    # ------------------------------------------------------------------ documents
     def publish(self) -> None:
-        """Send what changed since the last send (background results, closed files)."""
-        self.publisher.encoding = self.encoding
-        self.publisher.publish()
+        """Send what changed since the last send (background results)."""
+        self.handle(ReportDue())
 
     def edited(self, edit: Edit) -> None:
-        """An edit of an open document (engine crossing 1 of a keystroke: the store has the
-        text at once); one :meth:`flush` follows a burst of edits (queued edits are not
-        analysed one by one). Request handlers call :meth:`flush` first."""
-        self.session.apply_edit(edit)
+        """An edit of an open document (``Changed``: the store has the text at once); one
+        :meth:`flush` follows a burst of edits (queued edits are not analysed one by one).
+        Request handlers call :meth:`flush` first."""
+        self.apply(Changed(edit))
         self._pending = True
         if self._flush_handle is None:
             try:
@@ -139,42 +178,31 @@ class CiteLensServer(LanguageServer):
 
     def dirty(self, kind: Callable[[str], bool]) -> bool:
         """Whether a pending edit is of a document ``kind`` accepts."""
-        return self._pending and any(kind(p) for p in self.session.edited)
+        return self._pending and any(kind(p) for p in self.session.projects.edited)
 
     def flush(self) -> None:
-        """Analyse the pending edits (engine crossing 2 of a keystroke) and send the changes."""
+        """Analyse the pending edits (``Gathered``) and send the changes."""
         self._cancel_flush()
         if self._pending:
             self._pending = False
-            self.send(self.session.update())
+            self.handle(Gathered())
 
     def _cancel_flush(self) -> None:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
 
-    def send(self, changes: Changes, verify_delay: float | None = None) -> None:
-        """Diagnostics of the files that changed, a verification run for new entries, and
-        the typed offered papers' entries: from ``changes`` alone, no engine call."""
-        self.publisher.encoding = self.encoding
-        self.publisher.publish_changes(changes)
-        if changes.to_verify:
-            self.verifier.start(changes.to_verify, verify_delay)
-        elif verify_delay == 0.0:
-            self.verifier.hurry()
-        for hook in self.after_flush:
-            hook(changes)
-
-    def check_now(self, path: str) -> None:
-        """On open and save: find the project again, analyse, verify without the debounce."""
+    def opened(self, edit: Edit) -> None:
+        """``didOpen``: its project found, analysed and verified now (with pending edits)."""
         self._cancel_flush()
         self._pending = False
-        self.send(self.session.update(recheck=[path]), verify_delay=0.0)
+        self.handle(Opened(edit))
 
-    def reanalyse_all(self) -> None:
-        self.session.reanalyse_all()
-        self.publish()
-        self.verifier.schedule()
+    def check_now(self, path: str) -> None:
+        """On save: the project found again, analysed, verified without the debounce."""
+        self._cancel_flush()
+        self._pending = False
+        self.handle(Saved(path))
 
 
 def guarded(fn: F) -> F:

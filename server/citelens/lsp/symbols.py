@@ -11,7 +11,7 @@ from lsprotocol import types as lsp
 from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import BibEntry
 from citelens.lsp.convert import path_of, span_range, to_range, uri_of
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace.bibsearch import search_entries
 from citelens.workspace.render import outline_detail
 
@@ -20,11 +20,6 @@ from citelens.workspace.render import outline_detail
 #: with hovers waiting behind. Entries are still found by key, title or author with
 #: workspace symbols (Ctrl+T).
 MAX_OUTLINE_ENTRIES = 5000
-
-
-def register(server: CiteLensServer) -> None:
-    server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(guarded(document_symbols))
-    server.feature(lsp.WORKSPACE_SYMBOL)(guarded(workspace_symbol))
 
 
 def document_symbols(ls: CiteLensServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
@@ -58,11 +53,11 @@ def workspace_symbols(ls: CiteLensServer, query: str) -> list[lsp.SymbolInformat
     session = ls.session
     entries: list[BibEntry] = []
     hay: list[str] = []
-    for path in session.bibliographies():
+    for path in session.projects.bibliographies():
         bib = session.store.bib(path)
         if bib is not None:
             entries.extend(bib.entries)
-            hay.extend(session.entry_haystacks(path, bib.entries))
+            hay.extend(session.projects.entry_haystacks(path, bib.entries))
     out = []
     for m in search_entries(entries, query, hay=hay):
         e = m.entry

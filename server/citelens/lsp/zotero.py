@@ -22,8 +22,9 @@ from lsprotocol import types as lsp
 
 from citelens.fixes.context import SessionContext
 from citelens.fixes.fix import Applicability, Fix
-from citelens.lsp.state import CiteLensServer, guarded
+from citelens.lsp.state import CiteLensServer
 from citelens.workspace.changes import Changes
+from citelens.workspace.events import FilesChanged
 from citelens.zotero.client import ZoteroAccess
 from citelens.zotero.export import (
     Stamp,
@@ -74,7 +75,7 @@ class ZoteroFeature:
         settings = self.ls.session.settings
         if settings != self.settings:  # another profile, other files named
             self.settings, self.seen = settings, {}
-        for analysis in list(self.ls.session.analyses.values()):
+        for analysis in list(self.ls.session.projects.analyses.values()):
             for bib in analysis.project.bib_paths:
                 if bib in self.seen:
                     continue
@@ -165,9 +166,7 @@ class ZoteroFeature:
                 except Exception:
                     new_key = None
         # the engine reads the exported text, verifies the entry again and publishes
-        if ls.session.files_changed([zfix.bib]):
-            ls.publish()
-        ls.verifier.schedule(delay=0.0)
+        ls.handle(FilesChanged((zfix.bib,), verify_now=True))
         message = exported_message(zfix.bib, zfix.key, shown, new_key)
         if shown.present and not shown.missing:
             message = await self._verified(zfix, message)
@@ -229,7 +228,3 @@ def zotero_actions(
     return out, edits
 
 
-def register(server: CiteLensServer) -> None:
-    feature = ZoteroFeature(server)
-    server.command(FIX_IN_ZOTERO)(guarded(feature.fix))
-    server.after_flush.append(feature.announce)

@@ -7,7 +7,6 @@ into its JSON report, the server keeps it between checks, and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -29,22 +28,6 @@ __all__ = [
     "Unverified",
     "Verification",
 ]
-
-
-#: The verdicts a progress line counts, in this order, and how it names them (the
-#: editor's ``$/progress`` and ``citelens check``'s log lines).
-PROGRESS_LABELS: tuple[tuple[Status, str], ...] = (
-    (Status.NOT_FOUND, "not found"),
-    (Status.DOI_MISMATCH, "wrong identifier"),
-    (Status.PARTIAL, "with discrepancies"),
-    (Status.UNVERIFIED, "unverified"),
-)
-
-
-def progress_counts(by_status: Mapping[str, int]) -> list[str]:
-    """``["3 not found", "1 unverified"]``: the verdicts reached so far that a progress line
-    names (``by_status``: count by status value), in :data:`PROGRESS_LABELS` order."""
-    return [f"{by_status[s]} {label}" for s, label in PROGRESS_LABELS if by_status.get(s)]
 
 
 class Unverified(StrEnum):

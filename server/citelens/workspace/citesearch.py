@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,9 @@ from citelens.documents.bibtex.style import Style, detect_style
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify.cache import lookup_key
 from citelens.workspace.bibstyle import as_written, file_style, styled
+from citelens.workspace.index import Analysis
+from citelens.workspace.render import paper_detail, paper_documentation
+from citelens.workspace.store import ReadStore
 
 if TYPE_CHECKING:
     from citelens.sources.transport import Sources
@@ -204,6 +208,51 @@ def read_offer(raw: Any) -> Offer | None:
         return None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class PaperChoice:
+    """A paper completion offers: its title, detail and documentation, the key it would be
+    cited by (the key the project has for it already, or a new one), and, for a paper the
+    project lacks, the ``citelens.addPaper`` arguments (:func:`offer_payload`)."""
+
+    title: str
+    detail: str
+    documentation: str
+    key: str
+    payload: dict[str, Any] | None
+
+
+def paper_choices(
+    store: ReadStore,
+    view_of: Callable[[BibEntry], EntryView | None],
+    search: PaperSearch,
+    analysis: Analysis,
+    path: str,
+    records: Sequence[PaperRecord],
+) -> list[PaperChoice]:
+    """The papers ``records`` as completion offers them in ``path`` (of ``analysis``'s
+    project): a paper the project has under its key, another under a new key in the style
+    of the .bib it would go to (``view_of``: an entry's view), never a key taken."""
+    bib_path, create = target_bib(path, analysis.project.bib_paths)
+    bib = None if create else store.bib(bib_path)
+    index = search.index(analysis.bibs)
+    samples = []
+    if bib is not None:
+        for e in spread(bib.entries):
+            view = view_of(e)
+            if view is not None:
+                samples.append((e.key, view_parts(view)))
+    taken = set(analysis.definitions) | ({e.key for e in bib.entries} if bib else set())
+    out = []
+    for record in records:
+        existing = existing_key(record, index)
+        key = existing or new_key(record, samples, taken)
+        taken.add(key)
+        payload = None if existing else offer_payload(bib_path, create, key, path, record)
+        documentation = paper_documentation(record, existing, os.path.basename(bib_path), key)
+        out.append(PaperChoice(record.title, paper_detail(record), documentation, key, payload))
+    return out
+
+
 # --------------------------------------------------------------------------- in the background
 
 
@@ -234,9 +283,6 @@ class PaperSearch:
         #: completion: typed in (or inserted by a client that ignores the item's command)
         #: and undefined, the key gets its entry all the same (lsp/papers.py).
         self.offers: dict[tuple[str, str], dict[str, Any]] = {}
-        #: (bib, key) -> when its entry was added (or is being added): added once.
-        self.added: dict[tuple[str, str], float] = {}
-        self.adding: set[asyncio.Task[Any]] = set()  # adds started by a typed key
         self.recent_keys: list[str] = []  # keys added from completion, newest last (50)
 
     def added_key(self, key: str) -> None:
@@ -251,6 +297,13 @@ class PaperSearch:
     async def find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
         """The papers for ``query``: from memory at once, else after the next search of
         this document if it ends within ``wait_s``; None when there are none (yet)."""
+        started = time.monotonic()
+        try:
+            return await self._find(path, query, wait_s)
+        finally:
+            self.last_wait_s = time.monotonic() - started
+
+    async def _find(self, path: str, query: str, wait_s: float) -> list[PaperRecord] | None:
         norm = title_key(query)
         if norm in self.results:
             return self.results[norm]

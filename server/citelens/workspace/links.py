@@ -9,7 +9,7 @@ from urllib.parse import quote
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.model import BibFile, SourceDocument, Span
 from citelens.workspace.project import resolve
-from citelens.workspace.store import DocumentStore
+from citelens.workspace.store import ReadStore
 
 
 def _inner(text: str, span: Span) -> Span:
@@ -42,7 +42,7 @@ def bib_links(bib: BibFile, text: str) -> list[tuple[Span, str]]:
     return out
 
 
-def reference_links(store: DocumentStore, doc: SourceDocument, root: str) -> list[tuple[Span, str]]:
+def reference_links(store: ReadStore, doc: SourceDocument, root: str) -> list[tuple[Span, str]]:
     """(span of the name as written, resolved file path) for each bibliography and include."""
     bases = [Path(root).parent, Path(doc.path).parent]
     out: list[tuple[Span, str]] = []

@@ -1,6 +1,6 @@
 """The verification stage every driver shares, with one set of resources per process.
 
-Four drivers run analyse → verify → findings: the editor (:class:`~citelens.workspace.session.Session`
+Four drivers run analyse → verify → findings: the editor (:class:`~citelens.workspace.engine.Engine`
 and its background run), ``citelens check`` and the ``citelens.report`` command
 (:func:`citelens.workspace.check.run_check`), and the venue check (``workspace/venue.py``).
 Each verifies through one :class:`Pipeline`: the scholarly clients (each host's rate

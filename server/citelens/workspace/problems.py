@@ -35,7 +35,7 @@ def distinct(findings: Iterable[Finding]) -> list[Finding]:
     """``findings`` without repeats, in their order: a finding at the same place with the
     same code and message as an earlier one (two projects sharing a .bib find its
     problems twice) is dropped. The one de-duplication of findings: the editor's
-    (``Session.findings``) and ``citelens check``'s."""
+    (``Engine.findings``) and ``citelens check``'s."""
     seen: set[tuple[str, int, int, str, str]] = set()
     out: list[Finding] = []
     for f in findings:

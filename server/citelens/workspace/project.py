@@ -15,7 +15,7 @@ from pathlib import Path
 
 from citelens.core.dockind import DocKind, kind_of
 from citelens.core.model import Reference
-from citelens.workspace.store import DocumentStore
+from citelens.workspace.store import DocumentStore, ReadStore
 
 MAX_FILES = 2000  # a project larger than this is cut (and says so)
 
@@ -41,7 +41,7 @@ def _candidates(target: str, bases: list[Path], default_suffix: str) -> list[Pat
     return out
 
 
-def resolve(store: DocumentStore, target: str, bases: list[Path], suffix: str) -> str | None:
+def resolve(store: ReadStore, target: str, bases: list[Path], suffix: str) -> str | None:
     for cand in _candidates(target, bases, suffix):
         p = os.path.normpath(str(cand))
         if store.exists(p):

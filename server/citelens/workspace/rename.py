@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from citelens.core.model import BibEntry, Span
 from citelens.documents.bibtex.edit import TextEdit
-from citelens.workspace.store import DocumentStore
+from citelens.workspace.store import ReadStore
 
 # A key that is valid everywhere it can be cited: BibTeX/biber, \cite{...} and pandoc's
 # @key (a word character first; inner punctuation only between word characters).
@@ -46,7 +46,7 @@ def check_new_key(old: str, new: str, defined: Iterable[str]) -> None:
             )
 
 
-def _bib_edits(store: DocumentStore, path: str, key: str, new: str) -> list[TextEdit]:
+def _bib_edits(store: ReadStore, path: str, key: str, new: str) -> list[TextEdit]:
     bib = store.bib(path)
     text = store.text(path)
     if bib is None or text is None:
@@ -75,7 +75,7 @@ def _reference_edits(text: str, entry: BibEntry, key: str, new: str) -> list[Tex
 
 
 def rename_edits(
-    store: DocumentStore,
+    store: ReadStore,
     key: str,
     new: str,
     bib_paths: Iterable[str],
