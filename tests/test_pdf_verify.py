@@ -390,3 +390,19 @@ async def test_waiting_for_a_reader_another_paper_holds_is_not_the_papers_time(
     results = await asyncio.gather(*papers)
     assert all(not not_read for _a, not_read, _p in results)  # the second waited 4 s, then read
     assert seen["timeouts"] == [5.0, 5.0]
+
+
+def test_a_printed_arxiv_doi_does_not_make_a_wrong_venue_the_readers() -> None:
+    """ "In CVPR, 2008. doi: 10.48550/arXiv.…" names CVPR as the venue; the arXiv DOI is an
+    identifier, not "arXiv preprint": the paper's other venue stays a warning."""
+    paper = PaperRecord(source="s2", title="Deep learning via semi-supervised embedding",
+                        authors=["Jason Weston", "Frédéric Ratle", "Ronan Collobert"], year=2008,
+                        venue="International Conference on Machine Learning", arxiv_id="0704.10243")
+    text = ("Jason Weston, Frederic Ratle, and Ronan Collobert. Deep learning via semi-supervised embedding. "
+            "In CVPR, 2008. doi: 10.48550/arXiv.0704.10243.")
+    v = decide(_view(text), [_found(paper)], Settings())
+    assert v.status is Status.PARTIAL
+    assert any(d.field == "venue" and d.severity is Severity.WARNING for d in v.discrepancies)
+    preprint = text.replace("In CVPR, 2008. doi: 10.48550/arXiv.0704.10243.", "arXiv preprint, 2008.")
+    cited_as_preprint = decide(_view(preprint), [_found(paper)], Settings())
+    assert not any(d.severity is Severity.WARNING for d in cited_as_preprint.discrepancies)

@@ -37,6 +37,10 @@ from citelens.verify.match.discrepancy import Discrepancy
 AS_READ = "as read from the PDF"
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _PREPRINT = re.compile(r"\barxiv\b|\bcorr\b|\bpreprint\b", re.IGNORECASE)
+#: A DOI, a URL or an arXiv identifier in a printed reference (not a venue's name).
+_IDENTIFIER_IN_PRINT = re.compile(
+    r"(?:doi\s*:?\s*)?\b10\.\d{4,9}/\S+|https?://\S+|\barxiv\s*:\s*[\w./-]+|\babs/[\w./-]+", re.IGNORECASE
+)
 _ET_AL = re.compile(r"\bet\.?\s*al\b|\bothers\b", re.IGNORECASE)
 _SUFFIX = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 _PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "del", "la", "le", "dos", "du"})
@@ -249,8 +253,10 @@ def _true_value_printed(d: Discrepancy, paper: list[PaperRecord], raw: str) -> b
         names = [v for r in paper for v in (r.venue, *r.venue_alternates) if v]
         if any(len(compact(v)) >= 4 and _phrase(v, printed, whole=False) for v in names):
             return True
-        # printed as a preprint ("arXiv preprint arXiv:…", "CoRR"), and the paper has one
-        return _PREPRINT.search(raw) is not None and any(r.arxiv_id or r.is_preprint for r in paper)
+        # printed as a preprint ("arXiv preprint arXiv:…", "CoRR"), and the paper has one; an
+        # identifier alone ("In CVPR, 2008. doi: 10.48550/arXiv.0704.10243") names no venue
+        venue_words = _IDENTIFIER_IN_PRINT.sub(" ", raw)
+        return _PREPRINT.search(venue_words) is not None and any(r.arxiv_id or r.is_preprint for r in paper)
     if d.field == Field.DOI:
         return any(r.doi and compact(r.doi) in compact(raw) for r in paper)
     if d.field == Field.ARXIV:
