@@ -142,6 +142,20 @@ CASES = {
         ["Nadal"],
         2015,
     ),
+    "elsevier-num-a-title-of-capitalised-words": (
+        "B. Settles, M. Craven, S. Ray, Multiple-Instance Passive Learning, in: Advances in Neural "
+        "Information "
+        "Processing Systems, 2009.",
+        "Multiple-Instance Passive Learning",
+        ["Settles", "Craven", "Ray"],
+        2009,
+    ),
+    "apa-et-al-alone": (
+        "et al. (1994). Spectral properties of a time-periodic Fokker-Planck equation. Phys. Rev. E.",
+        "Spectral properties of a time-periodic Fokker-Planck equation",
+        [],
+        1994,
+    ),
     "nature": (
         "Robinson, P. N. & Mundlos, S. The human phenotype ontology. Clinical Genetics 77, 525–534 (2010).",
         "The human phenotype ontology",

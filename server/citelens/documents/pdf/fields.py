@@ -43,7 +43,7 @@ _ABBREV = frozenset(
 )
 _NOT_NAME = re.compile(r"\b(?:In|in|Proceedings|proceedings|Journal|Conference|University|arXiv|vol|pp)\b")
 _FAMILY_WORD = r"(?:[a-z]{1,3}\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]*(?:\s+[A-ZÀ-Þ][\w'’\-]+)?"
-_INITIALS = r"(?:[A-ZÀ-Þ][a-z]?\.(?:\s*-?\s*[A-ZÀ-Þ][a-z]?\.)*)"
+_INITIALS = r"(?:[A-ZÀ-Þ][a-z]?\.(?:\s*-?\s*[A-ZÀ-Þ][a-z]?\.|-[a-z]\.)*)"
 _ITEM = _FAMILY_WORD + r",\s+" + _INITIALS
 _TRAILING_YEAR = re.compile(r",?\s*\(?(?:1[89]|20)\d\d[a-z]?\)?\.?\s*$")
 _NAME_GOES_ON = re.compile(r"\s*[A-ZÀ-Þ][\w'’\-]+(?:,|\s+and\s+[A-ZÀ-Þ])")
@@ -143,6 +143,7 @@ def _comma_style(text: str) -> tuple[int, int] | None:
     only): (where the title starts, where it ends), or None."""
     pos = 0
     names = 0
+    all_dotted = True  # every name so far has an initial: "Content-Based Citation Recommendations" is no name
     for m in re.finditer(r",\s*(?:and\s+)?|\s+and\s+", text):
         chunk = text[pos : m.start()].strip()
         if names and re.fullmatch(r"et\s*al\.?", chunk):  # "…, T. Reddy, et al., Title, …"
@@ -153,8 +154,10 @@ def _comma_style(text: str) -> tuple[int, int] | None:
             _PERSON.fullmatch(chunk)
             and (dotted or len(chunk.split()) <= 3)
             and (dotted or len(chunk.split()) >= 2 or names == 0)
+            and (dotted or names == 0 or not all_dotted)
         ):
             names += 1
+            all_dotted &= dotted
             pos = m.end()
             continue
         break
@@ -188,7 +191,7 @@ def _names(block: str) -> tuple[list[str], bool]:
 
 
 def _is_initials(s: str) -> bool:
-    return re.fullmatch(r"(?:(?:[A-Z]\.?|[A-Z][a-z]\.)[\s-]*){1,4}", s.strip()) is not None
+    return re.fullmatch(r"(?:(?:[A-Z]\.?|[A-Z][a-z]\.|(?<=-)[a-z]\.?)[\s-]*){1,4}", s.strip()) is not None
 
 
 def family(name: str) -> str:
@@ -284,7 +287,7 @@ _NOT_TITLE = re.compile(
     re.IGNORECASE,
 )
 #: An unquoted "title" that starts with a year is a year read as the title ("2021. In …").
-_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d\b")
+_YEAR_FIRST = re.compile(r"^(?:1[89]|20)\d\d[a-z]?(?:[.,;:)]|\s*$)")
 
 
 def _confident(f: Fields, quoted: bool) -> bool:
@@ -298,7 +301,7 @@ def _confident(f: Fields, quoted: bool) -> bool:
         and not f.title.endswith(("-", "\u00ad"))  # a reference cut at a line end
         and _NOT_TITLE.search(f.title) is None
         and (quoted or _YEAR_FIRST.match(f.title) is None)
-        and (_names_read(f.authors, "") or (quoted and not f.authors))
+        and (_names_read(f.authors, "") or ((quoted or f.authors_cut) and not f.authors))
     )
 
 
