@@ -823,7 +823,7 @@ def _registrars(modules: dict[str, ast.Module]) -> list[str]:
                          and n.func.attr in ("feature", "command") for n in ast.walk(tree)))
 
 
-@invariant("`lsp/` imports of CiteLens only `workspace`, `fixes`, `core` and `zotero`, and registers "
+@invariant("Of CiteLens, `lsp/` imports only `workspace`, `fixes`, `core` and `zotero`, and it registers "
            "its handlers in one dispatch table.")
 def test_lsp_imports_only_the_engines_layers_and_registers_in_one_table() -> None:
     below = {}

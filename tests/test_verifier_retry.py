@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,41 @@ def test_a_run_that_ended_lets_the_next_plan_start(outcome: Outcome) -> None:
     engine.runs.current = 7
     engine.apply(RunEnded(7, outcome, {}))
     assert engine.runs.checking == frozenset()
+
+
+class _Progress:
+    async def begin(self) -> None:
+        pass
+
+    def report(self, done: int, total: int) -> None:
+        pass
+
+    def count(self, status: Status) -> None:
+        pass
+
+    def end(self, message: str = "done") -> None:
+        pass
+
+
+async def test_a_streamed_verdict_crosses_into_the_engine_once() -> None:
+    """Each verdict a run decides is one event (``VerdictSettled``: kept, counted, reported
+    soon), the run's end one more (``RunEnded``); nothing else of the run reaches the engine."""
+    from citelens.workspace.changes import Run
+    from citelens.workspace.events import VerdictSettled
+
+    verdicts = [Verification(k, Status.VERIFIED, "Verified", content_hash=f"h{k}") for k in "abc"]
+
+    class Session:
+        async def verify(self, run: Run, **kw: Any) -> dict[str, Verification]:
+            for v in verdicts:
+                kw["on_verdict"](v)
+                await asyncio.sleep(0)
+            return {v.key: v for v in verdicts}
+
+    events: list[Event] = []
+    verifier = Verifier(Session(), events.append, log_line=lambda _m, _l: None,  # type: ignore[arg-type]
+                        progress=lambda _n: _Progress())  # type: ignore[arg-type,return-value]
+    verifier.start(Run(5, (), 0.0))
+    await verifier.wait()
+    assert events == [*(VerdictSettled(5, v) for v in verdicts), RunEnded(5, Outcome.FINISHED, {
+        v.key: v for v in verdicts})]
