@@ -112,3 +112,25 @@ async def test_a_streamed_verdict_crosses_into_the_engine_once() -> None:
     await verifier.wait()
     assert events == [*(VerdictSettled(5, v) for v in verdicts), RunEnded(5, Outcome.FINISHED, {
         v.key: v for v in verdicts})]
+
+
+async def test_open_and_save_start_a_run_waiting_for_its_debounce_now() -> None:
+    from citelens.workspace.changes import Run
+
+    started = asyncio.Event()
+
+    class Session:
+        async def verify(self, run: Run, **kw: Any) -> dict[str, Verification]:
+            started.set()
+            return {}
+
+    events: list[Event] = []
+    verifier = Verifier(Session(), events.append, log_line=lambda _m, _l: None,  # type: ignore[arg-type]
+                        progress=lambda _n: _Progress())  # type: ignore[arg-type,return-value]
+    verifier.start(Run(1, (), 30.0))  # the debounce
+    await asyncio.sleep(0.05)
+    assert not started.is_set()
+    verifier.hurry()
+    await asyncio.wait_for(started.wait(), 5)
+    await verifier.wait()
+    assert events == [RunEnded(1, Outcome.FINISHED, {})]

@@ -53,7 +53,6 @@ class Verifier:
         self._progress = progress
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None  # set: the current run's debounce ends now
-        self._sleeping = False  # the current task is still in its debounce
         self._retry: asyncio.TimerHandle | None = None
         self._closing: set[asyncio.Future[None]] = set()
         self._stopped = False  # the client asked the server to shut down
@@ -96,8 +95,9 @@ class Verifier:
             self._task = None
 
     def hurry(self) -> None:
-        """On open and save: a run still waiting for its debounce starts now."""
-        if self._sleeping and self._wake is not None:
+        """On open and save: a run still waiting for its debounce starts now (one past it
+        is not affected)."""
+        if self._wake is not None:
             self._wake.set()
 
     def stop(self) -> None:
@@ -137,13 +137,9 @@ class Verifier:
         outcome = Outcome.FAILED
         finished: RunEnded | None = None
         try:
-            if run.delay_s > 0:
-                self._sleeping = True
-                try:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(wake.wait(), run.delay_s)
-                finally:
-                    self._sleeping = False
+            if run.delay_s > 0:  # the debounce, which hurry() ends
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), run.delay_s)
             progress = self._progress(len(run.views))
             await progress.begin()
             self.runs += 1
