@@ -89,7 +89,8 @@ def _identifiers(text: str, out: Fields) -> str:
     """DOI, arXiv id and URL into ``out``; the text without them."""
     m = DOI_IN_PRINT.search(text)
     if m:
-        out.doi = re.sub(r"[.,;:)\]}]+$", "", m.group(1))
+        # (harv: "doi:10.48550/arxiv.1905.00245,arXiv:1905.00245": the DOI ends at the comma)
+        out.doi = re.sub(r"[.,;:)\]}]+$", "", re.split(r",(?=[A-Za-z]+:)", m.group(1))[0])
     a = ARXIV_IN_PRINT.search(text)
     if a:
         out.arxiv = a.group(1)
