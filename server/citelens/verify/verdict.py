@@ -429,8 +429,7 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     slipped = False
     if view.printed is not None:  # a difference the print does not make is the reader's
         misread = record_title_similarity(view.title, match.title or "") < settings.title_candidate_threshold
-        identified = best_asked.field is not None  # an identifier read from the print found it
-        read = printed.slips(view.printed, [match, *versions], found, misread=misread, identified=identified)
+        read = printed.slips(view.printed, [match, *versions], found, misread=misread)
         slipped = any(a is not b for a, b in zip(read, found, strict=True))
         found = read
     if (

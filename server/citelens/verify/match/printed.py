@@ -290,30 +290,23 @@ def slips(
     ds: Sequence[Discrepancy],
     *,
     misread: bool = False,
-    identified: bool = False,
 ) -> list[Discrepancy]:
     """The discrepancies between the fields read and the paper, each warning whose true value
     (the paper's title, authors, year, venue, identifier) is in the printed string made the
     reader's slip: information, "as read from the PDF". Only for a paper the print names
-    (:func:`confirms`; ``identified``: found by an identifier read from the print, whose
-    title may start a field of it, a source having cut it short); what the print itself
-    gets wrong stays the author's. ``misread``: the title read is not the paper's, so the
-    venue and the names read beside it are the reader's too (the paper's first authors and
-    year are in the print); identifiers are still judged on the print."""
+    (:func:`confirms`: its whole title, a source's title cut short is not enough, since a
+    near-miss title goes on from a real one's first words); what the print itself gets
+    wrong stays the author's. ``misread``: the title read is not the paper's, so the venue
+    and the names read beside it are the reader's too (the paper's first authors and year
+    are in the print); identifiers are still judged on the print."""
     records = list(paper)
     raw = printed.text
-    if not any(_serious(d) for d in ds):
-        return list(ds)
-    named = confirms(raw, records)
-    started = identified and not named and _identified_and_printed(raw, records)
-    if not named and not started:
+    if not any(_serious(d) for d in ds) or not confirms(raw, records):
         return list(ds)
 
     def slip(d: Discrepancy) -> bool:
         if misread and d.field in (Field.VENUE, Field.AUTHORS):
             return True
-        if started and d.field == Field.TITLE:
-            return True  # the paper's title starts a field of the print: the source cut it
         return _true_value_printed(d, records, raw)
 
     return [_as_read(d) if _serious(d) and slip(d) else d for d in ds]
