@@ -185,7 +185,7 @@ _DESCRIPTIONS: dict[str, str] = {
     "a paper with more is checked as far as that goes and reported as not fully checked.",
     "venue_paper_max_mb": "Venue checks: megabytes of files one paper may have read.",
     "venue_paper_max_seconds": "Venue checks: seconds one paper's files may take to read and "
-    "parse, its PDFs' reading included (its verification shares the run's verifyDeadlineS).",
+    "parse, its PDFs' reading included (its verification has verifyDeadlineS from when it asks).",
     "pdf_readers": "PDFs read at once in one process (each in a child process of up to 1.5 GB); "
     "0: as many as the machine has cores.",
     "llm_base_url": "OpenAI-compatible endpoint for claim checks (e.g. http://localhost:11434/v1).",
