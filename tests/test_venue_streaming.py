@@ -102,3 +102,30 @@ def test_the_progress_line_shows_each_hosts_rate_and_budget(
     assert "Crossref " in line and "/s" in line, line
     spent = 1.0 - fake.openalex_left("chair-key")
     assert spent > 0 and f"${1.0 - spent:.2f} left" in line, line
+
+
+def test_papers_finishing_out_of_order_do_not_read_as_a_silent_outage(tmp_path: Path) -> None:
+    """Papers with a fabricated reference finish last (their reference waits for every
+    source); the health watch reads papers in the venue's order, so the tail of not-found
+    verdicts is not taken for "a source answering nothing for everything"."""
+    from citelens.workspace.venue import Checked, VenueOutput, paper_summary
+    from citelens.workspace.venue_health import BatchHealth
+
+    venue = tmp_path / "venue"
+    for i in range(100):
+        (venue / f"paper-{i:03d}").mkdir(parents=True)
+        (venue / f"paper-{i:03d}" / "main.tex").write_text("\\documentclass{article}\n")
+    output = VenueOutput(str(venue), str(tmp_path / "out"))
+    output.health = BatchHealth(window=20)
+    finished = []
+    for paper in output.todo:
+        i = int(paper.name.split("-")[1])
+        status = "NOT_FOUND" if i % 10 == 0 else "VERIFIED"  # 10%, all along the venue
+        report = {"entries": [{"key": "r", "status": status, "content_hash": f"h{i}"}], "summary": {}}
+        finished.append(Checked(paper, report, paper_summary(paper, report, 0.1)))
+    finished.sort(key=lambda c: c.report["entries"][0]["status"] == "NOT_FOUND")  # slow ones last
+    for c in finished:
+        output.add([c], 1)
+    run = output.close()
+    assert run.papers == 100
+    assert not any("jumped" in p for p in run.problems), run.problems

@@ -80,8 +80,12 @@ _LINGER_FROM_S = 2.0
 _LINGER_MAX_S = 1.0
 #: While its host is busy (its next slot not free yet), a batch not yet full waits for more
 #: values up to this long from its oldest: a host kept busy by other requests (a venue's
-#: title searches) spends a slot on 50 DOIs, not on the two that came meanwhile.
+#: title searches) spends a slot on 50 DOIs, not on the two that came meanwhile. A check
+#: (the editor, ``citelens check``) waits 1 s at most; a venue's stream, where the hosts'
+#: throughput is the run's bound and no one watches one entry, 10 s (at 100,000 references
+#: Crossref's DOI filters left with 5 DOIs each: 1,248 requests, 16% of its slots).
 _HOLD_BUSY_S = 1.0
+_HOLD_BUSY_STREAM_S = 10.0
 #: The tiers a found paper's other versions are asked from, in the plan's table order.
 _VERSION_TIERS = (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS)
 
@@ -218,7 +222,7 @@ class _Batcher:
                     await self._read_cache()
                 wait = self.host.next_slot_in() if self.host is not None else 0.0
                 if len(self.waiting) < tier.batch:
-                    hold = max(self.linger, _HOLD_BUSY_S if wait > 0 else 0.0)
+                    hold = max(self.linger, self.run.hold_busy_s if wait > 0 else 0.0)
                     wait = max(wait, self.since + hold - time.monotonic())
                 if self.waiting and wait > 0:
                     await asyncio.sleep(wait)  # more values join while the host is busy
@@ -278,6 +282,7 @@ class _Run:
         self.tasks: set[asyncio.Task[Any]] = set()  # everything this run started
         self.fewer = asyncio.Event()  # set as verdicts are recorded (VerifyStream.fewer_than)
         self._workers = False
+        self.hold_busy_s = _HOLD_BUSY_S  # (a venue's stream holds longer: VerifyStream)
 
     # ------------------------------------------------------------------ tasks
 
@@ -996,6 +1001,7 @@ class VerifyStream:
         expected: int = 0,
     ) -> None:
         self._run = _Run(settings, sources, cache, log, snapshot=snapshot)
+        self._run.hold_busy_s = _HOLD_BUSY_STREAM_S
         self._remembered = expected >= _REMEMBER_KEYS_FROM
         if self._remembered:  # most lookups of a big run are misses
             cache.remember_keys(max_keys=20 * expected)

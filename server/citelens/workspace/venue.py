@@ -361,6 +361,12 @@ class VenueOutput:
             progress(f"resuming: {self.run.skipped} of {len(self.papers)} papers already checked")
         self.started = time.monotonic()
         self.health = BatchHealth()
+        #: papers finish in any order (those with references the sources take longest to
+        #: settle, fabricated ones, last); the health watch reads them in the venue's order,
+        #: or "not found jumping" at the end of every run would be the finishing order's
+        self._place = {p.name: i for i, p in enumerate(self.todo)}
+        self._held: dict[int, list[dict[str, Any]]] = {}
+        self._next = 0
         self.meta = run_metadata(settings, len(self.papers))
         if self.run.skipped:  # the papers of the earlier runs stay in the report: so do their counts
             earlier = read_run(self.out)
@@ -392,7 +398,7 @@ class VenueOutput:
             self._summary.write(json_escaped(json.dumps(c.line, ensure_ascii=False)) + "\n")
             self._summary.flush()
             self.rows[c.paper.name] = c.line
-            self.health.add(c.report.get("entries") or [])
+            self._watch(c)
             run.papers += 1
             run.references += int(c.line["entries"])
         run.distinct = distinct if total else run.distinct + distinct
@@ -413,6 +419,18 @@ class VenueOutput:
                 f"references/s; {self.health.local} answered locally"
                 + (f"; {self.requests()}" if self.requests is not None else "")
             )
+
+    def _watch(self, c: Checked) -> None:
+        """Count a finished paper's entries in the run's health, in the venue's order."""
+        entries = c.report.get("entries") or []
+        place = self._place.get(c.paper.name)
+        if place is None:
+            self.health.add(entries)
+            return
+        self._held[place] = entries
+        while self._next in self._held:
+            self.health.add(self._held.pop(self._next))
+            self._next += 1
 
     def batch_failed(self) -> None:
         """A batch of papers that failed as a whole (a Ray task): the run is not complete."""
@@ -439,6 +457,8 @@ class VenueOutput:
             self._index_at = time.monotonic()
 
     def close(self) -> VenueRun:
+        for place in sorted(self._held):  # after a paper that did not finish (a failed batch)
+            self.health.add(self._held.pop(place))
         self._summary.close()
         self.run.seconds = time.monotonic() - self.started
         self._write_run(final=True)

@@ -1,6 +1,7 @@
 """A venue run's own health: a network failure must never read as fabrication across a venue.
 
-Fed each finished paper's entries in the order they finish, :class:`BatchHealth` counts,
+Fed each finished paper's entries in the venue's order of papers (``VenueOutput`` holds a
+paper that finished before those listed above it), :class:`BatchHealth` counts,
 per source, the distinct references (by content) it was asked about and those it failed
 for (an error, a timeout, or marked down for the run), and watches the share of references
 found nowhere:
