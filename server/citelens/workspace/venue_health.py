@@ -6,11 +6,14 @@ per source, the distinct references (by content) it was asked about and those it
 for (an error, a timeout, or marked down for the run), and watches the share of references
 found nowhere:
 
-- a source that failed for a large share of the references it was asked about
-  (:data:`FAILED_SHARE`, once it was asked about :data:`MIN_ASKED`) is an outage;
+- a source that failed for a large share of the references it was asked about, leaving them
+  unchecked (:data:`FAILED_SHARE`, once it was asked about :data:`MIN_ASKED`), is an
+  outage (a source that failed where the others decided, OpenAlex past its budget, is not:
+  the report's header says that it was out);
 - "not found" jumping against the run's own rate so far (the last :data:`WINDOW`
-  references at :data:`JUMP_FACTOR` times the rate before them and :data:`JUMP_POINTS`
-  above it) is a silent outage (an index answering "nothing" for everything).
+  references, repeats included, at :data:`JUMP_FACTOR` times the rate before them and
+  :data:`JUMP_POINTS` above it) is a silent outage (an index answering "nothing" for
+  everything).
 
 Either is a problem of the run, not of the papers: the report says so at the top and the
 run exits non-zero (``citelens check --venue``: exit 3). The same counts say which sources
@@ -73,6 +76,10 @@ class BatchHealth:
             self.unchecked += status is Status.UNVERIFIED and not unread
             self.unread += unread
             self.local += str(e.get("method") or "").startswith("snapshot_")
+            # every reference, repeats included: in a venue the later papers cite mostly what
+            # earlier ones did, so among the *distinct* references the share of fabricated
+            # ones (never a repeat) grows all along, which read as a jump at 100,000
+            self._watch(miss)
             chash = str(e.get("content_hash") or "")
             if chash and chash in self.seen:
                 continue  # the same reference in another paper: the sources were asked once
@@ -85,13 +92,16 @@ class BatchHealth:
                     continue
                 bad = a.get("outcome") in _FAILED
                 sources[src] = sources.get(src, False) or not bad
+            # a failure counts where it left the reference unchecked: a source that failed
+            # while the others decided (OpenAlex past its budget) took nothing from the check,
+            # and the report's header says it was out
+            unchecked = status is Status.UNVERIFIED
             for src, ok in sources.items():
                 self.asked[src] += 1
                 if ok:
                     self.answered[src] += 1
-                else:
+                elif unchecked:
                     self.failed[src] += 1
-            self._watch(miss)
 
     def _watch(self, miss: bool) -> None:
         if len(self.recent) == self.window_size and self.jump is None:
