@@ -894,3 +894,143 @@ def test_the_one_apply_check_finds_a_handler_that_changes_the_engine() -> None:
     ]
     assert _registrars({"citelens.lsp.fake": ast.parse("def register(s):\n    s.feature(M)(h)\n")}) == [
         "citelens.lsp.fake"]
+
+
+# --------------------------------------------------------------------------- one writer, one store
+
+#: The one module that makes a ``Verification`` (``decide`` and its kin).
+WRITER = "citelens.verify.verdict"
+#: A verdict's lists, which only its writer fills.
+_VERDICT_LISTS = {"audit", "notices", "versions", "candidates", "discrepancies", "right_papers"}
+_MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"}
+
+
+def _verdicts_written(modules: dict[str, ast.Module]) -> list[str]:
+    """Where a module other than ``verify/verdict.py`` makes a ``Verification`` (calls it)
+    or fills one of its lists in place (``v.audit.append(...)``, ``v.notices.extend(...)``);
+    assigning one of its fields is refused by the dataclass itself (frozen)."""
+    found = []
+    for name, tree in modules.items():
+        if name == WRITER:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if called == "Verification":
+                found.append(f"{name}:{node.lineno}: makes a Verification")
+            if (isinstance(f, ast.Attribute) and f.attr in _MUTATORS and isinstance(f.value, ast.Attribute)
+                    and f.value.attr in _VERDICT_LISTS):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(f)}")
+    return found
+
+
+def _made_by(tmp: Path) -> set[str]:
+    """The modules that made each ``Verification`` of an offline ``citelens check`` of two
+    papers whose ``smith2020`` differ and of entries of one shape (copied offline): a copy
+    with changes (``dataclasses.replace``) is made too, so it is found at run time."""
+    import asyncio
+    import dataclasses as dc
+
+    from citelens.core.settings import Settings
+    from citelens.verify.status import Verification
+    from citelens.workspace.check import run_check
+    from citelens.workspace.pipeline import Pipeline
+
+    entry = "@article{smith2020, title={TITLE}, author={Smith, Ann}, year=2020}\n"
+    for paper, title in (("a", "A first paper of nobody"), ("b", "A second paper of nobody")):
+        (tmp / paper).mkdir()
+        (tmp / paper / "refs.bib").write_text(entry.replace("TITLE", title), encoding="utf-8")
+        (tmp / paper / "main.tex").write_text(
+            "\\documentclass{article}\n\\begin{document}\n\\cite{smith2020}\n\\bibliography{refs}\n"
+            "\\end{document}\n", encoding="utf-8")
+    made: set[str] = set()
+    real = Verification.__init__
+
+    def spy(self: Verification, *args: object, **kw: object) -> None:
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_globals.get("__name__") == dc.__name__:
+            frame = frame.f_back  # (dataclasses.replace makes its copy through __init__)
+        made.add(str(frame.f_globals.get("__name__")))
+        real(self, *args, **kw)  # type: ignore[arg-type]
+
+    async def check() -> None:
+        settings = Settings(offline=True, cache_dir=str(tmp / "cache"))
+        pipeline = Pipeline(settings)
+        try:
+            await run_check([str(tmp / "a"), str(tmp / "b")], pipeline)
+        finally:
+            await pipeline.aclose()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Verification, "__init__", spy)
+        asyncio.run(check())
+    return made
+
+
+@invariant("`verify/verdict.py` is the one writer of a `Verification`: no other module makes one, "
+           "copies one with changes or changes one.")
+def test_one_writer_of_verification(tmp_path: Path) -> None:
+    from citelens.verify.status import Verification
+
+    assert Verification.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert _verdicts_written(MODULES) == []
+    assert _made_by(tmp_path) == {WRITER}
+
+
+def test_the_one_writer_check_finds_a_second_writer() -> None:
+    """What the scheduler did before issue 42 (the retraction signal added after ``decide``),
+    and a verdict made elsewhere, each caught."""
+    before = ast.parse(
+        "def _with_signal(self, v, answer, cached):\n"
+        "    v.audit.append(AuditStep(answer.method, answer.source))\n"
+        "    v.notices = combine([v.notices])\n"
+        "def internal(key):\n    return Verification(key, Status.UNVERIFIED, '')\n")
+    assert _verdicts_written({"citelens.verify.scheduler": before}) == [
+        "citelens.verify.scheduler:2: v.audit.append",
+        "citelens.verify.scheduler:5: makes a Verification",
+    ]
+
+
+#: The drivers that verify: the editor's engine, ``citelens check``, the venue.
+DRIVERS = ("citelens.workspace.engine", "citelens.workspace.check", "citelens.workspace.venue")
+STORE = "citelens.workspace.verdicts"
+_MAPPING = re.compile(r"(?:dict|Mapping|MutableMapping|OrderedDict)\[str, (?:Verification|Any)\]")
+
+
+def _second_stores(modules: dict[str, ast.Module]) -> list[str]:
+    """A driver that does not keep its verdicts in ``workspace/verdicts.Verdicts``, and any
+    other object that keeps verdicts by their content hash (an attribute typed as a mapping
+    of strings to verdicts: the venue's memo was one)."""
+    found = [f"{d} does not use {STORE}.Verdicts" for d in DRIVERS
+             if d in modules and f"{STORE}.Verdicts" not in set(_imports(modules[d]))]
+    for name, tree in modules.items():
+        if name == STORE:
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Attribute)
+                    and _MAPPING.fullmatch(ast.unparse(node.annotation))):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node.target)} keeps verdicts")
+    return found
+
+
+@invariant("The three drivers keep settled verdicts in one store, `workspace/verdicts.Verdicts`.")
+def test_the_three_drivers_keep_verdicts_in_one_store() -> None:
+    assert all(d in MODULES for d in DRIVERS)
+    assert _second_stores(MODULES) == []
+
+
+def test_the_one_store_check_finds_a_second_memo() -> None:
+    """The venue's memo and ``citelens check``'s verdicts before issue 42, each caught."""
+    before = {
+        "citelens.workspace.venue": ast.parse(
+            "class VenueVerifier:\n    def __init__(self, stream, memo=None):\n"
+            "        self.memo: OrderedDict[str, Any] = OrderedDict() if memo is None else memo\n"),
+        "citelens.workspace.check": ast.parse("from citelens.workspace.store import DocumentStore\n"),
+    }
+    assert _second_stores(before) == [
+        "citelens.workspace.check does not use citelens.workspace.verdicts.Verdicts",
+        "citelens.workspace.venue does not use citelens.workspace.verdicts.Verdicts",
+        "citelens.workspace.venue:3: self.memo keeps verdicts",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -105,7 +106,8 @@ def test_no_fix_once_the_entry_changed(tmp_path: Path) -> None:
 def test_remove_doi_when_the_right_paper_has_none(tmp_path: Path) -> None:
     ls, path, d = _server(tmp_path)
     no_doi = PaperRecord.from_json({**RIGHT.to_json(), "doi": None})
-    for v in ls.session.verdicts.values():
-        v.candidates = [no_doi]
+    verdicts = ls.session.verdicts
+    for h, v in list(verdicts.items()):
+        verdicts.keep(h, dataclasses.replace(v, candidates=[no_doi]))
     titles = [a.title for a in _ask(ls, path, d)]
     assert titles[0] == "Remove DOI"

@@ -4,6 +4,8 @@ comparison agree on which entries the indexes cover badly."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from citelens.core.findings import Severity
 from citelens.core.model import EntryView, Name
 from citelens.core.settings import Settings
@@ -37,7 +39,7 @@ def test_the_doi_fix_offers_no_paper_the_verdict_did_not_count() -> None:
     wrong = PaperRecord("crossref", "Another paper", doi="10.1/wrong")
     v = Verification("k", Status.DOI_MISMATCH, "", match=wrong, candidates=[near, right])
     assert [r.doi for r in right_papers(v, view, Settings())] == ["10.1/right"]
-    v.candidates = [near]
+    v = dataclasses.replace(v, candidates=[near])  # (a verdict is frozen)
     assert right_papers(v, view, Settings()) == []
 
 

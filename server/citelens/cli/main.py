@@ -21,6 +21,7 @@ from citelens.core.text import printable
 
 if TYPE_CHECKING:
     from citelens.workspace.check import CheckResult
+    from citelens.workspace.verdicts import Verdicts
 
 
 def _progress_bar() -> Callable[[int, int], None] | None:
@@ -87,6 +88,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     from citelens.workspace.check import UsageError, run_check
     from citelens.workspace.pipeline import Pipeline
     from citelens.workspace.report import fails, write
+    from citelens.workspace.verdicts import Verdicts
 
     if args.offline:
         settings = dataclasses.replace(settings, offline=True)
@@ -125,6 +127,7 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
     async def check() -> int:
         # Only an int leaves asyncio.run: on exit it may repr() the task's result.
         pipeline = Pipeline(settings, log)  # the process's clients, cache and snapshot
+        verdicts = Verdicts()  # the process's settled verdicts: --fix's second check reads them
         try:
             result = await run_check(
                 args.paths,
@@ -133,11 +136,12 @@ def _check(args: argparse.Namespace, settings: Settings) -> int:
                 log=log,
                 progress=progress,
                 on_verdict=lines.verdict if lines is not None else None,
+                verdicts=verdicts,
             )
         finally:
             await pipeline.aclose()
         if args.fix or args.diff:
-            result = await _fixed(args, settings, result, log, diffs)
+            result = await _fixed(args, settings, result, log, diffs, verdicts)
         results.append(result)
         return 1 if fails(result, args.fail_on) else 0
 
@@ -163,9 +167,11 @@ async def _fixed(
     result: CheckResult,
     log: Callable[[str], None],
     diffs: list[str],
+    verdicts: Verdicts,
 ) -> CheckResult:
     """``--fix`` / ``--diff``: the fixes of ``result`` applied (or shown), and the check run
-    again on the fixed texts, whose findings decide the exit status."""
+    again on the fixed texts, whose findings decide the exit status (an entry no fix changed
+    keeps its verdict: ``verdicts``, the first check's store)."""
     from citelens.fixes import apply
     from citelens.fixes.fix import Applicability
     from citelens.workspace.check import run_check
@@ -218,7 +224,9 @@ async def _fixed(
         store.open(path, text, k + 1)  # the fixed texts, written or not
     pipeline = Pipeline(settings, log)
     try:
-        return await run_check(args.paths, pipeline, store=store, verify=not args.no_verify, log=log)
+        return await run_check(
+            args.paths, pipeline, store=store, verify=not args.no_verify, log=log, verdicts=verdicts
+        )
     finally:
         await pipeline.aclose()
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,8 @@ from citelens.core.source_names import source_name
 from citelens.scale.limiter import RateLimiter
 from citelens.scale.ray_session import joined
 from citelens.workspace.pipeline import Pipeline
-from citelens.workspace.venue import Checked, Paper, VenueOutput, VenueRun, check_batch
+from citelens.workspace.venue import MEMO_SIZE, Checked, Paper, VenueOutput, VenueRun, check_batch
+from citelens.workspace.verdicts import Verdicts
 
 Log = Callable[[str], None]
 LIMITER_NAME = "citelens-rate-limiter"
@@ -46,7 +46,7 @@ async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[l
         h.shared_pacer = pace
     try:
         with tempfile.TemporaryDirectory(prefix="citelens-bbl-") as bbl:
-            return await check_batch(part, pipeline, OrderedDict(), Path(bbl))
+            return await check_batch(part, pipeline, Verdicts(limit=MEMO_SIZE), Path(bbl))
     finally:
         await pipeline.aclose()
 

@@ -101,9 +101,16 @@ def worst(notices: Sequence[dict[str, str]]) -> dict[str, str] | None:
 
 def paper_records(v: Verification) -> list[PaperRecord]:
     """The records of the entry's own paper (none for a mismatch or a miss)."""
-    if v.status not in _FOUND or v.match is None:
+    return records_of(v.status, v.match, v.versions)
+
+
+def records_of(
+    status: Status, match: PaperRecord | None, versions: Sequence[PaperRecord]
+) -> list[PaperRecord]:
+    """:func:`paper_records` of a verdict being decided (its status, match and versions)."""
+    if status not in _FOUND or match is None:
         return []
-    return [v.match, *v.versions]
+    return [match, *versions]
 
 
 def has_signal(records: Sequence[PaperRecord]) -> bool:

@@ -38,7 +38,7 @@ import heapq
 import itertools
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from citelens.core.model import EntryView
@@ -52,11 +52,12 @@ from citelens.verify.cache import VerificationCache, default_cache_dir, lookup_k
 from citelens.verify.identity import Identifiers, content_hash, identifiers
 from citelens.verify.match.authors import record_authors_cut
 from citelens.verify.match.titles import title_cut_off
-from citelens.verify.status import AuditStep, Status, Verification
+from citelens.verify.status import Status, Verification
 from citelens.verify.verdict import (
     Asked,
     deadline_reached,
     decide,
+    for_entry,
     identifier_hits,
     internal_error,
     same_paper,
@@ -314,10 +315,13 @@ class _Run:
 
     # ------------------------------------------------------------------ helpers
 
-    def _verdict(self, e: _Entry, asked: list[Asked]) -> Verification:
-        """:func:`decide` on ``asked``; never raises (an error is an UNVERIFIED verdict)."""
+    def _verdict(self, e: _Entry, asked: list[Asked], signal: Asked | None = None) -> Verification:
+        """:func:`decide` on ``asked`` (and the retraction ``signal``); never raises (an
+        error is an UNVERIFIED verdict)."""
         try:
-            return decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
+            return decide(
+                e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids, signal=signal
+            )
         except Exception as exc:
             return self._internal_error(e, exc)
 
@@ -335,33 +339,29 @@ class _Run:
         e.done = True
         if v is None:
             v = self._verdict(e, e.answers())
-        try:
-            v.notices = retraction.merge(retraction.paper_records(v))
-        except Exception as exc:
-            v = self._internal_error(e, exc)
-        if not self._defer_for_signal(e, v):
+        v = self._signalled(e, v)
+        if v is not None:
             self.record(e, v)
 
-    def _defer_for_signal(self, e: _Entry, v: Verification, doi: str | None = None) -> bool:
-        """Complete a verdict from a cached retraction signal, or ask for it (``doi``: the
-        one to ask about, when the caller knows better than its records); True: the verdict
-        is recorded when the answer comes."""
+    def _signalled(self, e: _Entry, v: Verification, doi: str | None = None) -> Verification | None:
+        """``v`` decided again with its cached retraction signal, or ``v`` when it needs
+        none, or None: the signal is asked for, and the verdict recorded when it comes
+        (``doi``: the one to ask about, when the caller knows better than its records)."""
         doi = doi or retraction.signal_doi(v)
         if doi is None:
-            return False
-        if not self.cache.remote or self.settings.offline:  # (a database's: read in batches)
+            return v
+        if not self.cache.remote:  # (a database's: read in batches, off the loop)
             tier = _signal_tier(doi)
             hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
             if hit is not None and hit.outcome is not Outcome.FOUND:
                 hit = self.cache.get(lookup_key(plan.OPENALEX_DOIS.source, plan.OPENALEX_DOIS.kind, doi))
             if hit is not None:
-                self._with_signal(v, hit, True)
-                return False
+                return self._verdict(e, e.answers(), Asked(hit, None, doi, True))
             if self.settings.offline:
-                return False
+                return v
         e.waiting = v
         self.spawn(self._signal(e, v, doi))
-        return True
+        return None
 
     def record(self, e: _Entry, v: Verification) -> None:
         """The one place a verdict is recorded (decided, cut off by the deadline, signalled)."""
@@ -626,31 +626,29 @@ class _Run:
 
     # ------------------------------------------------------------------ retraction signal
 
-    def _with_signal(self, v: Verification, answer: Lookup, cached: bool) -> None:
-        """Add the notices of Crossref's (or OpenAlex's) record of the matched paper."""
-        v.audit.append(
-            AuditStep(
-                answer.method,
-                answer.source,
-                answer.outcome.value,
-                answer.detail or "retraction check",
-                cached,
-            )
-        )
-        if answer.outcome is Outcome.FOUND:
-            v.notices = retraction.combine([v.notices, *(r.notices for r in answer.records[:1])])
-
     async def _signal(self, e: _Entry, v: Verification, doi: str) -> None:
         """Ask about the paper S2 alone matched (Crossref for the DOIs it registers:
         ``updated-by`` names every notice, also Retraction Watch's; OpenAlex's
         ``is_retracted`` for the others and for what Crossref could not answer), batched
-        with other entries'; then record the verdict."""
+        with other entries'; then record the verdict decided with it (``v`` without it,
+        if the check failed)."""
         try:
             tier = _signal_tier(doi)
             lk, cached = await self.batched(tier, doi)
             if tier is plan.CROSSREF_DOIS and lk.outcome is not Outcome.FOUND:
                 lk, cached = await self.batched(plan.OPENALEX_DOIS, doi)
-            self._with_signal(v, lk, cached)
+            if self.settings.offline and not cached:  # (a database's cache had no signal)
+                self.record(e, v)
+                return
+            v = decide(
+                e.view,
+                e.answers(),
+                self.settings,
+                chash=e.chash,
+                checked_at=self.now,
+                ids=e.ids,
+                signal=Asked(lk, None, doi, cached),
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # never lose a verdict over its retraction check
@@ -925,18 +923,7 @@ class _Run:
                 if e.settled.done():  # (not waiting for a retraction check)
                     made[shape] = e.settled.result()
                 continue
-            self.record(
-                e,
-                replace(
-                    first,
-                    key=e.view.key,
-                    content_hash=e.chash,
-                    audit=list(first.audit),
-                    candidates=list(first.candidates),
-                    right_papers=list(first.right_papers),
-                    notices=list(first.notices),
-                ),
-            )
+            self.record(e, for_entry(first, e.view.key, e.chash))
 
     async def snapshot_first(self, entries: Sequence[_Entry]) -> None:
         """Entries the local snapshot holds with confidence are decided from it alone
@@ -957,9 +944,11 @@ class _Run:
                 if doi is not None:
                     lk = snapshot_tier.signal(snap, doi)  # the snapshot's Crossref record
                     if lk is not None:
-                        self._with_signal(v, lk, False)
-                    elif self._defer_for_signal(e, v, doi):
+                        v = self._verdict(e, asked, Asked(lk, None, doi))
+                    elif (signalled := self._signalled(e, v, doi)) is None:
                         continue
+                    else:
+                        v = signalled
                 self.record(e, v)
 
     def _snapshot_verdicts(
@@ -977,8 +966,6 @@ class _Run:
                 continue
             if v.status not in (Status.VERIFIED, Status.PARTIAL) or wants_versions(v):
                 continue  # the APIs decide (a difference another version may explain, too)
-            v.summary = snapshot_tier.name_tier(v.summary, snap, v.match)
-            v.notices = retraction.merge(retraction.paper_records(v))
             out.append((e, asked, v))
         return out
 
@@ -1003,8 +990,7 @@ class VerifyStream:
         self._run = _Run(settings, sources, cache, log, snapshot=snapshot)
         self._run.hold_busy_s = _HOLD_BUSY_STREAM_S
         self._remembered = expected >= _REMEMBER_KEYS_FROM
-        if self._remembered:  # most lookups of a big run are misses
-            cache.remember_keys(max_keys=20 * expected)
+        self._remember = 20 * expected if self._remembered else 0  # keys read at the first call
 
     @property
     def snapshot_answered(self) -> int:
@@ -1028,6 +1014,9 @@ class VerifyStream:
             await run.fewer.wait()
 
     async def verify(self, views: Sequence[EntryView]) -> dict[str, Verification]:
+        if self._remember:  # most lookups of a big run are misses
+            n, self._remember = self._remember, 0
+            await _remember_keys(self._run.cache, n)
         return await self._run.verify(views)
 
     async def aclose(self) -> None:
@@ -1074,7 +1063,7 @@ async def verify_entries(
         run = _Run(settings, src, store, log, progress, on_verdict, snap)
         remember = len(views) >= _REMEMBER_KEYS_FROM
         if remember:  # most lookups of a big run are misses
-            store.remember_keys(max_keys=20 * len(views))
+            await _remember_keys(store, 20 * len(views))
         try:
             results = await run.verify(views)
         finally:
@@ -1101,6 +1090,14 @@ async def verify_entries(
             store.close()
         if own_snapshot and snap is not None:
             snap.close()
+
+
+async def _remember_keys(cache: VerificationCache, max_keys: int) -> None:
+    """``cache.remember_keys``; a database's keys are read in a thread, off the loop."""
+    if cache.remote:
+        await asyncio.to_thread(cache.remember_keys, max_keys=max_keys)
+    else:
+        cache.remember_keys(max_keys=max_keys)
 
 
 def _log_summary(

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from citelens.core.fields import Field
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
-from citelens.core.source_names import Source, source_name
+from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.methods import Method
@@ -134,7 +134,8 @@ def open_snapshot(settings: Settings, log: Callable[[str], None]) -> Snapshot | 
 
 
 def describe(snap: Snapshot) -> str:
-    """ "local snapshot of 2025-10-01" — how a verdict names the tier and its date."""
+    """ "local snapshot of 2025-10-01" — how a verdict names the tier and its date (its
+    answers' detail opens with these words: ``verify/verdict.decide`` reads them)."""
     return f"local snapshot of {snap.info.date}" if snap.info.date else "local snapshot"
 
 
@@ -252,12 +253,3 @@ def signal(snap: Snapshot, doi: str) -> Lookup | None:
     Crossref data carries its notices); None when it holds none: the APIs are asked."""
     recs = [r for r in snap.by_id(Field.DOI, doi) if r.source == Source.CROSSREF]
     return _lookup(snap, Method.SNAPSHOT_DOI, recs[:1]) if recs else None
-
-
-def name_tier(summary: str, snap: Snapshot, match: PaperRecord | None) -> str:
-    """The verdict's summary, saying that the local snapshot answered and of when."""
-    where = source_name(match.source) if match is not None else ""
-    tier = describe(snap)
-    if where and f"in {where}" in summary:
-        return summary.replace(f"in {where}", f"in {where} ({tier})", 1)
-    return f"{summary} ({tier})"

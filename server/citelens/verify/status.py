@@ -1,8 +1,11 @@
 """The verdict on one bibliography entry, and everything that led to it.
 
-A :class:`Verification` is plain data: the CLI puts :meth:`Verification.to_json`
-into its JSON report, the server keeps it between checks, and
-:mod:`citelens.checks.verification` turns it into diagnostics.
+A :class:`Verification` is plain, frozen data, made in one module: ``verify/verdict.py``
+(:func:`~citelens.verify.verdict.decide`, from the answers; the verdicts it makes when there
+is nothing to decide from; the same verdict for another entry of the same content). The CLI
+puts :meth:`Verification.to_json` into its JSON report, the three drivers keep it in their
+one store (``workspace/verdicts.py``), and :mod:`citelens.checks.verification` turns it into
+diagnostics; nothing changes it once made.
 """
 
 from __future__ import annotations
@@ -85,8 +88,10 @@ class AuditStep:
         return self.outcome in (Outcome.FOUND.value, Outcome.NOT_FOUND.value)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Verification:
+    """One entry's verdict. Frozen: ``verify/verdict.py`` is its one writer (tests/test_architecture.py)."""
+
     key: str
     status: Status
     summary: str  # one line a researcher can act on

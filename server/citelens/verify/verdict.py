@@ -11,6 +11,14 @@ is unverified is :attr:`Verification.unverified` (an :class:`Unverified`), so no
 has to parse the summary. The scheduler (:mod:`citelens.verify.scheduler`) collects the
 answers and calls :func:`decide`; the verdicts it makes itself (an internal error, the
 deadline) are :func:`internal_error` and :func:`deadline_reached`.
+
+This module is the one writer of a :class:`Verification` (frozen: nothing changes one once
+made): everything a verdict says is an input of :func:`decide`, the print of a PDF's
+reference (``EntryView.printed``), the answers of the local snapshot (named in the summary:
+"Verified in OpenAlex (local snapshot of 2025-10-01)") and the retraction signal of a paper
+S2 alone found (``signal``) included; the notices of the paper's records are merged here.
+The same verdict for another entry of the same content (the drivers' one store) or of the
+same shape (offline) is :func:`for_entry`.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from citelens.core.severity import Severity
 from citelens.core.source_names import SOURCE_NAMES, Source, listed_rank, source_list, source_name
 from citelens.core.titles import normalize_title
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import classes, plan
+from citelens.verify import classes, plan, retraction
 from citelens.verify.identity import Identifiers, identifiers
 from citelens.verify.match import printed
 from citelens.verify.match.compare import (
@@ -193,9 +201,13 @@ def decide(
     chash: str = "",
     checked_at: str = "",
     ids: Identifiers | None = None,
+    signal: Asked | None = None,
 ) -> Verification:
-    """The verdict on one entry from every answer collected for it. Pure; never raises.
-    ``ids`` are the entry's identifiers when the caller has them (``identity.identifiers``)."""
+    """The verdict on one entry from every answer collected for it. Pure.
+    ``ids`` are the entry's identifiers when the caller has them (``identity.identifiers``).
+    ``signal``: the answer about the found paper's retraction status when none of its
+    records could tell (:func:`citelens.verify.retraction.signal_doi`: a paper S2 alone
+    found), asked once the verdict without it named the paper; its step ends the audit."""
     informational = plan.is_informational(view)
     # Answers arrive in whatever order the hosts answered: sort them, so the verdict, its
     # messages ("in Semantic Scholar, OpenAlex, …") and the audit trail are the same each run.
@@ -203,6 +215,13 @@ def decide(
     audit = [_step(a) for a in asked]
 
     def make(status: Status, summary: str, **kw: Any) -> Verification:
+        notices = retraction.merge(retraction.records_of(status, kw.get("match"), kw.get("versions", ())))
+        if signal is not None:
+            lk = signal.lookup
+            detail = lk.detail or "retraction check"
+            audit.append(AuditStep(lk.method, lk.source, lk.outcome.value, detail, signal.cached))
+            if lk.outcome is Outcome.FOUND:
+                notices = retraction.combine([notices, *(r.notices for r in lk.records[:1])])
         return Verification(
             key=view.key,
             status=status,
@@ -211,6 +230,7 @@ def decide(
             checked_at=checked_at,
             content_hash=chash,
             informational=informational,
+            notices=notices,
             **kw,
         )
 
@@ -468,6 +488,8 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
         status, summary = Status.PARTIAL, f"Found in {where}, but {shown}{more}"
     else:
         status, summary = Status.VERIFIED, f"Verified in {where}: {_describe(match)}"
+    if best_asked.lookup.source == Source.SNAPSHOT:
+        summary = _snapshot_named(summary, best_asked.lookup, match)
     return (
         status,
         summary,
@@ -479,6 +501,17 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
             discrepancies=found,
         ),
     )
+
+
+def _snapshot_named(summary: str, answer: Lookup, match: PaperRecord) -> str:
+    """The summary of a paper the local snapshot answered for, saying so and of when:
+    "Verified in OpenAlex (local snapshot of 2025-10-01): …" (its answers' detail opens with
+    those words: ``verify/snapshot.describe``)."""
+    where = source_name(match.source)
+    tier = answer.detail.split(" (", 1)[0]
+    if where and f"in {where}" in summary:
+        return summary.replace(f"in {where}", f"in {where} ({tier})", 1)
+    return f"{summary} ({tier})"
 
 
 def _failed_for_good(ans: _Answers) -> bool:
@@ -572,6 +605,24 @@ def _unresolvable_ids(
                 )
             )
     return out
+
+
+def for_entry(v: Verification, key: str, chash: str | None = None) -> Verification:
+    """``v``, the verdict on an entry of the same content, as the verdict on the entry of
+    ``key`` (the drivers' one store keeps one verdict per content: ``workspace/verdicts.py``);
+    with ``chash``, on an entry of another content but the same shape, offline, where no
+    answer could be read (``verify/offline.py``: the verdict depends on the shape alone)."""
+    if chash is None:
+        return v if v.key == key else dataclasses.replace(v, key=key)
+    return dataclasses.replace(
+        v,
+        key=key,
+        content_hash=chash,
+        audit=list(v.audit),
+        candidates=list(v.candidates),
+        right_papers=list(v.right_papers),
+        notices=list(v.notices),
+    )
 
 
 def internal_error(

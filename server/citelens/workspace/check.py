@@ -6,10 +6,9 @@ analysis, verify the entries, place the findings. No LSP here.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,7 @@ from citelens.core.settings import Settings
 from citelens.documents.bibtex.parse import field_values
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import not_regular
+from citelens.verify.status import Verification
 from citelens.workspace.checked import MARK_WORD, Mark, ProjectFile, hide_marked, project_file_of
 from citelens.workspace.files import documents_under
 from citelens.workspace.index import Analysis, analyze
@@ -31,13 +31,14 @@ from citelens.workspace.pdfs import PrintedSource, read_pdfs, split_paths
 from citelens.workspace.problems import by_place, distinct, one_per_problem
 from citelens.workspace.project import Project, build_project, find_root
 from citelens.workspace.store import DocumentStore
+from citelens.workspace.verdicts import Verdicts, Verify
 
 if TYPE_CHECKING:
     from citelens.workspace.pipeline import Pipeline
 
 #: Verifies views (cited first) and returns a verdict per key: ``verify_entries`` by default;
 #: the venue check (``workspace/venue.py``) verifies the entries of many papers together.
-Verifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
+Verifier = Verify
 
 
 @dataclass(slots=True, repr=False)
@@ -50,13 +51,14 @@ class CheckResult:
     # meaning of "entry" in every count (text, JSON, SARIF, the log, the editor's progress)
     entries: list[BibEntry] = field(default_factory=list)
     citations: int = 0  # cited keys in the documents, every occurrence (labelled as such)
-    #: each entry's verdict, by its place: (its .bib, its key) -> Verification
-    verifications: dict[tuple[str, str], Any] = field(default_factory=dict)
+    #: each entry's verdict, by its place: (its .bib, its key) -> Verification, read from the
+    #: store of settled verdicts by the entry's content (``workspace/verdicts.py``)
+    verifications: dict[tuple[str, str], Verification] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
     #: PDFs read for their printed references: path -> where each entry came from
     printed: dict[str, PrintedSource] = field(default_factory=dict)
 
-    def verdict(self, entry: BibEntry) -> Any:
+    def verdict(self, entry: BibEntry) -> Verification | None:
         """The verdict on ``entry`` (this .bib's definition of its key), or None."""
         return self.verifications.get((entry.path, entry.key))
 
@@ -181,12 +183,15 @@ async def run_check(
     on_verdict: Callable[[Any], None] | None = None,
     verifier: Verifier | None = None,
     marks: bool = True,
+    verdicts: Verdicts | None = None,
 ) -> CheckResult:
     """Analyse (and unless told otherwise verify) everything under ``paths``; ``store``: the
     documents to read (an editor's, whose open buffers shadow the disk), else the disk.
     Entries are verified through ``pipeline`` (the process's one set of clients, cache and
-    snapshot; a running server's own), or ``verifier`` (the venue check's batches, which
-    verify through the venue's pipeline). ``settings``: this run's (the pipeline's by default).
+    snapshot; a running server's own), or ``verifier`` (the venue check's stream, which
+    verifies through the venue's pipeline). ``verdicts``: the store of settled verdicts to
+    read and keep them in (a venue's, the second check of ``--fix``, the editor's read
+    through), a new one by default. ``settings``: this run's (the pipeline's by default).
     ``marks``: honour entries marked as checked (``workspace/checked.py``); a venue check does
     not (the authors' word is not the chair's)."""
     if settings is None:
@@ -233,6 +238,7 @@ async def run_check(
                 pipeline,
                 on_verdict,
                 verifier,
+                verdicts if verdicts is not None else Verdicts(),
             )
         )
     viewed = {id(e) for e in result.entries} if verifying else set()
@@ -325,8 +331,9 @@ async def _verify(
     log: Callable[[str], None] | None,
     progress: Callable[[int, int], None] | None,
     pipeline: Pipeline,
-    on_verdict: Callable[[Any], None] | None = None,
-    verifier: Verifier | None = None,
+    on_verdict: Callable[[Any], None] | None,
+    verifier: Verifier | None,
+    verdicts: Verdicts,
 ) -> list[Finding]:
     from citelens.checks.verification import verification_findings
     from citelens.documents.bibtex.view import entry_view
@@ -337,8 +344,8 @@ async def _verify(
             log(msg)
 
     # Cited entries first, then the rest; one view per entry, each seen by its project (its
-    # @crossref parents). A key two papers define differently is two entries: each is asked
-    # about under a name of its own, so the verifier (which answers by key) keeps them apart.
+    # @crossref parents). A key two papers define differently is two entries, each with
+    # its own verdict: the store asks about each distinct content once, by its hash.
     owner: dict[tuple[str, str], Analysis] = {}
     for a in result.analyses:
         for key, e in a.first.items():
@@ -349,8 +356,6 @@ async def _verify(
     order = [e for k in cited_first for e in by_key.get(k, ())]
     cited = {id(e) for e in order}
     order += [e for e in result.entries if id(e) not in cited]
-    taken = set(by_key)
-    asked: dict[str, BibEntry] = {}
     views: list[EntryView] = []
     by_entry: dict[int, EntryView] = {}
     for e in order:
@@ -359,40 +364,25 @@ async def _verify(
         printed = source.view(e.span.start) if source is not None else None
         view = printed if printed is not None else entry_view(e, mine.first if mine is not None else {})
         by_entry[id(e)] = view
-        name = e.key if e.key not in asked else _unused_name(e.key, taken)
-        asked[name] = e
-        views.append(view if name == e.key else dataclasses.replace(view, key=name))
-    if verifier is not None:
-        got = dict(await verifier(views))
-    else:
-        got = dict(
-            await pipeline.verify(
-                views, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
-            )
+        views.append(view)
+
+    async def verify(todo: list[EntryView]) -> Mapping[str, Verification]:
+        if verifier is not None:
+            return await verifier(todo)
+        return await pipeline.verify(
+            todo, settings=settings, log=_log, progress=progress, on_verdict=on_verdict
         )
-    result.verifications = {}
-    for name, e in asked.items():
-        v = got.get(name)
-        if v is not None:
-            result.verifications[(e.path, e.key)] = v if v.key == e.key else dataclasses.replace(v, key=e.key)
+
+    settled = await verdicts.settle(views, verify)
+    result.verifications = {(e.path, e.key): v for e, v in zip(order, settled, strict=True) if v is not None}
     out = _mostly_unread(result, settings)
     for a in result.analyses:  # each project's findings from its own entries' verdicts
-        verdicts = {k: v for k, e in a.first.items() if (v := result.verdict(e)) is not None}
-        if verdicts:
+        settled_here = {k: v for k, e in a.first.items() if (v := result.verdict(e)) is not None}
+        if settled_here:
             out += verification_findings(
-                a.bibs, a.citations, verdicts, settings, lambda e: by_entry.get(id(e))
+                a.bibs, a.citations, settled_here, settings, lambda e: by_entry.get(id(e))
             )
     return out
-
-
-def _unused_name(key: str, taken: set[str]) -> str:
-    """A name for another entry of ``key`` that no entry of the run has."""
-    n = 2
-    while f"{key}#{n}" in taken:
-        n += 1
-    name = f"{key}#{n}"
-    taken.add(name)
-    return name
 
 
 def _mostly_unread(result: CheckResult, settings: Settings) -> list[Finding]:

@@ -15,7 +15,7 @@ import dataclasses
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.identifiers import normalize_arxiv, normalize_doi
@@ -66,13 +66,19 @@ async def search_papers(
     query = " ".join(query.split())
     if len(query) < MIN_QUERY:
         return []
+    remote = cache is not None and cache.remote  # a database's reads and writes: in a thread
     for source in (Source.S2, Source.OPENALEX, Source.CROSSREF):
         ckey = lookup_key(source, "cite_title_search", query)
-        answer = cache.get(ckey) if cache is not None else None
+        answer = None
+        if cache is not None:
+            answer = await asyncio.to_thread(cache.get, ckey) if remote else cache.get(ckey)
         if answer is None:
             answer = await _ask(sources, source, query)
             if cache is not None and answer.outcome in (Outcome.FOUND, Outcome.NOT_FOUND):
-                cache.put(ckey, answer)
+                if remote:
+                    await asyncio.to_thread(cache.put, ckey, answer)
+                else:
+                    cache.put(ckey, answer)
         if answer.outcome is Outcome.FOUND:
             return _dedupe(answer.records)[:LIMIT]
         if answer.outcome is Outcome.NOT_FOUND:
@@ -264,7 +270,7 @@ class PaperSearch:
     def __init__(
         self,
         sources: Callable[[], Sources],
-        cache: Callable[[], VerificationCache],
+        cache: Callable[[], Awaitable[VerificationCache]],
         settings: Callable[[], Settings],
         log: Callable[[str], None],
     ) -> None:
@@ -347,7 +353,8 @@ class PaperSearch:
     async def _search(self, query: str) -> list[PaperRecord] | None:
         self.searches += 1
         try:
-            return await search_papers(self._sources(), query, self._cache())
+            cache = await self._cache()  # (opened off the loop: a database's connection)
+            return await search_papers(self._sources(), query, cache)
         except Exception as exc:  # never a pop-up while typing: keys only
             self._log(f"paper search failed: {type(exc).__name__}")
             return None

@@ -107,7 +107,7 @@ class Engine:
         self.claim_queue = ClaimQueue()
         #: Background paper searches for completion (cite while writing).
         self.paper_search = PaperSearch(
-            self.pipeline.sources, self.pipeline.cache, lambda: self.settings, self.log
+            self.pipeline.sources, self.pipeline.opened_cache, lambda: self.settings, self.log
         )
         #: Asked when a background result (a claim check) is ready to be reported, with
         #: the delay to wait: the driver then applies ``ReportDue``.
@@ -180,11 +180,10 @@ class Engine:
                 self.projects.reanalyse_all()
                 return self._plan(self._report(), 0.0, force=True)
             case CacheCleared():
-                cache = self.pipeline.cache()
-                cache.clear()
+                where = self.pipeline.clear_cache()
                 self._forget()
                 self.pipeline.reset_sources()
-                return Changes(said=[f"cache cleared ({getattr(cache, 'directory', '') or 'cache'})"])
+                return Changes(said=[f"cache cleared ({where})"])
             case _:
                 assert_never(event)
 
@@ -365,7 +364,7 @@ class Engine:
     def verdict(self, entry: BibEntry, analysis: Analysis | None) -> Verification | None:
         """The verdict on ``entry`` as it is now (None: none yet, or it changed since)."""
         h = self.projects.entry_hash(entry, analysis)
-        return self.verdicts.get(h) if h else None
+        return self.verdicts.of(h, entry.key) if h else None
 
     def being_checked(self, entry: BibEntry) -> bool:
         """Whether the running check covers this entry (its verdict is coming)."""
@@ -420,7 +419,9 @@ class Engine:
 
     async def workspace_report(self, fmt: str | None) -> dict[str, Any] | str:
         """``citelens check``'s report of the workspace (JSON, or ``"text"``), read from the
-        open buffers as they are, through this engine's clients and rate limiters."""
+        open buffers as they are, through this engine's clients and rate limiters; what the
+        engine settled is read from its store (through, never changed: only :meth:`apply`
+        changes it), the rest verified for the report."""
         roots = sorted({a.project.root for a in self.projects.analyses.values()})
         paths = self.projects.workspace_roots or roots
         if not paths:
@@ -428,7 +429,12 @@ class Engine:
                 return "No LaTeX or Markdown project is open."
             return {"version": 1, "entries": [], "diagnostics": [], "summary": {}}
         result = await run_check(
-            paths, self.pipeline, store=self.store, verify=self.settings.verification_enabled, log=self.log
+            paths,
+            self.pipeline,
+            store=self.store,
+            verify=self.settings.verification_enabled,
+            log=self.log,
+            verdicts=Verdicts(under=self.verdicts),
         )
         return render(result, "text") if fmt == "text" else to_json(result)
 

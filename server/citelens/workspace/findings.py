@@ -113,7 +113,7 @@ class Findings:
         for key in analysis.cited_keys() if library else analysis.definitions:
             defs = analysis.definitions.get(key)
             h = projects.entry_hash(defs[0], analysis) if defs else None
-            v = verdicts.get(h) if h else None
+            v = verdicts.of(h, key) if h else None
             if v is not None:
                 by_key[key] = v
         bibs = tuple(analysis.bibs)

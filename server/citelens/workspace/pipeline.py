@@ -111,10 +111,34 @@ class Pipeline:
             self._sources.reset_availability()
 
     def cache(self) -> VerificationCache:
+        """The verification cache, opened when first needed (a database's connection and
+        tables: :meth:`opened_cache` opens it off the event loop)."""
         from citelens.verify.cache import open_cache
 
         if self._cache is None:
             self._cache = open_cache(self.settings, self.log)
+        return self._cache
+
+    def clear_cache(self) -> str:
+        """Drop every cached answer (the editor's ``citelens.clearCache``) and say where: the
+        disk cache now, a database's in a thread (opening it and its statement are round
+        trips the event loop does not wait for)."""
+        from citelens.verify.pgcache import display, is_postgres_url
+
+        url = self.settings.cache
+        if is_postgres_url(url):
+            with contextlib.suppress(RuntimeError):  # (no loop: a test applying events)
+                asyncio.get_running_loop().run_in_executor(None, lambda: self.cache().clear())
+                return display(str(url))
+        cache = self.cache()
+        cache.clear()
+        return str(getattr(cache, "directory", "") or "cache")
+
+    async def opened_cache(self) -> VerificationCache:
+        """:meth:`cache`, opened in a thread the first time (connecting to a database and
+        making its tables are round trips the event loop does not wait for)."""
+        if self._cache is None:
+            return await asyncio.to_thread(self.cache)
         return self._cache
 
     def snapshot(self) -> Snapshot | None:
@@ -143,11 +167,12 @@ class Pipeline:
         the CLI's severities), the pipeline's by default."""
         from citelens.verify.scheduler import verify_entries
 
+        cache = await self.opened_cache()
         return await verify_entries(
             views,
             settings if settings is not None else self.settings,
             sources=self.sources(),
-            cache=self.cache(),
+            cache=cache,
             snapshot=self.snapshot(),
             log=log if log is not None else self.log,
             progress=progress,
@@ -155,15 +180,16 @@ class Pipeline:
             on_verdict=on_verdict,
         )
 
-    def stream(self, *, log: Log | None = None, expected: int = 0) -> VerifyStream:
+    async def stream(self, *, log: Log | None = None, expected: int = 0) -> VerifyStream:
         """A verification stream through this process's clients, cache and snapshot: entries
         join as they come (a venue's papers), each call returns its own verdicts."""
         from citelens.verify.scheduler import VerifyStream
 
+        cache = await self.opened_cache()
         return VerifyStream(
             self.settings,
             sources=self.sources(),
-            cache=self.cache(),
+            cache=cache,
             snapshot=self.snapshot(),
             log=log if log is not None else self.log,
             expected=expected,

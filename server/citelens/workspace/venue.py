@@ -7,7 +7,8 @@ check``, many at a time: each paper's entries join one verification run (``Verif
 as soon as the paper is read, every host works on all of them at its own rate, and a paper is
 written as soon as its own verdicts are in (no batch of papers waits for its slowest entry).
 Each distinct entry (by its content) is verified once across all papers: a verdict already
-reached is reused, an entry another paper is verifying is awaited. New papers start while
+reached is read from the venue's store of settled verdicts (``workspace/verdicts.py``, the
+store every driver keeps them in), an entry another paper is verifying is awaited. New papers start while
 few enough entries wait for the sources; memory is bounded by the papers in flight, not the
 venue.
 
@@ -25,15 +26,13 @@ import itertools
 import json
 import os
 import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
 from citelens.core.dockind import CITING, DocKind, kind_of
-from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.text import json_escaped
 from citelens.documents.bbl import bbl_to_bibtex
@@ -67,14 +66,13 @@ from citelens.workspace.venue_health import (
     utc_now,
 )
 from citelens.workspace.venue_page import rank_key, read_run, write_index, write_paper_page
+from citelens.workspace.verdicts import Verdicts
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
 if TYPE_CHECKING:  # (imported when first used: ``--no-verify`` builds no verifier)
     from citelens.verify.scheduler import VerifyStream
 
 Log = Callable[[str], None]
-#: Verifies one paper's views: a verdict per key.
-PaperVerifier = Callable[[list[EntryView]], Awaitable[dict[str, Any]]]
 
 #: Papers read, checked or waiting for their verdicts at the same time on one machine.
 PAPERS_IN_FLIGHT = 256
@@ -82,6 +80,8 @@ PAPERS_IN_FLIGHT = 256
 #: host busy at its own rate (and the batched tiers' requests full), few enough that a paper
 #: waits for its own entries, not for a backlog.
 ENTRIES_WAITING = 1500
+#: Settled verdicts a venue keeps (those used longest ago are let go first: a classic cited
+#: by many papers stays).
 MEMO_SIZE = 200_000
 INDEX_EVERY = 5.0  # seconds between two writes of summary.html while the run goes
 PROGRESS_EVERY = 5.0  # seconds between two progress lines while the run goes
@@ -210,44 +210,6 @@ def paper_summary(
     }
 
 
-class VenueVerifier:
-    """A venue's verification on one machine: each paper's entries join one stream as the
-    paper asks (``verify/scheduler.VerifyStream``); each distinct entry (by content) is
-    verified once across all papers: a verdict reached earlier is reused (the last
-    ``MEMO_SIZE``), one another paper is verifying is awaited (the stream shares it)."""
-
-    def __init__(self, stream: VerifyStream, memo: OrderedDict[str, Any] | None = None) -> None:
-        self.stream = stream
-        self.memo: OrderedDict[str, Any] = OrderedDict() if memo is None else memo
-
-    @property
-    def distinct(self) -> int:
-        """Distinct entries verified so far (each joined the stream once)."""
-        return self.stream.joined
-
-    async def __call__(self, views: list[EntryView]) -> dict[str, Any]:
-        from citelens.verify.identity import content_hash
-
-        hashes = [content_hash(v) for v in views]
-        todo: dict[str, EntryView] = {}
-        for v, h in zip(views, hashes, strict=True):
-            if h not in self.memo and h not in todo:
-                todo[h] = dataclasses.replace(v, key=h)
-        got: dict[str, Any] = await self.stream.verify(list(todo.values())) if todo else {}
-        for h, verdict in got.items():
-            self.memo[h] = verdict
-        while len(self.memo) > MEMO_SIZE:
-            self.memo.popitem(last=False)
-        out = {}
-        for v, h in zip(views, hashes, strict=True):
-            verdict = got.get(h) or self.memo.get(h)
-            if verdict is not None:
-                if h in self.memo:
-                    self.memo.move_to_end(h)
-                out[v.key] = dataclasses.replace(verdict, key=v.key)
-        return out
-
-
 def finished(out: Path) -> set[str]:
     """The papers a previous run finished (their summary line was written)."""
     done = set()
@@ -305,29 +267,34 @@ def _checked(paper: Paper, result: CheckResult, seconds: float, partial: list[st
 
 
 async def check_paper(
-    paper: Paper, pipeline: Pipeline, verifier: PaperVerifier, bbl_dir: Path, log: Log | None = None
+    paper: Paper,
+    pipeline: Pipeline,
+    stream: VerifyStream,
+    verdicts: Verdicts,
+    bbl_dir: Path,
+    log: Log | None = None,
 ) -> Checked:
-    """One paper's check, its entries verified through ``verifier``."""
-    result, seconds, partial = await _one(paper, bbl_dir, pipeline, verifier, log)
+    """One paper's check: its entries' verdicts read from ``verdicts`` (the venue's store),
+    the others verified through ``stream`` (the venue's) and kept there."""
+    result, seconds, partial = await _one(paper, bbl_dir, pipeline, stream, verdicts, log)
     return _checked(paper, result, seconds, partial)
 
 
 async def check_batch(
     part: list[Paper],
     pipeline: Pipeline,
-    memo: OrderedDict[str, Any],
+    verdicts: Verdicts,
     bbl_dir: Path,
     log: Log | None = None,
 ) -> tuple[list[Checked], int]:
     """Check a batch of papers (a Ray task's), all at once, their entries through one stream
-    of ``pipeline``: (outcomes, distinct entries verified)."""
-    stream = pipeline.stream(log=log or (lambda _m: None))
-    verifier = VenueVerifier(stream, memo)
+    of ``pipeline`` and the store ``verdicts``: (outcomes, distinct entries verified)."""
+    stream = await pipeline.stream(log=log or (lambda _m: None))
     try:
-        out = await asyncio.gather(*(check_paper(p, pipeline, verifier, bbl_dir, log) for p in part))
+        out = await asyncio.gather(*(check_paper(p, pipeline, stream, verdicts, bbl_dir, log) for p in part))
     finally:
         await stream.aclose()
-    return list(out), verifier.distinct
+    return list(out), stream.joined
 
 
 class VenueOutput:
@@ -487,15 +454,15 @@ async def run_venue(
         folder, out_dir, progress, pipeline.settings, cleared, host_load(pipeline), pipeline.source_outs
     )
     expected = 50 * len(output.todo)  # (a guess at the references: how many lookups to remember)
-    stream = pipeline.stream(log=log or (lambda _m: None), expected=expected)
-    verifier = VenueVerifier(stream)
+    stream = await pipeline.stream(log=log or (lambda _m: None), expected=expected)
+    verdicts = Verdicts(limit=MEMO_SIZE)
     room = asyncio.Semaphore(PAPERS_IN_FLIGHT)
     tasks: set[asyncio.Task[None]] = set()
 
     async def one(paper: Paper) -> None:
         try:
-            checked = await check_paper(paper, pipeline, verifier, output.out / "bbl", log)
-            output.add([checked], verifier.distinct, total=True)
+            checked = await check_paper(paper, pipeline, stream, verdicts, output.out / "bbl", log)
+            output.add([checked], stream.joined, total=True)
         finally:
             room.release()
 
@@ -548,7 +515,12 @@ def _titles(result: CheckResult) -> dict[str, str]:
 
 
 async def _one(
-    paper: Paper, bbl_dir: Path, pipeline: Pipeline, verifier: PaperVerifier, log: Log | None
+    paper: Paper,
+    bbl_dir: Path,
+    pipeline: Pipeline,
+    stream: VerifyStream,
+    verdicts: Verdicts,
+    log: Log | None,
 ) -> tuple[CheckResult, float, list[str]]:
     """One paper's check, inside its walls and budget (``workspace/walls.py``): the result,
     its seconds, and why it was not fully checked (empty: it was)."""
@@ -568,7 +540,13 @@ async def _one(
     try:
         # the authors' "checked" marks are their word, not the chair's: not honoured here
         result = await run_check(
-            [paper.path], pipeline, settings=mine, store=store, verifier=verifier, marks=False
+            [paper.path],
+            pipeline,
+            settings=mine,
+            store=store,
+            verifier=stream.verify,
+            verdicts=verdicts,
+            marks=False,
         )
     except UsageError as exc:
         if log is not None:
