@@ -25,7 +25,8 @@ from citelens.workspace.verdicts import Verdicts
 from tests.fakes.scholarly import SETTING_NAMES
 
 ATTENTION = "@article{KEY, title={Attention is all you need}, author={Vaswani, Ashish}, year=2017}\n"
-RESIDUAL = "@article{KEY, title={Deep residual learning for image recognition}, author={He, Kaiming}, year=2016}\n"
+RESIDUAL = ("@article{KEY, title={Deep residual learning for image recognition}, author={He, Kaiming},"
+            " year=2016}\n")
 
 
 def _paper(folder: Path, bib: str, *keys: str) -> None:
@@ -167,7 +168,8 @@ def test_a_database_cache_is_read_and_written_off_the_event_loop(tmp_path: Path)
     store = _RemoteStore()
     cache = VerificationCache(None)
     cache.use_store(store, "postgresql://db/citelens", b"k" * 32)
-    paper = PaperRecord("s2", "A paper only Semantic Scholar holds", ["Ann Author"], 2020, doi="10.1234/s2only")
+    paper = PaperRecord("s2", "A paper only Semantic Scholar holds", ["Ann Author"], 2020,
+                        doi="10.1234/s2only")
     cache.put(lookup_key("s2", "id", "DOI:10.1234/s2only"),
               Lookup("s2", "s2_batch", Outcome.FOUND, [paper]))
     cache.put(lookup_key("s2", "cite_title_search", "attention is all you need"),

@@ -5,7 +5,7 @@ both versions have (``Session``, ``run_check``, ``fixes_for``).
 
     python -m benchmarks.fixes.preferred FOLDER"""
 
-from __future__ import annotations
+from __future__ import annotations  # noqa: I001 (workspace.session is an older checkout's)
 
 import asyncio
 import sys
