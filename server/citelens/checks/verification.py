@@ -4,8 +4,9 @@ Codes: ``DOI_MISMATCH`` (the identifier names another paper), ``NOT_FOUND``,
 ``METADATA_MISMATCH`` (the paper exists, some fields are wrong), ``UNVERIFIED``
 (a source failed; nothing is claimed), and the notices of a found paper: ``RETRACTED``,
 ``EXPRESSION_OF_CONCERN`` (also at every citation) and ``CORRECTION`` (on the entry
-only); ``DUPLICATE_ENTRY`` comes from :mod:`citelens.checks.duplicates`. A verdict's code
-is :data:`CODE_OF_STATUS` (the one table) and its severity :func:`verdict_severity`. Each
+only); ``DUPLICATE_ENTRY`` comes from :mod:`citelens.checks.duplicates`. A verdict names its
+code (``Verification.code``, decided by ``verify/verdict.decide``) and its severity is
+:func:`verdict_severity`. Each
 lands in the .bib file on the field that is wrong (the entry key otherwise) and, for the
 first three, at every citation of the key. ``Finding.data`` carries what a quick fix
 needs: key, bib path, status, the matched record and candidate records as JSON, the field
@@ -26,7 +27,7 @@ from citelens.documents.bibtex.keytable import key_table
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Discrepancy, Kind
-from citelens.verify.status import Status, Unverified, Verification
+from citelens.verify.status import Status, Verification
 
 #: BibTeX fields holding what a discrepancy is about, most likely first.
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
@@ -51,31 +52,9 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-#: The code of each verdict's findings: the one table (quick fixes read it backwards).
-CODE_OF_STATUS: dict[Status, Code] = {
-    Status.DOI_MISMATCH: Code.DOI_MISMATCH,
-    Status.NOT_FOUND: Code.NOT_FOUND,
-    Status.PARTIAL: Code.METADATA_MISMATCH,
-    Status.UNVERIFIED: Code.UNVERIFIED,
-}
-#: Verdicts whose finding is repeated at every citation of the entry.
-_AT_CITATIONS = (Status.DOI_MISMATCH, Status.NOT_FOUND, Status.PARTIAL)
-
-
-def status_of(code: Code) -> Status | None:
-    """The verdict a verification code comes from (None: not a verdict's code)."""
-    if code is Code.REFERENCE_NOT_READ:
-        return Status.UNVERIFIED
-    return next((s for s, c in CODE_OF_STATUS.items() if c is code), None)
-
-
 def code_of(v: Verification) -> Code | None:
-    """A verdict's code (None for VERIFIED): its status's (:data:`CODE_OF_STATUS`), or
-    REFERENCE_NOT_READ for a reference read from a PDF without confidence that no source
-    recognised (the reader's failure: never NOT_FOUND)."""
-    if v.status is Status.UNVERIFIED and v.unverified is Unverified.UNREAD:
-        return Code.REFERENCE_NOT_READ
-    return CODE_OF_STATUS.get(v.status)
+    """A verdict's code (None for VERIFIED): the one its verdict names."""
+    return v.code
 
 
 def verdict_severity(
@@ -234,11 +213,12 @@ def _citation_findings(
 ) -> list[Finding]:
     out = []
     for path, c, entry, v in _cited(citations, defs, results):
-        if v.status not in _AT_CITATIONS:
+        code = v.code
+        if code is None or not REGISTRY[code].joins_entry:  # (its row: shown at every citation)
             continue
         sev = verdict_severity(settings, v)
         if sev is not None:
-            out.append(_at_citation(path, c, entry, v, CODE_OF_STATUS[v.status], v.summary, sev))
+            out.append(_at_citation(path, c, entry, v, code, v.summary, sev))
     return out
 
 

@@ -20,6 +20,7 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from citelens.core.severity import Severity
+from citelens.core.statuses import Status
 
 
 class Code(StrEnum):
@@ -69,6 +70,9 @@ class CodeInfo:
     joins_entry: bool = False  # a finding at a citation repeats the entry's and joins it
     one_per_set: bool = False  # the findings of one set of places are one problem
     notice: Notice | None = None  # a notice of a found paper (most serious first)
+    #: a verdict's code: the status of the verdicts whose findings carry it (the verdict
+    #: names its code: ``verify/verdict.decide``); quick fixes read the status back from it
+    verdict: Status | None = None
 
 
 _CITED = ", and at every citation"
@@ -102,6 +106,7 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
             Severity.ERROR,
             "on the `doi` (or `eprint`, `pmid`) field" + _CITED,
             joins_entry=True,
+            verdict=Status.DOI_MISMATCH,
         ),
         Code.NOT_FOUND: CodeInfo(
             "Not found",
@@ -109,6 +114,7 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
             "on the entry key" + _CITED,
             severity_note=" (information for books, theses, software…)",
             joins_entry=True,
+            verdict=Status.NOT_FOUND,
         ),
         Code.DUPLICATE_ENTRY: CodeInfo(
             "Duplicate entry", Severity.WARNING, "on both entries", one_per_set=True
@@ -119,10 +125,14 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
             "on the wrong field" + _CITED,
             severity_note=", or warning for wrong authors/venue/year",
             joins_entry=True,
+            verdict=Status.PARTIAL,
         ),
-        Code.UNVERIFIED: CodeInfo("Unverified", Severity.HINT, "on the entry key"),
+        Code.UNVERIFIED: CodeInfo("Unverified", Severity.HINT, "on the entry key", verdict=Status.UNVERIFIED),
         Code.REFERENCE_NOT_READ: CodeInfo(
-            "Reference not read", Severity.INFORMATION, "on a PDF's printed reference, with its printed text"
+            "Reference not read",
+            Severity.INFORMATION,
+            "on a PDF's printed reference, with its printed text",
+            verdict=Status.UNVERIFIED,
         ),
         Code.RETRACTED: CodeInfo(
             "Retracted",
@@ -162,6 +172,18 @@ REGISTRY: Mapping[Code, CodeInfo] = MappingProxyType(
 
 #: The notice codes, most serious first (a paper's worst notice decides its diagnostic).
 NOTICE_CODES: tuple[Code, ...] = tuple(c for c, info in REGISTRY.items() if info.notice is not None)
+#: The codes a verdict names for its findings (an entry's class counts where one is shown).
+VERDICT_CODES: frozenset[Code] = frozenset(c for c, info in REGISTRY.items() if info.verdict is not None)
+#: The code a verdict names by its status, unless its rules name another of its status's
+#: (``verify/verdict.decide``: REFERENCE_NOT_READ for a reference the PDF reader could not read).
+CODE_OF_STATUS: Mapping[Status, Code] = MappingProxyType(
+    {
+        Status.DOI_MISMATCH: Code.DOI_MISMATCH,
+        Status.NOT_FOUND: Code.NOT_FOUND,
+        Status.PARTIAL: Code.METADATA_MISMATCH,
+        Status.UNVERIFIED: Code.UNVERIFIED,
+    }
+)
 
 
 def anchor(code: str) -> str:
@@ -172,6 +194,11 @@ def anchor(code: str) -> str:
 def info(code: Code) -> CodeInfo:
     """The registry row of ``code``."""
     return REGISTRY[code]
+
+
+def status_of(code: Code) -> Status | None:
+    """The status of the verdicts whose findings carry ``code`` (None: not a verdict's code)."""
+    return REGISTRY[code].verdict
 
 
 def notice_of(code: Code) -> Notice:

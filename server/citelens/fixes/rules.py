@@ -25,8 +25,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from citelens.checks.verification import status_of
-from citelens.core.codes import NOTICE_CODES, Code, notice_of
+from citelens.core.codes import NOTICE_CODES, Code, notice_of, status_of
 from citelens.core.fields import Field
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, BibFile

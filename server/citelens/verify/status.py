@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from citelens.core.codes import CODE_OF_STATUS, Code
 from citelens.core.severity import Severity
 from citelens.core.source_names import source_list
 from citelens.core.statuses import Status
@@ -121,6 +122,15 @@ class Verification:
     #: NOT_FOUND and DOI_MISMATCH: the entry's identifiers their own registry said do not
     #: exist ("doi": doi.org, "arxiv", "pmid": ``verify/classes.REGISTRY``): evidence, not leads.
     refuted: tuple[str, ...] = ()
+    #: The code of the verdict's findings (None for VERIFIED), named by the verdict
+    #: (``verify/verdict.decide``: its status's, or another its rules chose, such as
+    #: REFERENCE_NOT_READ); not in the JSON, where the findings carry it. Unnamed: its
+    #: status's (``core/codes.CODE_OF_STATUS``).
+    code: Code | None = None
+
+    def __post_init__(self) -> None:
+        if self.code is None:
+            object.__setattr__(self, "code", CODE_OF_STATUS.get(self.status))
 
     @property
     def worth_retrying(self) -> bool:

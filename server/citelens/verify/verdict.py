@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from citelens.core.codes import CODE_OF_STATUS, Code
 from citelens.core.fields import IDENTIFIER_FIELDS, IDENTIFIER_LABELS, Field
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
@@ -215,6 +216,9 @@ def decide(
     audit = [_step(a) for a in asked]
 
     def make(status: Status, summary: str, **kw: Any) -> Verification:
+        """The verdict, with the code of its findings (its status's unless its rules named
+        another) and the notices of the paper's records (and of the signal)."""
+        kw.setdefault("code", _code(status, kw.get("unverified")))
         notices = retraction.merge(retraction.records_of(status, kw.get("match"), kw.get("versions", ())))
         if signal is not None:
             lk = signal.lookup
@@ -256,6 +260,15 @@ def decide(
         kw["pointers"] = classes.pointers(view, checked_at)
         kw["refuted"] = _refuted(asked)
     return make(status, summary, **kw)
+
+
+def _code(status: Status, unverified: Unverified | None) -> Code | None:
+    """The code of a verdict's findings: its status's (``core/codes.CODE_OF_STATUS``), or
+    REFERENCE_NOT_READ for a reference read from a PDF without confidence that no source
+    recognised (the reader's failure: never NOT_FOUND)."""
+    if status is Status.UNVERIFIED and unverified is Unverified.UNREAD:
+        return Code.REFERENCE_NOT_READ
+    return CODE_OF_STATUS.get(status)
 
 
 def _refuted(asked: Sequence[Asked]) -> tuple[str, ...]:
@@ -637,6 +650,7 @@ def internal_error(
         content_hash=chash,
         informational=informational,
         unverified=Unverified.INTERNAL_ERROR,
+        code=Code.UNVERIFIED,
     )
 
 
@@ -658,4 +672,5 @@ def deadline_reached(
         content_hash=chash,
         informational=plan.is_informational(view),
         unverified=Unverified.DEADLINE,
+        code=Code.UNVERIFIED,
     )

@@ -38,7 +38,7 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from citelens import __version__
-from citelens.checks.verification import CODE_OF_STATUS
+from citelens.core.codes import VERDICT_CODES
 from citelens.core.findings import Finding, Related, code_name, code_url
 from citelens.core.model import BibEntry
 from citelens.core.severity import Severity
@@ -49,8 +49,6 @@ from citelens.workspace.check import CheckResult
 from citelens.workspace.store import DocumentStore
 
 JSON_VERSION = 2
-#: The codes of a verdict's findings (an entry's class is counted when one of them is shown).
-VERDICT_CODES = frozenset(CODE_OF_STATUS.values())
 #: The severities ``--fail-on LEVEL`` fails on.
 FAIL_ON = {
     s.value: frozenset(t for t in Severity if t.rank >= s.rank) for s in Severity if s is not Severity.HINT
