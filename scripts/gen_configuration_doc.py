@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from citelens.core.settings import DEFAULT_SEVERITY
-from citelens.core.source_names import source_name
+from citelens.sources.names import source_name
 from citelens.sources.transport import ALL_SETTINGS, HOSTS
 
 HEADER = """# Configuration

@@ -233,8 +233,8 @@ def test_no_server_handle_typed_any() -> None:
 #: Each normaliser, the secret list and the coverage policy, and the one module that defines it.
 ONE_HOME = {
     "normalize_doi": "citelens.core.identifiers", "normalize_arxiv": "citelens.core.identifiers",
-    "normalize_pmid": "citelens.core.identifiers", "source_name": "citelens.core.source_names",
-    "SOURCE_NAMES": "citelens.core.source_names",
+    "normalize_pmid": "citelens.core.identifiers", "source_name": "citelens.sources.names",
+    "SOURCE_NAMES": "citelens.sources.names",
     "strip_accents": "citelens.core.accents",
     "to_unicode": "citelens.core.latextext", "latex_to_text": "citelens.core.latextext",
     "normalize_title": "citelens.core.titles", "title_key": "citelens.core.titles",
@@ -519,7 +519,7 @@ def _members(node: ast.AST, enum: str, strings: set[str] | None = None) -> list[
 def _second_registries() -> list[str]:
     """Tables keyed by codes outside ``core/codes.REGISTRY``, and listings of the hosts (all
     but two of them, or more) outside ``sources/transport.HOSTS`` (and the names and order
-    of ``core/source_names``); a few sources listed for their own reason (the snapshot's
+    of ``sources/names``); a few sources listed for their own reason (the snapshot's
     dumps) are not a listing of the hosts."""
     found = []
     for name, tree in MODULES.items():
@@ -527,7 +527,7 @@ def _second_registries() -> list[str]:
             if name != "citelens.core.codes" and isinstance(node, ast.Dict):
                 if len(_members(node, "Code", _ONLY_CODES)) >= 2:
                     found.append(f"{name}:{node.lineno} keyed by Code")
-            if name not in ("citelens.sources.transport", "citelens.core.source_names"):
+            if name not in ("citelens.sources.transport", "citelens.sources.names"):
                 if len(set(_members(node, "Source")) & _HOSTS) >= len(_HOSTS) - 2:
                     found.append(f"{name}:{getattr(node, 'lineno', 0)} lists the hosts")
     return found

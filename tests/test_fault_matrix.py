@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pytest
 
-from citelens.core.source_names import source_name
 from citelens.documents.bibtex.parse import parse_bib
 from citelens.documents.bibtex.view import entry_view
+from citelens.sources.names import source_name
 from citelens.sources.transport import Sources
 from citelens.verify.cache import VerificationCache
 from citelens.verify.scheduler import verify_entries

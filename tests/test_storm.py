@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citelens.core.source_names import source_name
+from citelens.sources.names import source_name
 from citelens.sources.transport import BREAKER_THRESHOLD
 from tests.fakes.scholarly import SOURCES, ScholarlyFake
 from tests.fakes.scholarly import scholarly_server as scholarly_server  # fixture

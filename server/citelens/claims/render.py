@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from citelens.claims.result import ClaimResult, StageOutcome, Status, Step, Verdict
 from citelens.core.mdplain import link_target, plain
-from citelens.core.source_names import source_name
+from citelens.sources.names import source_name
 
 MARKERS = {
     Verdict.SUPPORTS: "✅ SUPPORTS",

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from citelens.core.settings import Settings
-from citelens.core.source_names import source_name
 from citelens.sources import remembered
 from citelens.sources.refusal import Budget, Out
 from citelens.sources.transport import HOSTS, Host, Sources, base_url
@@ -104,7 +103,7 @@ def _when(t: float, now: float) -> str:
 
 
 def _lines(st: State, now: float) -> list[str]:
-    name = source_name(st.row.source)
+    name = st.row.name
     out = [f"{name}: {st.url}"]
     if st.row.key is not None:
         hint = st.row.key.hint()
@@ -147,8 +146,8 @@ def _lines(st: State, now: float) -> list[str]:
 def _json(st: State, now: float) -> dict[str, Any]:
     o, b = st.out, st.budget
     return {
-        "source": st.row.source.value,
-        "name": source_name(st.row.source),
+        "source": str(st.row.source),
+        "name": st.row.name,
         "url": st.url,
         "key": st.key or None,
         "budget": None

@@ -1,13 +1,15 @@
-"""Every scholarly source (and host) by name, and how each is named to a user.
+"""Every scholarly source (and host) CiteLens's code names, by its one spelling.
 
 :class:`Source` is the one spelling of a source's name: a :class:`~citelens.sources.records.Lookup`
 and a :class:`~citelens.sources.records.PaperRecord` carry one, each host of
-:class:`~citelens.sources.transport.Sources` is one, and the cache keys start with one.
+:class:`~citelens.sources.transport.Sources` is one, and the cache keys start with one. How
+each is named to a user, and in which order, is ``sources/names.py`` (a host's name is in
+its row of ``sources/transport.HOSTS``, so a new host needs no member here: its client
+module declares its own spelling).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -26,48 +28,3 @@ class Source(StrEnum):
     # who reports a retraction or correction notice (verify/retraction.py)
     RETRACTION_WATCH = "retraction-watch"
     PUBLISHER = "publisher"
-
-
-#: How each source (and each host) is named to a user.
-SOURCE_NAMES: dict[str, str] = {
-    Source.S2: "Semantic Scholar",
-    Source.CROSSREF: "Crossref",
-    Source.DOI: "doi.org",
-    Source.OPENALEX: "OpenAlex",
-    Source.ARXIV: "arXiv",
-    Source.ARXIV_SITE: "arXiv (site)",
-    Source.PUBMED: "PubMed",
-    Source.NCBI: "PubMed",
-    Source.UNPAYWALL: "Unpaywall",
-    Source.DBLP: "DBLP",
-    Source.SNAPSHOT: "the local snapshot",
-    Source.RETRACTION_WATCH: "Retraction Watch",
-    Source.PUBLISHER: "the publisher",
-}
-
-
-def source_name(source: str | None, default: str = "") -> str:
-    """``"s2"`` -> ``"Semantic Scholar"``; an unknown source keeps its own name."""
-    if not source:
-        return default
-    return SOURCE_NAMES.get(source, source)
-
-
-#: The order sources are listed in to a user: the verification's order (the identifier
-#: chain and the title searches), then every other source in SOURCE_NAMES's order.
-_LISTED = (Source.S2, Source.OPENALEX, Source.CROSSREF, Source.DOI, Source.ARXIV, Source.PUBMED)
-
-
-def listed_rank(source: str) -> int:
-    """Where ``source`` comes in the order sources are listed (every source not in the
-    verification's order comes after those): the one order of messages, lists and the
-    verdict's reading of its answers."""
-    return _LISTED.index(Source(source)) if source in _LISTED else len(_LISTED)
-
-
-def source_list(sources: Iterable[str]) -> list[str]:
-    """The user's names of ``sources``, each once, in one defined order (whatever order
-    they answered in): ``["s2", "crossref", "openalex"]`` -> Semantic Scholar, OpenAlex, Crossref."""
-    order = [source_name(s) for s in _LISTED] + list(SOURCE_NAMES.values())
-    names = {source_name(s) for s in sources if s}
-    return sorted(names, key=lambda n: (order.index(n) if n in order else len(order), n))

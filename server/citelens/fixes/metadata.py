@@ -27,10 +27,10 @@ from citelens.core.fields import Field
 from citelens.core.identifiers import ARXIV_DOI_START, PREPRINT_DOI_PREFIXES, normalize_doi
 from citelens.core.model import BibEntry, EntryView, Name
 from citelens.core.settings import Settings
-from citelens.core.source_names import source_name
 from citelens.core.titles import words
 from citelens.documents.bibtex.names import split_names
 from citelens.documents.bibtex.render import bibtex_author, given_first_author, latex_escape
+from citelens.sources.names import source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.authors import family_key, record_authors_cut
 from citelens.verify.match.compare import (

@@ -29,7 +29,6 @@ from citelens.core.codes import NOTICE_CODES, Code, notice_of, status_of
 from citelens.core.fields import Field
 from citelens.core.findings import FixData
 from citelens.core.model import BibEntry, BibFile
-from citelens.core.source_names import source_name
 from citelens.documents.bibtex import edit as bibedit
 from citelens.documents.bibtex.edit import TextEdit
 from citelens.documents.bibtex.render import detect_field_order, for_encoding
@@ -39,6 +38,7 @@ from citelens.fixes.fix import Applicability, Fix, file_edits
 from citelens.fixes.merge import merge_edits
 from citelens.fixes.metadata import field_fix, right_papers
 from citelens.fixes.published import published_version
+from citelens.sources.names import source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify import retraction
 from citelens.verify.match.discrepancy import Kind

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from citelens.core.settings import Settings
-from citelens.core.source_names import source_name
 from citelens.scale.limiter import RateLimiter
 from citelens.scale.ray_session import joined
+from citelens.sources.names import source_name
 from citelens.workspace.pipeline import Pipeline
 from citelens.workspace.venue import MEMO_SIZE, Checked, Paper, VenueOutput, VenueRun, check_batch
 from citelens.workspace.verdicts import Verdicts

@@ -8,10 +8,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from citelens.core.source_names import Source, source_name
+from citelens.core.source_names import Source
 from citelens.snapshot import arxiv, crossref, dblp, openalex
 from citelens.snapshot.dump import Counts, Work
 from citelens.snapshot.store import Writer
+from citelens.sources.names import source_name
 
 
 @dataclass(frozen=True, slots=True)

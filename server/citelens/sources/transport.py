@@ -53,7 +53,7 @@ import httpx
 from citelens.core.identifiers import normalize_doi
 from citelens.core.secrets import redact_url
 from citelens.core.settings import SETTINGS, SettingDoc, Settings, url_setting_doc
-from citelens.core.source_names import Source, source_name
+from citelens.core.source_names import Source
 from citelens.sources import remembered
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.refusal import Budget, KeyHint, Out, Refusal, Refused, budget_of, message, refusal_of
@@ -568,9 +568,13 @@ class Host:
     """One row of the host registry: everything about a scholarly host that does not
     depend on a request. A live source is its client module, one row here and its rows in
     the request plan (``verify/plan.py``): :class:`Sources`, :meth:`Sources.hosts`,
-    :data:`DEFAULT_RATES` and the body limits are derived from :data:`HOSTS`."""
+    :data:`DEFAULT_RATES`, the body limits and the name it is given to a user
+    (``sources/names.py``) are derived from :data:`HOSTS`."""
 
-    source: Source
+    #: Its name in the cache's keys, lookups and records: a :class:`~citelens.core.source_names.Source`
+    #: member, or a new host's own name (declared in its client module, a ``StrEnum`` there).
+    source: str
+    name: str  # how it is named to a user ("Semantic Scholar"): sources/names.source_name
     #: Its base URL setting: name (``s2_api_url``: editor key ``s2ApiUrl``, environment
     #: variable ``CITELENS_S2_API_URL``), default and description (docs/configuration.md,
     #: the VS Code manifest), all derived from this row (:data:`ALL_SETTINGS`).
@@ -628,6 +632,7 @@ def _openalex_params(settings: Settings) -> dict[str, str]:
 HOSTS: tuple[Host, ...] = (
     Host(
         Source.S2,
+        "Semantic Scholar",
         ("s2_api_url", "https://api.semanticscholar.org/graph/v1", "Semantic Scholar Graph API base URL."),
         Rate.per_second(1.0),
         32 << 20,
@@ -643,6 +648,7 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.CROSSREF,
+        "Crossref",
         ("crossref_api_url", "https://api.crossref.org", "Crossref REST API base URL."),
         Rate.per_second(5.0, 1),
         params=_mailto,
@@ -651,6 +657,7 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.OPENALEX,
+        "OpenAlex",
         ("openalex_api_url", "https://api.openalex.org", "OpenAlex API base URL."),
         Rate.per_second(10.0, 3),
         params=_openalex_params,
@@ -667,6 +674,7 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.ARXIV,
+        "arXiv",
         ("arxiv_api_url", "https://export.arxiv.org/api", "arXiv export API base URL."),
         Rate(3.0, 1),  # one request every three seconds
         expects="xml",
@@ -674,6 +682,7 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.ARXIV_SITE,
+        "arXiv (site)",
         ("arxiv_url", "https://arxiv.org", "arXiv site base URL (HTML and PDF full texts)."),
         Rate(1.0, 1),
         64 << 20,  # full-text PDFs
@@ -682,12 +691,14 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.DOI,
+        "doi.org",
         ("doi_url", "https://doi.org", "DOI resolver base URL (content negotiation)."),
         Rate.per_second(5.0, 2),
         probe="/10.1038/s41592-019-0686-2",  # a 302 to the registration agency
     ),
     Host(
         Source.NCBI,
+        "PubMed",
         (
             "ncbi_eutils_url",
             "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
@@ -700,6 +711,7 @@ HOSTS: tuple[Host, ...] = (
     ),
     Host(
         Source.UNPAYWALL,
+        "Unpaywall",
         ("unpaywall_api_url", "https://api.unpaywall.org/v2", "Unpaywall API base URL."),
         Rate.per_second(5.0, 2),
         params=lambda s: {"email": s.mailto or "citelens@example.org"},
@@ -782,7 +794,7 @@ class Sources:
         def host(row: Host) -> HostClient:
             return HostClient(
                 row.source,
-                source_name(row.source),
+                row.name,
                 base_url(settings, row.source),
                 http,
                 rate=table[row.source],

@@ -20,7 +20,8 @@ from urllib.parse import quote
 
 from citelens.core.codes import NOTICE_CODES, Code, notice_of
 from citelens.core.identifiers import arxiv_doi
-from citelens.core.source_names import Source, source_name
+from citelens.core.source_names import Source
+from citelens.sources.names import source_name
 from citelens.sources.records import PaperRecord
 from citelens.verify.status import Status, Verification
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from citelens.core.codes import CODE_OF_STATUS, Code
 from citelens.core.severity import Severity
-from citelens.core.source_names import source_list
 from citelens.core.statuses import Status
+from citelens.sources.names import source_list
 from citelens.sources.records import Outcome, PaperRecord
 from citelens.verify.classes import class_text, verdict_class
 from citelens.verify.match.discrepancy import FABRICATED, WRONG_METADATA, Discrepancy

@@ -34,8 +34,9 @@ from citelens.core.fields import IDENTIFIER_FIELDS, IDENTIFIER_LABELS, Field
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.severity import Severity
-from citelens.core.source_names import SOURCE_NAMES, Source, listed_rank, source_list, source_name
+from citelens.core.source_names import Source
 from citelens.core.titles import normalize_title
+from citelens.sources.names import SOURCE_NAMES, listed_rank, source_list, source_name
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.verify import classes, plan, retraction
 from citelens.verify.identity import Identifiers, identifiers

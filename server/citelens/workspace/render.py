@@ -19,8 +19,8 @@ from citelens.core.fields import Field
 from citelens.core.identifiers import is_s2_paper_id, normalize_arxiv, normalize_doi
 from citelens.core.mdplain import code, link_target, plain
 from citelens.core.model import BibEntry, EntryView
-from citelens.core.source_names import source_name
 from citelens.documents.bibtex.parse import field_values
+from citelens.sources.names import source_name
 from citelens.verify.status import Status
 
 if TYPE_CHECKING:

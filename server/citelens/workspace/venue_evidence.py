@@ -22,8 +22,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.codes import Code
-from citelens.core.source_names import source_name
 from citelens.core.statuses import Status
+from citelens.sources.names import source_name
 from citelens.verify.classes import FABRICATED, WRONG_METADATA
 from citelens.verify.match.titles import record_title_similarity
 

@@ -29,8 +29,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from citelens.core.severity import Severity
-from citelens.core.source_names import source_name
 from citelens.core.statuses import Status
+from citelens.sources.names import source_name
 from citelens.workspace.report import FAIL_ON, SEVERITY_COUNT
 from citelens.workspace.venue_evidence import UNREAD
 

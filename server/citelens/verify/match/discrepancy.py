@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from citelens.core.fields import Field
 from citelens.core.severity import Severity
-from citelens.core.source_names import source_name
+from citelens.sources.names import source_name
 from citelens.sources.records import PaperRecord
 
 
