@@ -103,8 +103,8 @@ class IdTier:
     """A request by identifier."""
 
     method: str  # a Method, or a method name its client module declares
-    host: Source  # the Sources host asked
-    source: Source  # the source its answers name ("pubmed" for the ncbi host)
+    host: str  # the Sources host asked (a Source, or a new host's own spelling)
+    source: str  # the source its answers name ("pubmed" for the ncbi host)
     field: str | None  # the identifier looked up: "doi" | "arxiv" | "pmid"; None: all (S2)
     kind: str  # the kind of its cache keys (lookup_key(source, kind, value))
     batch: int  # values per request; 1: one request per value
@@ -197,8 +197,8 @@ class Tier:
     host's answers carry the search's own method (``s2_search``, ``crossref_search``, …)."""
 
     name: str  # a Method, or a method name its client module declares (a StrEnum there)
-    host: Source  # the Sources host that answers it (an offline answer names it too)
-    source: Source  # the source of its cache keys
+    host: str  # the Sources host that answers it (an offline answer names it too)
+    source: str  # the source of its cache keys
     kind: str  # the kind of its cache keys
     ask: AskTitle
     cache_kind: str = dataclasses.field(init=False)  # ``source:kind`` of its cache keys
