@@ -725,7 +725,7 @@ if fix.status.upper() != status.value: pass  # fixes/rules.py
 if kind_of(path) == "bib": pass  # lsp/, workspace/ (24 times)
 if kind in {"latex", "markdown"}: pass
 if doc.language == "latex": pass  # checks/local.py
-if entry.get("status") == "UNVERIFIED": pass  # workspace/venue_evidence.py
+if entry.get("status") == "UNVERIFIED": pass  # venue/evidence.py
 why = {"NOT_FOUND": "a", "DOI_MISMATCH": "b"}.get(status)  # verify/classes.class_text
 """
     MODULES["citelens.fake_kinds"] = ast.parse(code)
@@ -994,7 +994,7 @@ def test_the_one_writer_check_finds_a_second_writer() -> None:
 
 
 #: The drivers that verify: the editor's engine, ``citelens check``, the venue.
-DRIVERS = ("citelens.workspace.engine", "citelens.workspace.check", "citelens.workspace.venue")
+DRIVERS = ("citelens.workspace.engine", "citelens.workspace.check", "citelens.venue.run")
 STORE = "citelens.workspace.verdicts"
 _MAPPING = re.compile(r"(?:dict|Mapping|MutableMapping|OrderedDict)\[str, (?:Verification|Any)\]")
 
@@ -1024,13 +1024,69 @@ def test_the_three_drivers_keep_verdicts_in_one_store() -> None:
 def test_the_one_store_check_finds_a_second_memo() -> None:
     """The venue's memo and ``citelens check``'s verdicts before issue 42, each caught."""
     before = {
-        "citelens.workspace.venue": ast.parse(
+        "citelens.venue.run": ast.parse(
             "class VenueVerifier:\n    def __init__(self, stream, memo=None):\n"
             "        self.memo: OrderedDict[str, Any] = OrderedDict() if memo is None else memo\n"),
         "citelens.workspace.check": ast.parse("from citelens.workspace.store import DocumentStore\n"),
     }
     assert _second_stores(before) == [
         "citelens.workspace.check does not use citelens.workspace.verdicts.Verdicts",
-        "citelens.workspace.venue does not use citelens.workspace.verdicts.Verdicts",
-        "citelens.workspace.venue:3: self.memo keeps verdicts",
+        "citelens.venue.run does not use citelens.workspace.verdicts.Verdicts",
+        "citelens.venue.run:3: self.memo keeps verdicts",
+    ]
+
+
+#: What ``venue/`` may import of the layers beneath ``workspace/`` (issue 42: the venue is an
+#: adapter over the engine): names, a verdict's class and a title's similarity, read to say
+#: why a paper is ranked where it is, the snapshot's date for run.json, and the stream's type;
+#: never a source's client, the plan, the scheduler's run or ``decide``.
+VENUE_MAY_IMPORT = ("citelens.venue", "citelens.workspace", "citelens.core", "citelens.documents",
+                    "citelens.sources.names", "citelens.verify.classes", "citelens.verify.match.titles",
+                    "citelens.snapshot.store", "citelens.verify.scheduler.VerifyStream")
+
+
+def _venue_layering(modules: dict[str, ast.Module]) -> list[str]:
+    """Imports that break the venue package's place: a module outside ``venue/``, ``cli/`` and
+    ``scale/`` importing it, or a venue module reaching beneath the engine."""
+    found = []
+    for name, tree in modules.items():
+        names = {m for m in _imports(tree) if m.startswith("citelens.")}
+        if not name.startswith(("citelens.venue", "citelens.cli", "citelens.scale")):
+            found += [f"{name} imports {m}" for m in sorted(names) if m.startswith("citelens.venue")]
+        elif name.startswith("citelens.venue"):
+            # ``from citelens.verify.scheduler import VerifyStream`` names the module and the type
+            allowed = names & {"citelens.verify.scheduler"} if (
+                "citelens.verify.scheduler.VerifyStream" in names) else set()
+            found += [f"{name} imports {m}" for m in sorted(names - allowed)
+                      if not m.startswith(VENUE_MAY_IMPORT)]
+    return found
+
+
+@invariant("The venue is its own package, `venue/`, beside `cli/` and `lsp/`: only `cli/` and "
+           "`scale/` import it, and it verifies only through the engine (`workspace/check.run_check`).")
+def test_the_venue_is_an_adapter_over_the_engine() -> None:
+    assert {n for n in MODULES if n.startswith("citelens.venue.")} >= {
+        "citelens.venue.run", "citelens.venue.page", "citelens.venue.evidence",
+        "citelens.venue.health", "citelens.venue.cleared"}
+    assert not any(n.startswith("citelens.workspace.venue") for n in MODULES)
+    assert "citelens.workspace.check.run_check" in set(_imports(MODULES["citelens.venue.run"]))
+    assert _venue_layering(MODULES) == []
+
+
+def test_the_venue_check_finds_the_engine_reaching_up_and_the_venue_reaching_down() -> None:
+    found = _venue_layering({
+        "citelens.workspace.report": ast.parse("from citelens.venue.evidence import FABRICATED\n"),
+        "citelens.venue.run": ast.parse(
+            "from citelens.verify.scheduler import VerifyStream\n"
+            "from citelens.verify.plan import next_title_step\n"
+            "from citelens.sources import s2\n"),
+        "citelens.cli.main": ast.parse("from citelens.venue.run import check_venue\n"),
+    })
+    assert found == [
+        "citelens.workspace.report imports citelens.venue.evidence",
+        "citelens.workspace.report imports citelens.venue.evidence.FABRICATED",
+        "citelens.venue.run imports citelens.sources",
+        "citelens.venue.run imports citelens.sources.s2",
+        "citelens.venue.run imports citelens.verify.plan",
+        "citelens.venue.run imports citelens.verify.plan.next_title_step",
     ]

@@ -108,8 +108,8 @@ def test_papers_finishing_out_of_order_do_not_read_as_a_silent_outage(tmp_path: 
     """Papers with a fabricated reference finish last (their reference waits for every
     source); the health watch reads papers in the venue's order, so the tail of not-found
     verdicts is not taken for "a source answering nothing for everything"."""
-    from citelens.workspace.venue import Checked, VenueOutput, paper_summary
-    from citelens.workspace.venue_health import BatchHealth
+    from citelens.venue.health import BatchHealth
+    from citelens.venue.run import Checked, VenueOutput, paper_summary
 
     venue = tmp_path / "venue"
     for i in range(100):
@@ -136,7 +136,7 @@ def test_a_venue_citing_the_same_classics_and_a_spent_budget_are_a_healthy_run()
     what earlier ones did, so among distinct references the fabricated share grows all along
     (read as 'not found jumped'); and OpenAlex past its budget 'failed' for a third of the
     references, which the other sources had decided. Neither is a problem of the run."""
-    from citelens.workspace.venue_health import BatchHealth
+    from citelens.venue.health import BatchHealth
 
     health = BatchHealth(window=50)
     fabricated = 0

@@ -270,7 +270,7 @@ def test_a_killed_run_leaves_a_report_of_what_it_finished(
 def test_not_found_jumping_against_the_runs_own_rate_is_a_problem_of_the_run() -> None:
     """An index that starts answering 'nothing' for everything (no error, so no source
     failure) shows as 'not found' jumping against the run's own rate so far."""
-    from citelens.workspace.venue_health import WINDOW, BatchHealth
+    from citelens.venue.health import WINDOW, BatchHealth
 
     def entries(start: int, n: int, missing_every: int) -> list[dict[str, object]]:
         return [

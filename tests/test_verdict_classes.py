@@ -18,8 +18,8 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from citelens.core.statuses import Status
+from citelens.venue.run import Paper, paper_summary
 from citelens.verify.classes import pointers, verdict_class
-from citelens.workspace.venue import Paper, paper_summary
 from tests.fakes.scholarly import ScholarlyFake
 from tests.harness import attention_view, run_citelens
 from tests.lsp_session import diagnostics, open_doc, session

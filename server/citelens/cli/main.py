@@ -232,8 +232,8 @@ async def _fixed(
 
 
 def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], None]) -> int:
+    from citelens.venue.run import check_venue
     from citelens.workspace.check import UsageError
-    from citelens.workspace.venue import check_venue
 
     if len(args.paths) != 1:
         print("citelens: --venue takes one folder of papers", file=sys.stderr)
@@ -274,7 +274,7 @@ def _venue(args: argparse.Namespace, settings: Settings, log: Callable[[str], No
         f"venue: {papers} checked ({run.skipped} already done), {refs}, {run.distinct} distinct "
         f"verified, in {run.seconds:.0f} s; see {os.path.join(args.venue, 'summary.html')}"
     )
-    from citelens.workspace.venue_health import venue_exit
+    from citelens.venue.health import venue_exit
 
     return venue_exit(args.venue, run, args.fail_on, log)
 

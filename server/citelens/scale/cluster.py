@@ -3,7 +3,7 @@
 The driver lists the papers, keeps OUT (reports, summary.jsonl, summary.html: the same
 files and the same resume as on one machine) and hands batches of papers to Ray tasks,
 a few more than there are workers so none waits. A task checks its batch with the same
-code as one machine (:func:`citelens.workspace.venue.check_batch`); its host clients ask
+code as one machine (:func:`citelens.venue.run.check_batch`); its host clients ask
 one :class:`~citelens.scale.limiter.RateLimiter` actor before each request, and its
 verification cache is the ``cache`` setting's (a ``postgresql://`` URL shares the answers
 between machines; the disk cache is per machine). The snapshot (setting ``snapshot``)
@@ -25,8 +25,8 @@ from citelens.core.settings import Settings
 from citelens.scale.limiter import RateLimiter
 from citelens.scale.ray_session import joined
 from citelens.sources.names import source_name
+from citelens.venue.run import MEMO_SIZE, Checked, Paper, VenueOutput, VenueRun, check_batch
 from citelens.workspace.pipeline import Pipeline
-from citelens.workspace.venue import MEMO_SIZE, Checked, Paper, VenueOutput, VenueRun, check_batch
 from citelens.workspace.verdicts import Verdicts
 
 Log = Callable[[str], None]

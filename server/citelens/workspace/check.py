@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from citelens.workspace.pipeline import Pipeline
 
 #: Verifies views (cited first) and returns a verdict per key: ``verify_entries`` by default;
-#: the venue check (``workspace/venue.py``) verifies the entries of many papers together.
+#: the venue check (``venue/run.py``) verifies the entries of many papers together.
 Verifier = Verify
 
 

@@ -96,7 +96,7 @@ class Mark:
 def fingerprint(view: EntryView, digits: int = 6) -> str:
     """Six hex digits (``digits``) of the entry's title, authors (last names) and DOI, as
     read (accents, case, braces and punctuation do not count): a new title, author or DOI
-    changes it. A venue's cleared file uses 16 (``workspace/venue_cleared.py``)."""
+    changes it. A venue's cleared file uses 16 (``venue/cleared.py``)."""
     authors = ";".join(strip_accents(n.last).casefold() for n in view.authors)
     doi = (view.doi or "").strip().casefold()
     text = "\n".join((normalize_title(view.title or ""), authors, doi))

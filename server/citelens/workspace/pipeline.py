@@ -2,7 +2,7 @@
 
 Four drivers run analyse → verify → findings: the editor (:class:`~citelens.workspace.engine.Engine`
 and its background run), ``citelens check`` and the ``citelens.report`` command
-(:func:`citelens.workspace.check.run_check`), and the venue check (``workspace/venue.py``).
+(:func:`citelens.workspace.check.run_check`), and the venue check (``venue/run.py``).
 Each verifies through one :class:`Pipeline`: the scholarly clients (each host's rate
 limiter, retries, circuit breaker), the verification cache and the snapshot are built once,
 when first needed, and shared by every run of the process. ``run_check`` takes a pipeline

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 from citelens.core.severity import Severity
 from citelens.core.statuses import Status
 from citelens.sources.names import source_name
+from citelens.venue.evidence import UNREAD
 from citelens.workspace.report import FAIL_ON, SEVERITY_COUNT
-from citelens.workspace.venue_evidence import UNREAD
 
 if TYPE_CHECKING:
     from citelens.core.settings import Settings

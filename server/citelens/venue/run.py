@@ -38,14 +38,9 @@ from citelens.core.text import json_escaped
 from citelens.documents.bbl import bbl_to_bibtex
 from citelens.documents.pdf.read import is_pdf
 from citelens.documents.read import read_text
-from citelens.workspace.check import CheckResult, UsageError, run_check
-from citelens.workspace.files import documents_under, files_under
-from citelens.workspace.pipeline import Pipeline
-from citelens.workspace.report import SEVERITY_COUNT, to_json
-from citelens.workspace.store import DocumentStore
-from citelens.workspace.venue_cleared import FILE as CLEARED_FILE
-from citelens.workspace.venue_cleared import apply_cleared, fingerprints, read_cleared
-from citelens.workspace.venue_evidence import (
+from citelens.venue.cleared import FILE as CLEARED_FILE
+from citelens.venue.cleared import apply_cleared, fingerprints, read_cleared
+from citelens.venue.evidence import (
     CLASSES,
     FABRICATED,
     RETRACTED,
@@ -57,7 +52,7 @@ from citelens.workspace.venue_evidence import (
     retractions,
     written_entries,
 )
-from citelens.workspace.venue_health import (
+from citelens.venue.health import (
     FAIL_LEVELS,
     BatchHealth,
     host_load,
@@ -65,7 +60,12 @@ from citelens.workspace.venue_health import (
     run_metadata,
     utc_now,
 )
-from citelens.workspace.venue_page import rank_key, read_run, write_index, write_paper_page
+from citelens.venue.page import rank_key, read_run, write_index, write_paper_page
+from citelens.workspace.check import CheckResult, UsageError, run_check
+from citelens.workspace.files import documents_under, files_under
+from citelens.workspace.pipeline import Pipeline
+from citelens.workspace.report import SEVERITY_COUNT, to_json
+from citelens.workspace.store import DocumentStore
 from citelens.workspace.verdicts import Verdicts
 from citelens.workspace.walls import PaperWalls, budget_of, paper_names, walls_for
 
@@ -159,7 +159,7 @@ def paper_summary(
     fps: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The paper's line of summary.jsonl: counts by status and by class, and each finding
-    with its evidence (``workspace/venue_evidence.py``), fabricated ones first."""
+    with its evidence (``venue/evidence.py``), fabricated ones first."""
     entries = report.get("entries") or []
     statuses: dict[str, int] = {}
     classes = dict.fromkeys(CLASSES, 0)
@@ -234,7 +234,7 @@ class VenueRun:
     distinct: int = 0
     seconds: float = 0.0
     failed_batches: int = 0
-    #: what the run could not vouch for (``venue_health.py``): the run exits non-zero
+    #: what the run could not vouch for (``health.py``): the run exits non-zero
     problems: list[str] = dataclasses.field(default_factory=list)
     #: papers (this run's and earlier runs') with problems at each --fail-on level and above
     papers_with: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -576,7 +576,7 @@ def _rows(out: Path) -> list[dict[str, Any]]:
 
 
 def write_html(out: Path) -> Path:
-    """summary.html from what OUT holds (``workspace/venue_page.py``)."""
+    """summary.html from what OUT holds (``venue/page.py``)."""
     return write_index(out, _rows(out))
 
 

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import read_file
+from citelens.venue.evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 from citelens.workspace.check import UsageError
 from citelens.workspace.checked import fingerprint
 from citelens.workspace.report import SEVERITY_COUNT
-from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 
 if TYPE_CHECKING:
     from citelens.workspace.check import CheckResult

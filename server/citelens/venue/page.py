@@ -9,7 +9,7 @@ Static HTML with a small inline script, no external asset (it opens from the dis
   could not check), each a filter;
 - the papers ranked by their share of likely fabricated references, the count beside it;
   every column sorts, a class filters, a box searches titles, authors and folder names;
-- ``papers/NAME.html``: each finding with its evidence (``venue_evidence.py``).
+- ``papers/NAME.html``: each finding with its evidence (``evidence.py``).
 
 Rows are plain ``<tr>`` with the data the script needs on their first cell. The index is
 written at the start, every few seconds as papers finish and at the end; a paper's page
@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import quote
 
 from citelens.core.text import printable_lines
-from citelens.workspace.venue_cleared import clear_line
-from citelens.workspace.venue_evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
+from citelens.venue.cleared import clear_line
+from citelens.venue.evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
 
 CLASS_LABEL = {
     FABRICATED: "likely fabricated",
