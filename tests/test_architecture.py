@@ -1090,3 +1090,41 @@ def test_the_venue_check_finds_the_engine_reaching_up_and_the_venue_reaching_dow
         "citelens.venue.run imports citelens.verify.plan",
         "citelens.venue.run imports citelens.verify.plan.next_title_step",
     ]
+
+
+SCHEDULER = "citelens.verify.scheduler"
+#: The plan's tables the scheduler runs (the order of the tiers, not a choice among them).
+_PLAN_TABLES = {"FIRST_ID_TIER", "ID_CHAINS", "TITLE_HOSTS", "VERSION_TIERS"}
+_SOURCE_VALUES = {h.source for h in HOSTS} | {"pubmed", "s2", "crossref", "openalex", "arxiv", "doi"}
+
+
+def _scheduler_decides(tree: ast.Module) -> list[str]:
+    """What in the scheduler is a rule of the plan: a status, a source or a method named, or
+    a tier of the plan's table named apart from the tables it runs."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in ("Status", "Source", "Method") or (
+                    node.value.id == "plan" and node.attr.isupper() and node.attr not in _PLAN_TABLES):
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Constant) and node.value in _SOURCE_VALUES:
+            found.append(f"{node.lineno}: {node.value!r}")
+    return found
+
+
+@invariant("`verify/scheduler.py` only executes the plan: it names no status, source or method, and no tier "
+           "but through the plan's tables.")
+def test_the_scheduler_only_executes_the_plan() -> None:
+    assert _scheduler_decides(MODULES[SCHEDULER]) == []
+
+
+def test_the_scheduler_check_finds_the_rules_it_held() -> None:
+    """The retraction signal's tiers and the snapshot's settle rule, as the scheduler held them."""
+    before = ast.parse(
+        "def _signal_tier(doi):\n"
+        "    return plan.OPENALEX_DOIS if plan.is_datacite(doi) else plan.CROSSREF_DOIS\n"
+        "def settles(v):\n"
+        "    return v.status in (Status.VERIFIED, Status.PARTIAL) and v.source != 'crossref'\n")
+    assert sorted(_scheduler_decides(before)) == [
+        "2: plan.CROSSREF_DOIS", "2: plan.OPENALEX_DOIS", "4: 'crossref'", "4: Status.PARTIAL",
+        "4: Status.VERIFIED"]

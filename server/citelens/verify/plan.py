@@ -18,8 +18,12 @@ shortcut (:mod:`citelens.verify.offline`) derives the lookups of an entry from i
   own registry) must each have answered; OpenAlex, whose calls are priced against a daily
   budget (2026), only adds evidence: its failure never makes an entry unverified when the
   others answered, so a spent budget changes neither a verdict nor its class;
-- the tiers that fetch more versions of a found paper or its retraction signal
-  (:data:`CROSSREF_DOIS`, :data:`OPENALEX_DOIS`, :data:`ARXIV_IDS`).
+- the tiers that fetch more versions of a found paper (:func:`identifier_versions`,
+  :func:`version_lookups`, :data:`VERSION_TIERS`, :func:`full_version`) or its retraction
+  signal (:func:`signal_tiers`);
+- the settle rules: the local snapshot is the plan's first tier (:func:`snapshot_settles`),
+  then when the title answers read settle an entry (:func:`confident`, :func:`titles_settle`).
+  The scheduler only executes: it asks what these functions name and stops when they say so.
 
 It also holds the parts of the plan that need no state: which entry types are
 "informational" and which entries look biomedical.
@@ -35,6 +39,7 @@ from dataclasses import dataclass
 from citelens.core.identifiers import ARXIV_DOI_PREFIX
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
+from citelens.core.statuses import Status
 from citelens.documents.pdf.read import one_reading
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.methods import Method
@@ -179,6 +184,8 @@ CROSSREF_DOIS = IdTier(
 #: A DOI S2 does not resolve to the entry's paper goes down this chain, one tier after
 #: the other, until one does (or two sources agree it names another paper).
 DOI_CHAIN = (OPENALEX_DOIS, CROSSREF_DOI, DOI_CSL)
+#: Every identifier of an entry is asked here first, all in one request (S2's batch).
+FIRST_ID_TIER = S2_BATCH
 #: After S2's batch, the chains of each identifier run at once.
 ID_CHAINS = (DOI_CHAIN, (ARXIV_IDS,), (PUBMED_IDS,))
 #: Every identifier tier an entry may get, in the order the plan asks them.
@@ -517,3 +524,79 @@ def version_lookups(
     ):
         out += [(tier, x) for x in values if (tier.source, x.lower()) not in asked]
     return out
+
+
+#: The tiers a found paper's other versions are asked from, in the order their answers are
+#: read as versions (the arXiv record first: the preprint's title may be the one cited).
+VERSION_TIERS = (ARXIV_IDS, CROSSREF_DOIS, OPENALEX_DOIS)
+
+
+def full_version(
+    view: EntryView, answer: Lookup, same: Callable[[PaperRecord], bool], asked: Set[tuple[str, str]]
+) -> VersionAsk | None:
+    """When a title search found the paper only under a title its index cut off, the arXiv
+    record (by its id) whose full title can confirm or contradict the cited title's last words
+    (pure; ``same``: whether a record is the entry's paper, ``asked``: (source, value) already
+    asked)."""
+    if answer.outcome is not Outcome.FOUND:
+        return None
+    found = [r for r in answer.records if same(r)]
+    if not found or not all(title_cut_off(view.title, r) for r in found):
+        return None
+    ax = next((r.arxiv_id for r in found if r.arxiv_id), None)
+    if ax is None or (ARXIV_IDS.source, ax) in asked:
+        return None
+    return (ARXIV_IDS, ax)
+
+
+# ---------------------------------------------------------------------- retraction signals
+
+
+def signal_tiers(doi: str) -> tuple[IdTier, ...]:
+    """Who is asked whether the paper with this DOI was retracted, corrected, ..., in order,
+    the next only when the one before did not find the paper (pure): Crossref for the DOIs
+    it registers (``updated-by`` names every notice, Retraction Watch's too), then OpenAlex's
+    ``is_retracted``; OpenAlex alone for DataCite's DOIs and a DOI Crossref cannot be asked
+    about in a filter (a comma)."""
+    if is_datacite(doi) or "," in doi:
+        return (OPENALEX_DOIS,)
+    return (CROSSREF_DOIS, OPENALEX_DOIS)
+
+
+# ---------------------------------------------------------------------- settle rules
+#
+# The local snapshot (``verify/snapshot.py``) is the plan's first tier: an entry it holds
+# with confidence is decided from it alone, before any request; the identifier tiers, the
+# found paper's other versions and the title tiers follow, and these rules say when the
+# answers read so far settle an entry (the verdict is ``verdict.decide``'s; the rules only
+# say whether to stop asking).
+
+
+def snapshot_settles(status: Status, wants_versions: bool) -> bool:
+    """Whether the snapshot's verdict settles an entry: the paper was found (VERIFIED or
+    PARTIAL) and nothing it flags is a difference another version could explain (pure); any
+    other entry goes on to the APIs, untouched."""
+    return status in (Status.VERIFIED, Status.PARTIAL) and not wants_versions
+
+
+def confident(view: EntryView, answer: Lookup, same: Callable[[PaperRecord], bool]) -> bool:
+    """Whether a title answer found the entry's paper with confidence (pure): a record that is
+    the paper (``same``), whose title an index did not cut off (it could not tell whether the
+    cited title's last words are right) nor its author list (whether the further authors
+    cited are)."""
+    if answer.outcome is not Outcome.FOUND:
+        return False
+    cited = len(view.authors)
+    return any(
+        same(r) and not title_cut_off(view.title, r) and not record_authors_cut(r, cited)
+        for r in answer.records
+    )
+
+
+def titles_settle(*, found_by_id: bool, confident_answer: bool, wants_versions: bool) -> bool:
+    """Whether the title answers read so far (in plan order) settle an entry that is not a
+    mismatched identifier's (pure): its paper was found with confidence, by an identifier or
+    by one of them, and no warning is left that another version could explain (its verdict's
+    ``wants_versions``). A mismatched identifier's entry settles when its own paper was found,
+    whichever tier holds it."""
+    return (found_by_id or confident_answer) and not wants_versions

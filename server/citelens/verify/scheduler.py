@@ -50,9 +50,7 @@ from citelens.verify import offline, plan, retraction
 from citelens.verify import snapshot as snapshot_tier
 from citelens.verify.cache import VerificationCache, default_cache_dir, lookup_key, open_cache
 from citelens.verify.identity import Identifiers, content_hash, identifiers
-from citelens.verify.match.authors import record_authors_cut
-from citelens.verify.match.titles import title_cut_off
-from citelens.verify.status import Status, Verification
+from citelens.verify.status import Verification
 from citelens.verify.verdict import (
     Asked,
     deadline_reached,
@@ -87,17 +85,10 @@ _LINGER_MAX_S = 1.0
 #: Crossref's DOI filters left with 5 DOIs each: 1,248 requests, 16% of its slots).
 _HOLD_BUSY_S = 1.0
 _HOLD_BUSY_STREAM_S = 10.0
-#: The tiers a found paper's other versions are asked from, in the plan's table order.
-_VERSION_TIERS = (plan.ARXIV_IDS, plan.CROSSREF_DOIS, plan.OPENALEX_DOIS)
 
 
 def _no_log(_message: str) -> None:
     return None
-
-
-def _signal_tier(doi: str) -> plan.IdTier:
-    """Who is asked whether the paper with this DOI was retracted, corrected, ..."""
-    return plan.OPENALEX_DOIS if plan.is_datacite(doi) or "," in doi else plan.CROSSREF_DOIS
 
 
 # ====================================================================== the run
@@ -351,10 +342,11 @@ class _Run:
         if doi is None:
             return v
         if not self.cache.remote:  # (a database's: read in batches, off the loop)
-            tier = _signal_tier(doi)
-            hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
-            if hit is not None and hit.outcome is not Outcome.FOUND:
-                hit = self.cache.get(lookup_key(plan.OPENALEX_DOIS.source, plan.OPENALEX_DOIS.kind, doi))
+            hit = None
+            for tier in plan.signal_tiers(doi):
+                hit = self.cache.get(lookup_key(tier.source, tier.kind, doi))
+                if hit is None or hit.outcome is Outcome.FOUND:
+                    break
             if hit is not None:
                 return self._verdict(e, e.answers(), Asked(hit, None, doi, True))
             if self.settings.offline:
@@ -509,7 +501,7 @@ class _Run:
         conflicts: set[str] = set()
         found_by_batch = False
         for a, g, _rec, other_paper in identifier_hits(e.view, e.asked, self.settings):
-            batch = a.lookup.method == plan.S2_BATCH.method
+            batch = a.lookup.method == plan.FIRST_ID_TIER.method
             if batch and not other_paper:
                 found_by_batch = True
             if g != f:
@@ -543,8 +535,8 @@ class _Run:
     async def _by_identifiers(self, e: _Entry) -> None:
         """S2's batch, each identifier's chain (at the same time), the found paper's other
         versions; then the verdict, or the title tiers."""
-        pairs = plan.S2_BATCH.values(e.ids)
-        got = await asyncio.gather(*(self.batched(plan.S2_BATCH, bid) for _f, bid in pairs))
+        pairs = plan.FIRST_ID_TIER.values(e.ids)
+        got = await asyncio.gather(*(self.batched(plan.FIRST_ID_TIER, bid) for _f, bid in pairs))
         e.asked += [Asked(lk, f, bid, cached) for (f, bid), (lk, cached) in zip(pairs, got, strict=True)]
         await asyncio.gather(*(self._chain(e, chain) for chain in plan.ID_CHAINS))
         await self._other_versions(e)
@@ -617,7 +609,7 @@ class _Run:
             return False
         got = await asyncio.gather(*(self.batched(tier, value) for tier, value in wanted))
         added = False
-        for tier in _VERSION_TIERS:
+        for tier in plan.VERSION_TIERS:
             for (t, value), (lk, cached) in zip(wanted, got, strict=True):
                 if t is tier and (cached or not self.settings.offline):
                     e.asked.append(Asked(lk, None, value, cached))  # a version, not the cited id
@@ -633,10 +625,10 @@ class _Run:
         with other entries'; then record the verdict decided with it (``v`` without it,
         if the check failed)."""
         try:
-            tier = _signal_tier(doi)
-            lk, cached = await self.batched(tier, doi)
-            if tier is plan.CROSSREF_DOIS and lk.outcome is not Outcome.FOUND:
-                lk, cached = await self.batched(plan.OPENALEX_DOIS, doi)
+            for tier in plan.signal_tiers(doi):
+                lk, cached = await self.batched(tier, doi)
+                if lk.outcome is Outcome.FOUND:
+                    break
             if self.settings.offline and not cached:  # (a database's cache had no signal)
                 self.record(e, v)
                 return
@@ -685,11 +677,13 @@ class _Run:
         its class does not depend on the plan's order)."""
         if e.candidates_only:
             return self._found(e, read)
-        if not e.found_by_id and not any(self._confident(e, a.lookup) for t in read for a in e.titles[t]):
+        same = functools.partial(same_paper, e.view, settings=self.settings)
+        confident = any(plan.confident(e.view, a.lookup, same) for t in read for a in e.titles[t])
+        if not (e.found_by_id or confident):
             return False
-        asked = e.asked + [a for t in read for a in e.titles[t]]
-        v = self._verdict(e, asked)
-        if wants_versions(v):
+        v = self._verdict(e, e.asked + [a for t in read for a in e.titles[t]])
+        if not plan.titles_settle(found_by_id=e.found_by_id, confident_answer=confident,
+                                  wants_versions=wants_versions(v)):
             return False
         e.verdict = v
         return True
@@ -705,19 +699,6 @@ class _Run:
             for a in e.titles[t]
             if a.lookup.outcome is Outcome.FOUND
             for r in a.lookup.records
-        )
-
-    def _confident(self, e: _Entry, answer: Lookup) -> bool:
-        if answer.outcome is not Outcome.FOUND:
-            return False
-        # a title an index cut off cannot tell whether the cited title's last words are
-        # right, nor an author list cut short whether the cited further authors are
-        cited = len(e.view.authors)
-        return any(
-            same_paper(e.view, r, self.settings)
-            and not title_cut_off(e.view.title, r)
-            and not record_authors_cut(r, cited)
-            for r in answer.records
         )
 
     async def _answered(self, e: _Entry, tier: plan.Tier, answer: Lookup, cached: bool) -> None:
@@ -786,18 +767,16 @@ class _Run:
         return None
 
     async def _full_version(self, e: _Entry, answer: Lookup) -> Asked | None:
-        """When a title search found the paper only under a title its index cut off: the
-        arXiv record (by the paper's arXiv id), whose full title can confirm or contradict
-        the cited title's last words."""
-        if answer.outcome is not Outcome.FOUND or e.candidates_only:
+        """The record ``plan.full_version`` names for a title answer (a paper found only under
+        a title its index cut off), batched with other entries'."""
+        if e.candidates_only:
             return None
-        same = [r for r in answer.records if same_paper(e.view, r, self.settings)]
-        if not same or not all(title_cut_off(e.view.title, r) for r in same):
+        same = functools.partial(same_paper, e.view, settings=self.settings)
+        wanted = plan.full_version(e.view, answer, same, {(a.lookup.source, a.value) for a in e.asked})
+        if wanted is None:
             return None
-        ax = next((r.arxiv_id for r in same if r.arxiv_id), None)
-        if ax is None or any(a.lookup.source == plan.ARXIV_IDS.source and a.value == ax for a in e.asked):
-            return None
-        lk, cached = await self.batched(plan.ARXIV_IDS, ax)
+        tier, ax = wanted
+        lk, cached = await self.batched(tier, ax)
         return Asked(lk, None, ax, cached) if cached or not self.settings.offline else None
 
     async def title_worker(self, host: str) -> None:
@@ -964,8 +943,8 @@ class _Run:
                 v = decide(e.view, asked, self.settings, chash=e.chash, checked_at=self.now, ids=e.ids)
             except Exception:  # a damaged snapshot row: the APIs decide
                 continue
-            if v.status not in (Status.VERIFIED, Status.PARTIAL) or wants_versions(v):
-                continue  # the APIs decide (a difference another version may explain, too)
+            if not plan.snapshot_settles(v.status, wants_versions(v)):
+                continue  # the APIs decide
             out.append((e, asked, v))
         return out
 
