@@ -9,7 +9,8 @@ shortcut (:mod:`citelens.verify.offline`) derives the lookups of an entry from i
 - identifier tiers (:data:`IDENTIFIER_TIERS`): every identifier goes to Semantic
   Scholar's batch endpoint first; a DOI it does not resolve to the entry's paper then goes
   down :data:`DOI_CHAIN` (OpenAlex, 50 per request; Crossref, one per DOI, not DataCite's;
-  doi.org), an arXiv id to arXiv, a PMID to PubMed (batched);
+  doi.org), an arXiv id to arXiv, a PMID to PubMed (batched); what their answers settle
+  (:func:`after_identifiers`);
 - title tiers (:func:`title_tiers`): Crossref; OpenAlex, only for an entry Crossref did
   not find (priced); S2 title match, S2 keyword search, PubMed for biomedical-looking
   entries; each host has its own queue;
@@ -459,6 +460,30 @@ def chain_needs(*, has_value: bool, same: bool, conflicts: int, found_by_batch: 
         return conflicts < 2
     return not found_by_batch
 
+
+
+@dataclass(frozen=True, slots=True)
+class AfterIds:
+    """What follows an entry's identifier tiers (:func:`after_identifiers`)."""
+
+    versions: bool  # the found paper's other versions are asked (identifier_versions)
+    titles: bool  # the title tiers are asked (else the identifiers settle it)
+    candidates_only: bool  # ... only for the entry's own paper: an identifier names another
+
+
+def after_identifiers(same_fields: Set[str], conflict_fields: Set[str]) -> AfterIds:
+    """What the identifier answers settle (pure; ``same_fields``: the identifiers a source
+    resolved to the entry's paper, ``conflict_fields``: those a source resolved to another
+    paper). Found with no mismatch: its other versions, then the verdict. An identifier naming
+    another paper that no source resolved to the entry's: the title tiers look for the entry's
+    own paper (a "Replace with" candidate). Nothing found: the title tiers."""
+    found = bool(same_fields)
+    titles = not found or not conflict_fields <= same_fields
+    return AfterIds(
+        versions=found and not conflict_fields,
+        titles=titles,
+        candidates_only=titles and bool(conflict_fields),
+    )
 
 def title_cache_key(tier: Tier, view: EntryView) -> str:
     if tier is CROSSREF_REFERENCE:  # the whole printed string is what was asked

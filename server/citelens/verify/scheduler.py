@@ -481,17 +481,14 @@ class _Run:
             }
         return got
 
-    def _state(self, e: _Entry) -> tuple[bool, set[str], dict[str, set[str]]]:
-        """(found the paper by an identifier, fields resolving to it, field -> sources
-        naming another paper)."""
+    def _after_ids(self, e: _Entry) -> plan.AfterIds:
+        """What the identifier answers settle (plan.after_identifiers), from the fields
+        resolving to the entry's paper and those a source resolved to another paper."""
         same_fields: set[str] = set()
-        conflict: dict[str, set[str]] = {}
-        for a, f, _rec, other_paper in identifier_hits(e.view, e.asked, self.settings):
-            if other_paper:
-                conflict.setdefault(f, set()).add(a.lookup.source)
-            else:
-                same_fields.add(f)
-        return bool(same_fields), same_fields, conflict
+        conflict_fields: set[str] = set()
+        for _a, f, _rec, other_paper in identifier_hits(e.view, e.asked, self.settings):
+            (conflict_fields if other_paper else same_fields).add(f)
+        return plan.after_identifiers(same_fields, conflict_fields)
 
     def _needs(self, e: _Entry, f: str) -> bool:
         """Whether identifier ``f`` of ``e`` still needs another source (plan.chain_needs):
@@ -540,9 +537,9 @@ class _Run:
         e.asked += [Asked(lk, f, bid, cached) for (f, bid), (lk, cached) in zip(pairs, got, strict=True)]
         await asyncio.gather(*(self._chain(e, chain) for chain in plan.ID_CHAINS))
         await self._other_versions(e)
-        found, same_fields, conflict = self._state(e)
-        if not found or any(f not in same_fields for f in conflict):
-            await self.add_to_pool(e, candidates_only=bool(conflict))
+        after = self._after_ids(e)
+        if after.titles:
+            await self.add_to_pool(e, candidates_only=after.candidates_only)
             return
         v = self._verdict(e, e.answers())
         if wants_versions(v):
@@ -582,8 +579,7 @@ class _Run:
     async def _other_versions(self, e: _Entry) -> None:
         """More versions of the paper found by an identifier (plan.identifier_versions),
         batched with every other entry's; offline, what the cache holds."""
-        found, _same, conflict = self._state(e)
-        if not found or conflict:
+        if not self._after_ids(e).versions:
             return
         records = [
             r
