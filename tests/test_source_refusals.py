@@ -394,13 +394,14 @@ def test_rate_headers_state_the_budget() -> None:
 # ---------------------------------------------------------------------- a venue
 
 
-def test_a_venue_header_says_a_spent_budget_once_and_its_verdicts_stand(
-        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+def _venue_behind_a_spent_budget(tmp_path: Path, fake: ScholarlyFake, *how: str) -> None:
+    """A venue of three papers whose keyless OpenAlex budget runs out during the run
+    (``how``: more options of ``citelens check``): its header says so once, its verdicts
+    stand."""
     import os
     import subprocess
     import sys
 
-    fake = scholarly_server
     fake.set_openalex_budget(0.10, 1.0)
     fake.spend_openalex(0.0995)  # the keyless budget runs out during the venue
     v = tmp_path / "venue"
@@ -412,8 +413,8 @@ def test_a_venue_header_says_a_spent_budget_once_and_its_verdicts_stand(
             "\\end{document}\n", encoding="utf-8")
     out = tmp_path / "out"
     env = {**os.environ, **fake.env(cache=tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "citelens", "check", str(v), "--venue", str(out)],
-                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run([sys.executable, "-m", "citelens", "check", str(v), "--venue", str(out), *how],
+                          env=env, capture_output=True, text=True, timeout=600, check=False)
     assert "Traceback" not in proc.stderr, proc.stderr
     run = json.loads((out / "run.json").read_text())
     [said] = run["sources_out"]
@@ -425,3 +426,16 @@ def test_a_venue_header_says_a_spent_budget_once_and_its_verdicts_stand(
                 for e in json.loads((out / "papers" / f"{p}.json").read_text())["entries"]}
     assert {k: statuses[k] for k in FABRICATED} == dict.fromkeys(FABRICATED, "NOT_FOUND")
     assert not run["health"]["problems"]
+
+
+def test_a_venue_header_says_a_spent_budget_once_and_its_verdicts_stand(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    _venue_behind_a_spent_budget(tmp_path, scholarly_server)
+
+
+def test_a_venue_on_ray_says_a_refusal_its_tasks_met_in_the_header_once(
+        tmp_path: Path, scholarly_server: ScholarlyFake) -> None:
+    """Each Ray task has its own clients: the driver gathers the refusals they met and says
+    each once (the CLI's log, run.json, the report's header), as one machine does."""
+    pytest.importorskip("ray", reason="pip install 'citelens[scale]' (the test extra pulls it in)")
+    _venue_behind_a_spent_budget(tmp_path, scholarly_server, "--ray", "--workers", "1", "--batch", "1")

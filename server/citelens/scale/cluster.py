@@ -33,7 +33,12 @@ Log = Callable[[str], None]
 LIMITER_NAME = "citelens-rate-limiter"
 
 
-async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
+#: What one Ray task hands back: the papers checked, the distinct entries it verified, and
+#: the sources its clients found refusing (Pipeline.source_outs: key, the line with its fix).
+BatchResult = tuple[list[Checked], int, list[tuple[str, str]]]
+
+
+async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> BatchResult:
     logs: list[str] = []
     pipeline = Pipeline(settings, logs.append)  # this task's event loop: its own clients
 
@@ -46,12 +51,13 @@ async def _batch(part: list[Paper], settings: Settings, limiter: Any) -> tuple[l
         h.shared_pacer = pace
     try:
         with tempfile.TemporaryDirectory(prefix="citelens-bbl-") as bbl:
-            return await check_batch(part, pipeline, Verdicts(limit=MEMO_SIZE), Path(bbl))
+            checked, distinct = await check_batch(part, pipeline, Verdicts(limit=MEMO_SIZE), Path(bbl))
+        return checked, distinct, pipeline.source_outs()
     finally:
         await pipeline.aclose()
 
 
-def batch_task(part: list[Paper], settings: Settings, limiter: Any) -> tuple[list[Checked], int]:
+def batch_task(part: list[Paper], settings: Settings, limiter: Any) -> BatchResult:
     """One Ray task: a batch of papers, checked in the worker's own event loop."""
     return asyncio.run(_batch(part, settings, limiter))
 
@@ -88,6 +94,17 @@ def _run(
         return f"{sum(granted.values())} requests, busiest host {name} ({granted[busiest]})"
 
     output.requests = load
+    # a task's clients are its own: the driver says each source's refusal once (the log, the
+    # report's header), whichever task met it first
+    outs: dict[str, str] = {}
+    output.outs = lambda: list(outs.items())
+
+    def refused(found: list[tuple[str, str]]) -> None:
+        for key, message in found:
+            if key not in outs:
+                outs[key] = message
+                if log is not None:
+                    log(message)
     batches = [output.todo[i : i + batch_size] for i in range(0, len(output.todo), batch_size)]
     pending: dict[Any, list[Paper]] = {}
     queue = iter(batches)
@@ -105,12 +122,13 @@ def _run(
             for ref in done:
                 part = pending.pop(ref)
                 try:
-                    checked, distinct = ray.get(ref)
+                    checked, distinct, found = ray.get(ref)
                 except Exception as exc:  # a batch that failed is left for the next run
                     if log is not None:
                         log(f"batch of {len(part)} papers failed ({type(exc).__name__}); rerun to retry")
-                    checked, distinct = [], 0
+                    checked, distinct, found = [], 0, []
                     output.batch_failed()
+                refused(found)
                 output.add(checked, distinct)
                 submit()
     finally:
