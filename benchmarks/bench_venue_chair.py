@@ -142,17 +142,22 @@ def detection(out: Path, labels: dict[str, dict[str, str]]) -> dict[str, Any]:
             continue
         flagged[row["paper"]] = {str(f.get("key")) for f in row.get("findings") or []}
     local = unverified = 0
+    local_by: dict[str, int] = {}  # label -> references answered by the snapshot alone
     for f in (out / "papers").glob("*.json"):
         for e in json.loads(f.read_text())["entries"]:
-            local += str(e.get("method", "")).startswith("snapshot_")
+            here = str(e.get("method", "")).startswith("snapshot_")
+            local += here
             unverified += e.get("status") == "UNVERIFIED"
+            if here:
+                label = labels.get(f.stem, {}).get(str(e.get("key")), "?")
+                local_by[label] = local_by.get(label, 0) + 1
     counts: dict[str, list[int]] = {}
     for name, mine in labels.items():
         for key, label in mine.items():
             c = counts.setdefault(label, [0, 0])
             c[0] += 1
             c[1] += key in flagged.get(name, set())
-    return {"labels": counts, "local": local, "unverified": unverified}
+    return {"labels": counts, "local": local, "local_by": local_by, "unverified": unverified}
 
 
 def _kind(r: dict[str, Any]) -> str:
@@ -219,7 +224,12 @@ def run(venue: Path, out: Path, env: dict[str, str], fake: ScholarlyFake, label:
         f"OpenAlex spent ${fake.spent_usd():.3f}\n"
         f"    detected: fabricated {fab[1]}/{fab[0]}, wrong DOI resolving nowhere {dead[1]}/{dead[0]}, "
         f"wrong DOI of another paper {swap[1]}/{swap[0]}; false alarms: real {real[1]}/{real[0]}, "
-        f"newer than the snapshot {newer[1]}/{newer[0]}"
+        f"newer than the snapshot {newer[1]}/{newer[0]}\n"
+        # what the snapshot holds as cited: the real references it has (a wrong DOI needs
+        # the DOI's own answer, a newer work is not in it)
+        f"    answered locally: {det['local_by'].get('real', 0):,} of the {real[0]:,} real references "
+        f"the snapshot holds ({100 * det['local_by'].get('real', 0) / max(1, real[0]):.1f}%); "
+        f"by label {dict(sorted(det['local_by'].items()))}"
     )
     steps = [x for x in proc.stderr.splitlines() if " papers, " in x]
     for line in steps[:: max(1, len(steps) // 6)][:6] + steps[-1:]:
