@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from citelens.documents.bibtex.view import entry_view
 from citelens.documents.read import read_file
 from citelens.venue.evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
+from citelens.venue.records import Cleared, Finding, PaperLine, Retraction
 from citelens.workspace.check import UsageError
 from citelens.workspace.checked import fingerprint
 from citelens.workspace.report import SEVERITY_COUNT
@@ -63,14 +64,14 @@ def fingerprints(result: CheckResult) -> dict[str, str]:
     return out
 
 
-def clear_line(fp: str, finding: dict[str, Any], paper: str) -> str:
+def clear_line(fp: str, finding: Finding | Retraction, paper: str) -> str:
     """The line a chair adds to the cleared file to clear this finding."""
     title = str(finding.get("title") or "").replace("\n", " ")[:80]
     return f'{fp}  # {finding.get("key")} "{title}" ({paper}), checked by NAME on DATE'
 
 
 def apply_cleared(
-    row: dict[str, Any], diagnostics: list[dict[str, Any]] | None, cleared: frozenset[str]
+    row: PaperLine, diagnostics: list[dict[str, Any]] | None, cleared: frozenset[str]
 ) -> bool:
     """Take the cleared references out of a paper's summary line, in place: its findings,
     retractions, counts by class and, from its report's ``diagnostics``, its problems by
@@ -93,7 +94,7 @@ def apply_cleared(
     row["cleared"] = sorted(
         [
             *row.get("cleared", []),
-            *({"key": x.get("key"), "title": x.get("title", ""), "fp": x.get("fp")} for x in gone + gone_r),
+            *(Cleared(key=x.get("key"), title=x.get("title", ""), fp=x.get("fp")) for x in [*gone, *gone_r]),
         ],
         key=lambda x: str(x.get("key")),
     )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from citelens.core.codes import Code
 from citelens.core.statuses import Status
 from citelens.sources.names import source_name
+from citelens.venue.records import Finding, Heading, Record, Retraction, Said
 from citelens.verify.classes import FABRICATED, WRONG_METADATA
 from citelens.verify.match.titles import record_title_similarity
 
@@ -55,7 +56,7 @@ def entry_class(entry: dict[str, Any]) -> str | None:
     return klass if klass in (FABRICATED, WRONG_METADATA) else None
 
 
-def sources_said(entry: dict[str, Any]) -> list[dict[str, str]]:
+def sources_said(entry: dict[str, Any]) -> list[Said]:
     """Each source asked, once, with its best answer for this entry."""
     best: dict[str, str] = {}
     for a in entry.get("audit") or []:
@@ -65,7 +66,7 @@ def sources_said(entry: dict[str, Any]) -> list[dict[str, str]]:
     return [{"source": source_name(s), "said": _SAID[o]} for s, o in sorted(best.items())]
 
 
-def _record(r: dict[str, Any]) -> dict[str, Any]:
+def _record(r: dict[str, Any]) -> Record:
     authors = [str(a) for a in r.get("authors") or []]
     return {
         "title": r.get("title") or "",
@@ -79,10 +80,10 @@ def _record(r: dict[str, Any]) -> dict[str, Any]:
 
 def evidence(
     entry: dict[str, Any], klass: str, written: dict[str, str], text: str, heading: str
-) -> dict[str, Any]:
+) -> Finding:
     """One finding's evidence (plain JSON: it goes into summary.jsonl and crosses processes)."""
     line = entry.get("line")
-    out: dict[str, Any] = {
+    out: Finding = {
         "key": entry.get("key"),
         "class": klass,
         "status": entry.get("status"),
@@ -97,7 +98,7 @@ def evidence(
     }
     if entry.get("source") == "pdf":  # read from a PDF: the reference as printed, and its page
         raw = str(entry.get("raw") or text)
-        out.update(line=None, page=entry.get("page"), source="pdf")
+        out["line"], out["page"], out["source"] = None, entry.get("page"), "pdf"
         out["written"] = raw[:WRITTEN_MAX] + ("…" if len(raw) > WRITTEN_MAX else "")
     match = entry.get("match")
     if isinstance(match, dict):
@@ -110,7 +111,7 @@ def evidence(
     return out
 
 
-def retractions(report: dict[str, Any]) -> list[dict[str, Any]]:
+def retractions(report: dict[str, Any]) -> list[Retraction]:
     return [
         {
             "key": d.get("key"),
@@ -134,7 +135,7 @@ def _plain(tex: str, limit: int = 300) -> str:
     return " ".join(_MACRO.sub(" ", tex).split())[:limit]
 
 
-def paper_heading(result: CheckResult) -> dict[str, str]:
+def paper_heading(result: CheckResult) -> Heading:
     """The paper's own title and authors, as its sources give them (``\\title``, ``\\author``,
     a Markdown front matter's ``title:``): a chair searches papers by these, not folders."""
     for a in result.analyses:

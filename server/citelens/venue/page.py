@@ -28,6 +28,7 @@ from urllib.parse import quote
 from citelens.core.text import printable_lines
 from citelens.venue.cleared import clear_line
 from citelens.venue.evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
+from citelens.venue.records import Finding, PaperLine, Record, Retraction
 
 CLASS_LABEL = {
     FABRICATED: "likely fabricated",
@@ -82,7 +83,7 @@ _SCRIPT = """
 """
 
 
-def rank_key(row: dict[str, Any]) -> tuple[float, int, int, int, str]:
+def rank_key(row: PaperLine) -> tuple[float, int, int, int, str]:
     """Share of likely fabricated references, then their count, then retractions."""
     refs = int(row.get("entries", 0))
     fab = int(row.get("likely_fabricated", 0))
@@ -95,7 +96,7 @@ def rank_key(row: dict[str, Any]) -> tuple[float, int, int, int, str]:
     )
 
 
-def _classes(row: dict[str, Any]) -> dict[str, int]:
+def _classes(row: PaperLine) -> dict[str, int]:
     c = row.get("classes")
     if isinstance(c, dict):
         return {k: int(c.get(k, 0)) for k in CLASS_LABEL}
@@ -107,7 +108,7 @@ def _classes(row: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def page_name(row: dict[str, Any]) -> str:
+def page_name(row: PaperLine) -> str:
     return f"papers/{row['paper']}.html"
 
 
@@ -172,7 +173,7 @@ def _meta(run: dict[str, Any]) -> list[str]:
     return parts
 
 
-def index_html(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
+def index_html(rows: list[PaperLine], run: dict[str, Any]) -> str:
     rows = sorted(rows, key=rank_key)
     totals = dict.fromkeys(CLASS_LABEL, 0)
     for r in rows:
@@ -252,7 +253,7 @@ def index_html(rows: list[dict[str, Any]], run: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _record_html(label: str, r: dict[str, Any]) -> str:
+def _record_html(label: str, r: Record) -> str:
     bits = [
         f"“{_e(str(r.get('title') or ''))}”",
         _e(str(r.get("authors") or "")),
@@ -264,15 +265,16 @@ def _record_html(label: str, r: dict[str, Any]) -> str:
     return f"<div><b>{_e(label)}</b>{sim}: {', '.join(b for b in bits if b)}</div>"
 
 
-def _bib_link(f: dict[str, Any], paper_dir: str, page_dir: Path | None) -> str:
+def _bib_link(f: Finding | Retraction, paper_dir: str, page_dir: Path | None) -> str:
     """A link to the file a finding is in, relative to the page (``page_dir``): the report
     and the papers moved or zipped together still link (an absolute ``file://`` broke)."""
     file, line = str(f.get("file") or ""), f.get("line")
     if not file:
         return ""
     where = f"{_e(file)}:{int(line)}" if isinstance(line, int) else _e(file)
-    if isinstance(f.get("page"), int):
-        where = f"{_e(file)}, page {int(f['page'])} (read from the PDF)"
+    page = f.get("page")
+    if isinstance(page, int):
+        where = f"{_e(file)}, page {page} (read from the PDF)"
     path = file if os.path.isabs(file) else os.path.abspath(file)
     if not os.path.exists(path) and paper_dir:
         path = os.path.join(os.path.abspath(paper_dir), os.path.basename(file))
@@ -283,7 +285,7 @@ def _bib_link(f: dict[str, Any], paper_dir: str, page_dir: Path | None) -> str:
     return f"<a class=bib href='{_e(href or Path(path).as_uri(), quote=True)}'>{where}</a>"
 
 
-def paper_html(row: dict[str, Any], page_dir: Path | None = None) -> str:
+def paper_html(row: PaperLine, page_dir: Path | None = None) -> str:
     """A paper's page; ``page_dir``: the folder it is written to (its links to the papers'
     files are relative to it)."""
     c = _classes(row)
@@ -363,7 +365,7 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_paper_page(out: Path, row: dict[str, Any]) -> None:
+def write_paper_page(out: Path, row: PaperLine) -> None:
     page = out / page_name(row)
     _write(page, paper_html(row, page.parent))
 
@@ -376,7 +378,7 @@ def read_run(out: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def write_index(out: Path, rows: list[dict[str, Any]], run: dict[str, Any] | None = None) -> Path:
+def write_index(out: Path, rows: list[PaperLine], run: dict[str, Any] | None = None) -> Path:
     path = out / "summary.html"
     _write(path, index_html(rows, read_run(out) if run is None else run))
     return path

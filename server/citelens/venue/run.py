@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from citelens.core.codes import Code
 from citelens.core.dockind import CITING, DocKind, kind_of
@@ -61,6 +61,7 @@ from citelens.venue.health import (
     utc_now,
 )
 from citelens.venue.page import rank_key, read_run, write_index, write_paper_page
+from citelens.venue.records import Finding, Heading, PaperLine, Retraction
 from citelens.workspace.check import CheckResult, UsageError, run_check
 from citelens.workspace.files import documents_under, files_under
 from citelens.workspace.pipeline import Pipeline
@@ -155,15 +156,15 @@ def paper_summary(
     seconds: float,
     titles: dict[str, str] | None = None,
     written: dict[str, tuple[str, dict[str, str]]] | None = None,
-    heading: dict[str, str] | None = None,
+    heading: Heading | None = None,
     fps: dict[str, str] | None = None,
-) -> dict[str, Any]:
+) -> PaperLine:
     """The paper's line of summary.jsonl: counts by status and by class, and each finding
     with its evidence (``venue/evidence.py``), fabricated ones first."""
     entries = report.get("entries") or []
     statuses: dict[str, int] = {}
     classes = dict.fromkeys(CLASSES, 0)
-    findings = []
+    findings: list[Finding] = []
     for e in entries:
         statuses[str(e.get("status"))] = statuses.get(str(e.get("status")), 0) + 1
         klass = entry_class(e)
@@ -189,25 +190,26 @@ def paper_summary(
     # references a PDF's reader could not read: counted apart (a PDF mostly so is PDF_NOT_READ)
     unread = sum(1 for e in entries if e.get("unverified") == UNREAD)
     summary = report.get("summary") or {}
-    return {
-        "paper": paper.name,
-        "path": paper.path,
-        **(heading or {}),
-        **({"not_read": not_read} if not_read else {}),
-        "report": f"papers/{paper.name}.json",
-        "entries": len(entries),
-        # "the PDF": the references were read from the printed PDF (the folder had no source)
-        "read_from": "the PDF" if any(e.get("source") == "pdf" for e in entries) else "the sources",
-        "statuses": dict(sorted(statuses.items())),
-        "classes": classes,
-        "likely_fabricated": classes[FABRICATED],
-        "unread": unread,
-        # problems by severity, for --fail-on across the venue
-        "severity": {k: int(summary.get(k, 0)) for k in SEVERITY_COUNT.values()},
-        "findings": findings,
-        "retracted": retracted,
-        "seconds": round(seconds, 2),
-    }
+    line: PaperLine = {"paper": paper.name, "path": paper.path}
+    if heading and "title" in heading:
+        line["title"] = heading["title"]
+        line["authors"] = heading.get("authors", "")
+    if not_read:
+        line["not_read"] = not_read
+    line["report"] = f"papers/{paper.name}.json"
+    line["entries"] = len(entries)
+    # "the PDF": the references were read from the printed PDF (the folder had no source)
+    line["read_from"] = "the PDF" if any(e.get("source") == "pdf" for e in entries) else "the sources"
+    line["statuses"] = dict(sorted(statuses.items()))
+    line["classes"] = classes
+    line["likely_fabricated"] = classes[FABRICATED]
+    line["unread"] = unread
+    # problems by severity, for --fail-on across the venue
+    line["severity"] = {k: int(summary.get(k, 0)) for k in SEVERITY_COUNT.values()}
+    line["findings"] = findings
+    line["retracted"] = retracted
+    line["seconds"] = round(seconds, 2)
+    return line
 
 
 def finished(out: Path) -> set[str]:
@@ -246,7 +248,7 @@ class Checked:
 
     paper: Paper
     report: dict[str, Any]
-    line: dict[str, Any]
+    line: PaperLine
 
 
 def _checked(paper: Paper, result: CheckResult, seconds: float, partial: list[str]) -> Checked:
@@ -483,7 +485,7 @@ async def run_venue(
     return run
 
 
-def _flagged(row: dict[str, Any]) -> list[dict[str, Any]]:
+def _flagged(row: PaperLine) -> list[Finding | Retraction]:
     return [*(row.get("findings") or []), *(row.get("retracted") or [])]
 
 
@@ -558,8 +560,8 @@ async def _one(
     return result, time.monotonic() - t0, partial
 
 
-def _rows(out: Path) -> list[dict[str, Any]]:
-    rows: dict[str, dict[str, Any]] = {}
+def _rows(out: Path) -> list[PaperLine]:
+    rows: dict[str, PaperLine] = {}
     path = out / "summary.jsonl"
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -568,7 +570,8 @@ def _rows(out: Path) -> list[dict[str, Any]]:
             except ValueError:
                 continue
             if isinstance(item, dict) and isinstance(item.get("paper"), str):
-                rows[item["paper"]] = item  # a paper checked again: its last line
+                # a paper checked again: its last line (from disk: every key is read with .get)
+                rows[item["paper"]] = cast("PaperLine", item)
     return sorted(
         rows.values(),
         key=rank_key,
