@@ -76,7 +76,7 @@ from citelens.checks.verification import verification_findings  # noqa: E402
 from citelens.core.latextext import latex_to_text  # noqa: E402
 from citelens.core.titles import normalize_title  # noqa: E402
 from citelens.documents.pdf.fields import read_fields  # noqa: E402
-from citelens.documents.pdf.layout import hyphen_readings  # noqa: E402
+from citelens.documents.pdf.hyphens import hyphen_readings  # noqa: E402
 from citelens.documents.pdf.read import PdfReading, read_pdf  # noqa: E402
 from citelens.sources.transport import Sources  # noqa: E402
 from citelens.verify.cache import VerificationCache  # noqa: E402

@@ -63,7 +63,9 @@ CASES = {
         "Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N., . . . Polosukhin, I. "
         "(2017). Attention is all you need. In Advances in neural information processing systems.",
         "Attention is all you need",
-        ["Vaswani", "Shazeer", "Parmar", "Uszkoreit", "Jones", "Gomez", "Polosukhin"],
+        # ". . .": names left out; the last one is not the seventh author (a source that
+        # cuts its list at ten would call it "not an author"): the list is read as cut
+        ["Vaswani", "Shazeer", "Parmar", "Uszkoreit", "Jones", "Gomez"],
         2017,
     ),
     "ieee": (
@@ -162,6 +164,21 @@ CASES = {
         ["Robinson", "Mundlos"],
         2010,
     ),
+    # DBLP numbers a homonym ("Bin Dai 0001"); BibTeX reads the number as the family name
+    "lncs-dblp-number": (
+        "Ferianc, M., Maji, P., Mattina, M., 0001, M.R.: On the Effects of Quantisation on Model Uncertainty "
+        "in Bayesian Neural Networks. In: UAI (2021)",
+        "On the Effects of Quantisation on Model Uncertainty in Bayesian Neural Networks",
+        ["Ferianc", "Maji", "Mattina", "0001"],
+        2021,
+    ),
+    "harv-dblp-numbers": (
+        "Qu, Z., Li, X., Duan, R., 0007, Y.L., 0011, B.T., Lu, Z., 2022. Generalized Federated Learning via "
+        "Sharpness Aware Minimization, in: ICML.",
+        "Generalized Federated Learning via Sharpness Aware Minimization",
+        ["Qu", "Li", "Duan", "0007", "0011", "Lu"],
+        2022,
+    ),
 }
 
 
@@ -179,7 +196,17 @@ def test_title_authors_and_year_in_every_style(style: str) -> None:
         "Proceedings of the 2021 Conference on Empirical Methods, pages 1–10, 2021.",  # a venue, no title
         "A. Smith. 2020.",  # no title at all
         "Neural networks everywhere",  # no names, no year
+        # the names cut in the wrong place: a list of names is no title
+        "Ren, H., Dai, H.: 0001, B.D., Chen, X., Yasunaga, M.: LEGO. In: ICML (2021)",
     ],
 )
 def test_a_reading_without_title_names_or_year_is_not_confident(text: str) -> None:
     assert not read_fields(text).confident
+
+
+def test_an_arxiv_id_is_no_venue() -> None:
+    f = read_fields(
+        "Hanul Shin, Jung Kwon Lee, Jaehong Kim, and Jiwon Kim. 2017. Continual Learning with Deep "
+        "Generative Replay. In ICLR. arXiv:1705.08690"
+    )
+    assert f.venue == "ICLR" and f.arxiv == "1705.08690"

@@ -24,7 +24,7 @@ from citelens.core.accents import strip_accents
 from citelens.core.findings import Severity
 from citelens.core.model import PrintedReference
 from citelens.core.settings import Settings
-from citelens.documents.pdf.layout import Printed
+from citelens.documents.pdf.layout import Printed, join_lines
 from citelens.documents.pdf.read import printed_view
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
@@ -406,3 +406,68 @@ def test_a_printed_arxiv_doi_does_not_make_a_wrong_venue_the_readers() -> None:
     preprint = text.replace("In CVPR, 2008. doi: 10.48550/arXiv.0704.10243.", "arXiv preprint, 2008.")
     cited_as_preprint = decide(_view(preprint), [_found(paper)], Settings())
     assert not any(d.severity is Severity.WARNING for d in cited_as_preprint.discrepancies)
+
+
+def test_a_hyphen_printed_at_a_line_end_is_judged_against_the_papers_title() -> None:
+    """ "FACTO-/RIE" (a word split before a capital) and "Monte-/carlo" (a compound before a
+    lower-case letter): the layout cannot tell, the paper's title does; neither is a
+    mismatch, and the text shown reads one way."""
+    factorie = PaperRecord(source="crossref", authors=["Andrew McCallum", "Karl Schultz", "Sameer Singh"],
+                           title="FACTORIE: Probabilistic Programming via", title_truncated=True,  # "…"
+                           year=2009, venue="Advances in Neural Information Processing Systems")
+    text = join_lines(["A. McCallum, K. Schultz, and S. Singh. FACTO-",
+                       "RIE: Probabilistic Programming via Imperatively Defined Factor Graphs. "
+                       "In Advances in Neural Information Processing Systems, 2009."])
+    v = decide(_view(text), [_found(factorie)], Settings())
+    assert v.status is Status.VERIFIED, v.summary
+    monte = PaperRecord(source="s2", authors=["Milos Hauskrecht", "Tomas Singliar"], year=2003, venue="UAI",
+                        title="Monte-Carlo optimizations for resource allocation problems",
+                        title_truncated=True)
+    text = join_lines(["Milos Hauskrecht and Toms Singliar. 2003. Monte-",
+                       "carlo optimizations for resource allocation problems in stochastic network "
+                       "systems. In UAI."])
+    v = decide(_view(text), [_found(monte)], Settings())
+    assert v.status is Status.VERIFIED and not v.discrepancies, v.summary
+
+
+def test_a_year_printed_inside_the_title_is_not_the_references_year() -> None:
+    """A wrong year stays the author's even when the title holds another year in brackets."""
+    note = PaperRecord(source="crossref", authors=["Carine P. Beatrici", "Leonardo G. Brunnet"], year=2010,
+                       venue="Physical Review E",
+                       title="Publisher's Note: Cell sorting based on motility differences [Phys. Rev. E 84, "
+                       "031927 (2011)]")
+    text = ("Carine P. Beatrici and Leonardo G. Brunnet. Publisher’s Note: Cell sorting based on motility "
+            "differences [Phys. Rev. E 84, 031927 (2011)]. Phys. Rev. E, {}.")
+    wrong = decide(_view(text.format(2015)), [_found(note)], Settings())
+    assert wrong.status in (Status.PARTIAL, Status.NOT_FOUND), wrong.summary  # "(2011)" is not 2015's excuse
+    right = decide(_view(text.format(2010)), [_found(note)], Settings())
+    assert right.status is Status.VERIFIED, right.summary
+
+
+def test_a_reference_read_wrong_is_read_again_where_the_papers_title_is_printed() -> None:
+    """The reader cut the fields in the wrong places (a title ending at "r.e.", a GitHub
+    handle taken for the start of the title); the print names the paper, so it is read again
+    around the paper's title: no accusation from the misread, and what the print itself gets
+    wrong (a preprint cited as published) stays a warning."""
+    angluin = PaperRecord(source="s2", authors=["Dick de Jongh", "Makoto Kanazawa"], year=1996,
+                          title="Angluin's Theorem for Indexed Families of r.e. Sets and Applications",
+                          venue="Annual Conference Computational Learning Theory")
+    text = ("D. D. Jongh and M. Kanazawa. Angluin’s Theorem for Indexed Families of r.e. Sets and "
+            "Applications. In COLT, 1996.")
+    v = decide(_view(text), [_found(angluin)], Settings())
+    assert not any(d.severity is Severity.WARNING for d in v.discrepancies), v.summary
+    geopandas = PaperRecord(source="s2", title="geopandas/geopandas: v0.8.1", year=2020, venue="Zenodo",
+                            authors=["Kelsey Jordahl", "Joris Van den Bossche", "Martin Fleischmann"],
+                            doi="10.5281/zenodo.3946761")
+    text = ("Jordahl, K., den Bossche, J.V., Fleischmann, M., Eubank, N., maxalbert, Bilogur, A., Rey, S., "
+            "2020. geopandas/geopandas: v0.8.1. Zenodo. doi:10.5281/zenodo.3946761.")
+    by_doi = Asked(Lookup("s2", Method.S2_BATCH, Outcome.FOUND, [geopandas], ""), "doi", geopandas.doi or "")
+    v = decide(_view(text), [by_doi], Settings())
+    assert v.status is not Status.DOI_MISMATCH, v.summary
+    replay = PaperRecord(source="s2", title="Continual Learning with Deep Generative Replay", year=2017,
+                         authors=["Hanul Shin", "Jung Kwon Lee", "Jaehong Kim", "Jiwon Kim"], venue="arXiv",
+                         arxiv_id="1705.08690", is_preprint=True)
+    text = ("Hanul Shin, Jung Kwon Lee, Jaehong Kim, and Jiwon Kim. 2017. Continual Learning with Deep "
+            "Generative Replay. In ICLR. https://doi.org/10.48550/arXiv.1705.08690")
+    v = decide(_view(text), [_found(replay)], Settings())
+    assert any(d.field == "venue" and d.severity is Severity.WARNING for d in v.discrepancies), v.summary

@@ -41,7 +41,7 @@ from citelens.core.identifiers import ARXIV_DOI_PREFIX
 from citelens.core.model import EntryView
 from citelens.core.source_names import Source
 from citelens.core.statuses import Status
-from citelens.documents.pdf.read import one_reading
+from citelens.documents.pdf.hyphens import one_reading
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
@@ -243,7 +243,7 @@ async def _pubmed_title(sources: Sources, view: EntryView) -> Lookup:
 
 
 def printed_text(view: EntryView) -> str:
-    """A PDF reference's printed string as it is asked (``documents/pdf/read.one_reading``)."""
+    """A PDF reference's printed string as it is asked (``documents/pdf/hyphens.one_reading``)."""
     return one_reading(view.printed.text) if view.printed is not None else ""
 
 

@@ -448,6 +448,8 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
 
     best_asked, match = max(same, key=rank)
     versions = [r for r in _dedupe([r for _, r in same]) if _record_id(r) != _record_id(match)]
+    if view.printed is not None:  # the print read again where the paper's title is printed
+        view = printed.anchored(view, [match, *versions]) or view
     cmp = compare(
         view,
         [match, *versions],

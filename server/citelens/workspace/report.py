@@ -43,6 +43,7 @@ from citelens.core.findings import Finding, Related, code_name, code_url
 from citelens.core.model import BibEntry
 from citelens.core.severity import Severity
 from citelens.core.text import LineIndex, json_escaped, printable
+from citelens.documents.pdf.hyphens import one_reading
 from citelens.documents.pdf.read import is_pdf
 from citelens.verify.verdict import offline_summary
 from citelens.workspace.check import CheckResult
@@ -84,7 +85,7 @@ def _printed(result: CheckResult, path: str, offset: int) -> dict[str, Any]:
     ref = source.at(offset)
     if ref is None:
         return {"source": "pdf"}
-    return {"source": "pdf", "page": ref.page, "label": ref.label, "raw": ref.text}
+    return {"source": "pdf", "page": ref.page, "label": ref.label, "raw": one_reading(ref.text)}
 
 
 _NOWHERE = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}

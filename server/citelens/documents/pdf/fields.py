@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from citelens.core.identifiers import ARXIV_IN_PRINT, DOI_IN_PRINT
+from citelens.documents.pdf.hyphens import marked, one_reading
 
 _URL = re.compile(r"\b(https?://[^\s<>\"]+)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d/.:-])(1[89]\d\d|20\d\d)([a-z])?(?![\d/])")
@@ -42,7 +43,9 @@ _ABBREV = frozenset(
     "rev lett phys j comput sci eng".split()
 )
 _NOT_NAME = re.compile(r"\b(?:In|in|Proceedings|proceedings|Journal|Conference|University|arXiv|vol|pp)\b")
-_FAMILY_WORD = r"(?:[a-z]{1,3}\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]*(?:\s+[A-ZÀ-Þ][\w'’\-]+)?"
+#: A family name as an inverted list prints it; DBLP's number ("0002, J. D.": BibTeX read
+#: "Jie Ding 0002" as a family name "0002") stands for one.
+_FAMILY_WORD = r"(?:[a-z]{1,3}\s+)*(?:[A-ZÀ-ÞĀ-ž][\w'’\-]*|0\d{3}(?=,))(?:\s+[A-ZÀ-Þ][\w'’\-]+)?"
 _INITIALS = r"(?:[A-ZÀ-Þ][a-z]?\.(?:\s*-?\s*[A-ZÀ-Þ][a-z]?\.|-[a-z]\.)*)"
 _ITEM = _FAMILY_WORD + r",\s+" + _INITIALS
 _TRAILING_YEAR = re.compile(r",?\s*\(?(?:1[89]|20)\d\d[a-z]?\)?\.?\s*$")
@@ -99,6 +102,7 @@ def _identifiers(text: str, out: Fields) -> str:
         out.url = re.sub(r"[.,;:)\]}]+$", "", u.group(1))
     text = _URL.sub(" ", text)
     text = re.sub(r"(?:doi\s*:?\s*)?\b10\.\d{4,9}/\S+", " ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\barxiv\s*:\s*[\w./-]*\d", " ", text, flags=re.IGNORECASE)  # "In ECCV. arXiv:0704.10195"
     text = re.sub(r"\b(?:URL|doi|DOI)\s*:?\s*(?=[.,;]|$)", " ", text)
     return " ".join(text.split())
 
@@ -125,8 +129,8 @@ def _names_look_right(names: list[str]) -> bool:
     """Whether every name read is a name: at most five words, each capitalised (or with a
     capital inside: "vandenBerg"), an initial or a particle."""
     for n in names:
-        words = n.replace(",", " ").split()
-        if not words or len(words) > 5:
+        words = [w.strip("()") for w in n.replace(",", " ").split()]  # "Yun (Raymond) Fei"
+        if not words or len(words) > 5 or not all(words):
             return False
         ok = [w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS or _camel(w) for w in words]
         if not all(ok):
@@ -175,17 +179,30 @@ def _comma_style(text: str) -> tuple[int, int] | None:
 
 
 def _names(block: str) -> tuple[list[str], bool]:
-    block = _strip_end(re.sub(r"(?:\.\s*){3}|…", " ", block))  # APA's ". . ." before the last name
-    cut = bool(re.search(r"\bet\s*al\b|\bothers\b", block, re.IGNORECASE))
-    block = re.sub(r",?\s*(?:et\s*al\.?|and\s+others)\s*$", "", block, flags=re.IGNORECASE)
+    # APA's ". . ." before the last name: names left out, so the one after it is not the
+    # next author (it is the last); the list is read as cut there
+    apa = re.search(r"[,\s]*(?:(?<!\w)(?:\.\s*){3}|…)", block)
+    if apa is not None:
+        block = block[: apa.start()]
+    block = _strip_end(block)
+    cut = apa is not None or bool(re.search(r"\bet\s*al\b|\bothers\b", block, re.IGNORECASE))
+    block = re.sub(
+        r",?\s*(?:et\s*al\.?|(?:and\s+)?(?:\d+\s+)?others)\s*$", "", block, flags=re.IGNORECASE
+    )
     parts = [p.strip() for p in _SPLIT_NAMES.split(block) if p and p.strip()]
     names: list[str] = []
-    # "Vaswani, A., Shazeer, N." : a family then its initials, joined back
-    inverted = len(parts) >= 2 and all(_is_initials(p) for p in parts[1::2]) and not _is_initials(parts[0])
-    if inverted:
-        for i in range(0, len(parts), 2):
-            names.append(parts[i] + (", " + parts[i + 1] if i + 1 < len(parts) else ""))
-    else:
+    # "Vaswani, A., Shazeer, N." : a family then its initials, joined back; a name printed
+    # whole among them stays one ("…, Eubank, N., maxalbert, Bilogur, A., …", "Gao, Z.K., Anonymous")
+    inverted = len(parts) >= 2 and _is_initials(parts[1]) and not _is_initials(parts[0])
+    i = 0
+    while inverted and i < len(parts):
+        if i + 1 < len(parts) and _is_initials(parts[i + 1]) and not _is_initials(parts[i]):
+            names.append(f"{parts[i]}, {parts[i + 1]}")
+            i += 2
+        else:
+            names.append(parts[i])
+            i += 1
+    if not inverted:
         names = parts
     names = [re.sub(r"\s+\d{4}$", "", n) for n in names]  # DBLP's "Jie Ding 0002"
     return [n for n in names if n and len(n) < 80 and not n.isdigit()], cut
@@ -221,7 +238,15 @@ def _year(text: str, out: Fields) -> None:
 
 
 def read_fields(text: str) -> Fields:
-    """The fields of one printed reference (its label already removed)."""
+    """The fields of one printed reference (its label already removed), read on its one
+    reading (``hyphens.one_reading``); the title keeps the marks of the hyphens printed at
+    line ends (U+00AD), which the verdict reads against the candidates' titles."""
+    out = _read(one_reading(text))
+    out.title = marked(out.title, text)
+    return out
+
+
+def _read(text: str) -> Fields:
     out = Fields()
     rest = _identifiers(text, out)
     q = _QUOTED.search(rest)
@@ -303,7 +328,15 @@ def _confident(f: Fields, quoted: bool) -> bool:
         and _NOT_TITLE.search(f.title) is None
         and (quoted or _YEAR_FIRST.match(f.title) is None)
         and (_names_read(f.authors, "") or ((quoted or f.authors_cut) and not f.authors))
+        and not _reads_as_names(f.title)
     )
+
+
+def _reads_as_names(title: str) -> bool:
+    """A "title" that is a list of names ("0001, M.R., Munos, R., Valko, M"): the names were
+    cut in the wrong place."""
+    m = _INVERTED.match(title)
+    return m is not None and len(re.findall(_ITEM, m.group(0))) >= 2
 
 
 def _names_read(names: list[str], block: str) -> bool:
@@ -321,3 +354,29 @@ def _venue(text: str) -> str:
     text = re.split(r",|\(|\b(?:pages|pp\.|vol\.|volume)\b|(?<=\s)\d+\s*[:(]|\s\d+\s*$", text)[0]
     text = re.sub(r"\s*\b(?:1[89]|20)\d\d[a-z]?$", "", _strip_end(text))  # a year alone is no venue
     return _strip_end(text)[:200] if re.search(r"[^\W\d_]{2}", text) else ""
+
+
+#: What may stand between the names and the title: a year (ACL "2021.", harv ", 2021.", APA
+#: "(2021)."), a colon (LNCS), a label's stray punctuation.
+_HEAD_END = re.compile(r"[\s,.;:]*(?:\(?\s*(?:1[89]|20)\d\d[a-z]?\s*\)?)?[\s,.;:“\"]*$")
+
+
+def read_around(text: str, start: int, end: int) -> Fields:
+    """The fields of a printed reference whose title is known to be ``text[start:end]`` (a
+    paper's title found in the print: ``verify/match/printed.anchored``): the names are what
+    is printed before it, the venue what follows it, the year the reference's own (not one
+    inside the title). Read with confidence: the title is no guess."""
+    out = Fields(title=_strip_end(text[start:end]))
+    head, tail = one_reading(text[:start]), one_reading(text[end:])
+    out.authors, out.authors_cut = _names(_HEAD_END.sub("", head))
+    out.families = [f for f in (family(a) for a in out.authors) if f]
+    rest = _identifiers(tail, out)
+    out.venue = _venue(rest)
+    outside = head + " " + rest
+    p = _PAREN_YEAR.search(outside)
+    if p is not None:
+        out.year, out.year_label = int(p.group(1)), p.group(1) + (p.group(2) or "")
+    else:
+        _year(outside, out)
+    out.confident = True
+    return out

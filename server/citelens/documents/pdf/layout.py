@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from citelens.core.identifiers import DOI_BROKEN_BY_LINE, LINK_AT_LINE_END
 from citelens.documents.pdf.extract import Line, heading_like, is_heading
+from citelens.documents.pdf.hyphens import SOFT_BREAK, hyphen_readings
 
 #: Headings that end a reference list (an appendix, a checklist, supplementary material).
 _END_WORDS = (
@@ -55,6 +56,8 @@ _SPACING_ACCENTS = {
     "\u02dd": "\u030b",  # double acute
 }
 _ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + r"])([A-Za-zıȷ])")
+_DOTTED = {"ı": "i", "ȷ": "j"}
+_DOTLESS_ACCENTED = re.compile("([ıȷ])([\u0300-\u036f])")
 _SPLIT_ACCENT = re.compile(
     r"(?<=[A-Za-z])([\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af\u02dd])\s([a-z])"
 )
@@ -85,13 +88,19 @@ class Printed:
     labelled: bool  # the label is printed (else made from the authors and year)
 
 
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
 def clean(text: str) -> str:
     """Ligatures spelt out, a spacing accent before its letter composed (``K¨urster``),
     spaces collapsed."""
     text = text.translate(_LIGATURES).replace("\u00ad", "")
+    # (over a dotless i or j: the letter's own dot is the accent's, "Mu\u00f1oz", "Ca\u00efc")
     text = _ACCENT_BEFORE.sub(
-        lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text
+        lambda m: _nfc(_DOTTED.get(m.group(2), m.group(2)) + _SPACING_ACCENTS[m.group(1)]), text
     )
+    text = _DOTLESS_ACCENTED.sub(lambda m: _nfc(_DOTTED[m.group(1)] + m.group(2)), text)
     # an accent PDFium set apart inside a word ("Aar˜ ao"): composed with the letter after it
     text = _SPLIT_ACCENT.sub(
         lambda m: unicodedata.normalize("NFC", m.group(2) + _SPACING_ACCENTS[m.group(1)]), text
@@ -99,24 +108,12 @@ def clean(text: str) -> str:
     return " ".join(_STRAY_ACCENT.sub(" ", text).split())
 
 
-#: Where a hyphen ended a printed line before a lower-case letter: ``gen-``/``eralised`` (a
-#: word split) or ``edge-``/``exchangeable`` (a compound)? The layout cannot tell; the text
-#: keeps the place (U+00AD) and the verifier reads it against the candidates' titles.
-SOFT_BREAK = "\u00ad"
-
-
-def hyphen_readings(text: str) -> tuple[str, str]:
-    """The two readings of a text with :data:`SOFT_BREAK` marks: each word joined
-    (``generalised``), and each hyphen kept (``edge-exchangeable``)."""
-    return text.replace(SOFT_BREAK, ""), text.replace(SOFT_BREAK, "-")
-
-
 def join_lines(lines: list[str]) -> str:
-    """Lines of one reference as one string. A hyphen at a line end before a lower-case
-    letter becomes :data:`SOFT_BREAK` (``gen\u00aderalised``, ``edge\u00adexchangeable``:
-    :func:`hyphen_readings`); a hyphen before a capital or a digit or in a word already
-    hyphenated, and any break inside a DOI or a URL, is kept as printed (``Lomb-Scargle``,
-    ``red-green-blue``, ``10.1007/BF00648343``)."""
+    """Lines of one reference as one string. A hyphen at a line end between two letters
+    becomes :data:`SOFT_BREAK` (``gen\u00aderalised``, ``edge\u00adexchangeable``,
+    ``FACTO\u00adRIE``: :func:`hyphen_readings`, :func:`one_reading`); a hyphen before a
+    digit or in a word already hyphenated, and any break inside a DOI or a URL, is kept as
+    printed (``red-green-blue``, ``10.1007/BF00648343``)."""
     out = ""
     for raw in lines:
         line = clean(raw.replace("\ufffe", "-"))
@@ -134,11 +131,11 @@ def join_lines(lines: list[str]) -> str:
             out.endswith("-")
             and len(out) > 1
             and out[-2].isalpha()
-            and line[:1].islower()
+            and line[:1].isalpha()
             and "-" not in last[:-1]
             and "-" not in line.split(" ")[0]
         ):
-            out = out[:-1] + line  # SOFT_BREAK once the readers take it (see NOTES, pdf-fields)
+            out = out[:-1] + SOFT_BREAK + line
         elif out.endswith("-") and len(out) > 1 and out[-2].isalpha():
             out += line  # a hyphen kept as printed (Lomb-Scargle, red-green-blue)
         else:

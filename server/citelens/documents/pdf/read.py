@@ -5,6 +5,7 @@ the fields read, the reference as printed), with no BibTeX written and parsed ag
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +14,11 @@ from citelens.core.identifiers import normalize_arxiv, normalize_doi
 from citelens.core.model import EntryView, PrintedReference
 from citelens.documents.bibtex.names import author_list
 from citelens.documents.pdf.extract import TIMEOUT_S, extract_lines
-from citelens.documents.pdf.fields import Fields, read_fields
+from citelens.documents.pdf.fields import Fields, read_around, read_fields
+from citelens.documents.pdf.hyphens import one_reading
 from citelens.documents.pdf.layout import Printed, split_references
 
 PDF_SUFFIXES = frozenset({".pdf"})
-#: Marks a hyphen printed at a line end (``layout.join_lines``): the verdict judges it.
-SOFT_HYPHEN = "\u00ad"
 _BOOKISH = re.compile(r"\b(?:press|publishers?|springer|wiley|elsevier|mit press|o'reilly|addison)\b", re.I)
 _THESIS = re.compile(
     r"\b(?:ph\.?\s?d\.?|doctoral|master'?s?)\s+(?:thesis|dissertation)\b|\bdissertation\b", re.I
@@ -62,15 +62,6 @@ def read_pdf(path: str, timeout: float = TIMEOUT_S) -> PdfReading:
     return PdfReading(path, refs, ext.pages)
 
 
-def one_reading(text: str) -> str:
-    """``text`` with each hyphen printed at a line end (U+00AD) read one way, before the
-    candidates are known: dropped before a lower-case letter ("gen-eralised"), kept before
-    anything else ("Lomb-Scargle"). The verdict reads both against the candidates' titles
-    (``verify/match/printed.title_reading``)."""
-    return _SOFT_BEFORE_LOWER.sub("", text).replace(SOFT_HYPHEN, "-")
-
-
-_SOFT_BEFORE_LOWER = re.compile("\u00ad(?=[a-z])")
 
 
 def _value(text: str) -> str:
@@ -116,6 +107,23 @@ def printed_view(key: str, ref: Printed, f: Fields | None = None) -> EntryView:
         s2_id=None,
         url=f.url if not f.doi and not f.arxiv else None,
         printed=PrintedReference(ref.text, ref.page, f.confident, f.title),
+    )
+
+
+def anchored_view(view: EntryView, start: int, end: int) -> EntryView:
+    """``view`` (a printed reference's) read again with its title known to be printed at
+    ``[start, end)`` of its text (``fields.read_around``): names, venue and year beside it."""
+    assert view.printed is not None
+    f = read_around(view.printed.text, start, end)
+    authors, _ = author_list(" and ".join(_value(a) for a in f.authors))
+    return dataclasses.replace(
+        view,
+        title=one_reading(f.title),
+        authors=authors,
+        authors_truncated=f.authors_cut,
+        year=f.year if f.year is not None else view.year,
+        venue=f.venue,
+        printed=dataclasses.replace(view.printed, confident=True, title=f.title),
     )
 
 

@@ -29,8 +29,10 @@ from collections.abc import Sequence
 
 from citelens.core.accents import strip_accents
 from citelens.core.fields import Field
-from citelens.core.model import PrintedReference
+from citelens.core.model import EntryView, PrintedReference
 from citelens.core.severity import Severity
+from citelens.documents.pdf.hyphens import one_reading
+from citelens.documents.pdf.read import anchored_view
 from citelens.sources.records import PaperRecord
 from citelens.verify.match.discrepancy import Discrepancy
 
@@ -105,6 +107,31 @@ def _phrase_at(words: str, text: str, *, whole: bool, colon_after: bool = True) 
     return m.start(1) if m else -1
 
 
+def _folded_map(raw: str) -> tuple[str, list[int]]:
+    """``folded(raw)`` and, for each of its characters, the index in ``raw`` it comes from."""
+    out: list[str] = []
+    at: list[int] = []
+    for i, ch in enumerate(raw):
+        piece = folded(ch)
+        out.append(piece)
+        at.extend([i] * len(piece))
+    return "".join(out), at
+
+
+def title_span(raw: str, title: str) -> tuple[int, int] | None:
+    """Where ``title`` is printed in ``raw`` as a field of it (:func:`phrase`): (start, end)
+    of the title's first and past its last letter or digit, indices into ``raw``."""
+    chars = compact(title)
+    if len(chars) < 8:
+        return None
+    text, at = _folded_map(raw)
+    body = r"[\W_]*".join(map(re.escape, chars))
+    m = re.search(rf"(?:^|[^\w\s]\s*|\s[^\w\s]+\s*)({body})(?=\s*(?:$|[^\w\s]))", text)
+    if m is None:
+        return None
+    return at[m.start(1)], at[m.end(1) - 1] + 1
+
+
 #: A notice's word Crossref sometimes gives as the title, the paper's title as its subtitle.
 _NOTICE_TITLE = re.compile(r"^\s*(?:erratum|corrigendum|publisher'?s note|correction)\s*:\s*", re.IGNORECASE)
 
@@ -177,7 +204,18 @@ def _authors_printed(record: PaperRecord, raw: str, text: str) -> bool:
         return True  # nothing to compare: the title and the year decide
     cut = _ET_AL.search(raw)
     needed = families[: min(3, _names_before(raw[: cut.start()]))] if cut else families[:3]
-    return all(_phrase(f, text, whole=False) for f in needed)
+    return all(
+        _phrase(f, text, whole=False) or _phrase(_without_particles(f), text, whole=False) for f in needed
+    )
+
+
+def _without_particles(family: str) -> str:
+    """A family name without its particles ("Van den Bossche": "Bossche"), which styles
+    print, drop or move ("den Bossche, J.V.", "Maaten, L. van der")."""
+    words = family.split()
+    while len(words) > 1 and words[0].lower() in _PARTICLES:
+        words = words[1:]
+    return " ".join(words)
 
 
 _INITIALS_ONLY = re.compile(r"(?:[A-Z][a-z]?\.?[\s-]*)+")
@@ -191,12 +229,21 @@ def _names_before(text: str) -> int:
 
 
 _YEAR = re.compile(r"(?<![\d/.:-])((?:1[89]|20)\d\d)[a-z]?(?![\d/])")
-_PAREN_YEAR = re.compile(r"\(\s*((?:1[89]|20)\d\d)[a-z]?\s*\)")
+#: APA's "(2021)." after the names: a year in parentheses that ends a field (not "… E 84,
+#: 031927 (2011)]" inside a title).
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+_PAREN_YEAR = re.compile(r"\(\s*((?:1[89]|20)\d\d)[a-z]?\s*\)(?=\s*(?:[.,:;]|$))")
 
 
-def printed_years(raw: str) -> set[int]:
+def printed_years(raw: str, titles: Sequence[str] = ()) -> set[int]:
     """The reference's own year as printed: in parentheses after the authors (APA), else the
-    last year in the string (not "the 2021 Conference" in a venue's name)."""
+    last year in the string (not "the 2021 Conference" in a venue's name); a year inside one
+    of ``titles`` where the print has it is the title's ("Publisher's Note: … (2011)")."""
+    spans = [sp for t in titles if (sp := title_span(raw, t)) is not None]
+    if spans:
+        start, end = max(spans, key=lambda sp: sp[1] - sp[0])
+        raw = raw[:start] + " " + raw[end:]
+    raw = _BRACKETED.sub(" ", raw)  # "[Phys. Rev. E 84, 031927 (2011)]": a note's year, not the reference's
     paren = {int(y) for y in _PAREN_YEAR.findall(raw)}
     if paren:
         return paren
@@ -204,11 +251,11 @@ def printed_years(raw: str) -> set[int]:
     return {int(years[-1])} if years else set()
 
 
-def _year_printed(records: list[PaperRecord], raw: str) -> bool:
+def _year_printed(records: list[PaperRecord], raw: str, titles: Sequence[str] = ()) -> bool:
     # a year either side: a paper's online and print years differ (Crossref's issued is often
     # the online one); no year printed: none contradicts
     years = {r.year + d for r in records if r.year for d in (-1, 0, 1)}
-    printed = printed_years(raw)
+    printed = printed_years(raw, [*titles, *(r.title for r in records if r.title)])
     return not years or not printed or not years.isdisjoint(printed)
 
 
@@ -239,23 +286,26 @@ def _field_start(title: str) -> str:
     return rf"(?:^|[^\w\s]\s*|\s[^\w\s]+\s*){body}(?![0-9a-z])"
 
 
-def _true_value_printed(d: Discrepancy, paper: list[PaperRecord], raw: str) -> bool:
+def _true_value_printed(d: Discrepancy, paper: list[PaperRecord], raw: str, title_read: str = "") -> bool:
     """Whether the paper's own value of what ``d`` is about is in the printed string: then
-    the difference is the reader's, not the author's."""
+    the difference is the reader's, not the author's. A year inside the title (the title
+    read, or the paper's) is not the reference's year."""
     printed = folded(raw)
     if d.field == Field.TITLE:
         return any(_title_printed(r, printed) for r in paper)
     if d.field == Field.AUTHORS:
         return _authors_printed(paper[0], raw, printed) and _authors_block_agrees(paper, raw, printed)
     if d.field == Field.YEAR:
-        return _year_printed(paper, raw)
+        return _year_printed(paper, raw, [title_read] if title_read else ())
     if d.field == Field.VENUE:
-        names = [v for r in paper for v in (r.venue, *r.venue_alternates) if v]
-        if any(len(compact(v)) >= 4 and _phrase(v, printed, whole=False) for v in names):
-            return True
-        # printed as a preprint ("arXiv preprint arXiv:…", "CoRR"), and the paper has one; an
-        # identifier alone ("In CVPR, 2008. doi: 10.48550/arXiv.0704.10243") names no venue
+        # an identifier names no venue: "10.48550/arXiv.1811.12611" does not print the
+        # venue "arXiv" ("In CVPR, 2008. doi: 10.48550/arXiv.0704.10243" cites a preprint as
+        # published)
         venue_words = _IDENTIFIER_IN_PRINT.sub(" ", raw)
+        names = [v for r in paper for v in (r.venue, *r.venue_alternates) if v]
+        if any(len(compact(v)) >= 4 and _phrase(v, folded(venue_words), whole=False) for v in names):
+            return True
+        # printed as a preprint ("arXiv preprint arXiv:…", "CoRR"), and the paper has one
         return _PREPRINT.search(venue_words) is not None and any(r.arxiv_id or r.is_preprint for r in paper)
     if d.field == Field.DOI:
         return any(r.doi and compact(r.doi) in compact(raw) for r in paper)
@@ -307,26 +357,54 @@ def slips(
     def slip(d: Discrepancy) -> bool:
         if misread and d.field in (Field.VENUE, Field.AUTHORS):
             return True
-        return _true_value_printed(d, records, raw)
+        return _true_value_printed(d, records, raw, printed.title.replace("\u00ad", ""))
 
     return [_as_read(d) if _serious(d) and slip(d) else d for d in ds]
+
+
+def anchored(view: EntryView, paper: Sequence[PaperRecord]) -> EntryView | None:
+    """``view`` (a reference read from a PDF) read again around the title of the paper whose
+    records are ``paper``, when the print names that paper (:func:`confirms`) but the title
+    read is not its title: a name, a venue or half a title was read as the title ("J. D. Mu
+    noz", "Angluin's Theorem for Indexed Families of r.e"), so the names, venue and year
+    read beside it were cut in the wrong places. The print is then read as the paper's title
+    places it (``documents/pdf/read.anchored_view``: the names before it, the venue after
+    it), and compared as any entry is: a venue or a year the print gets wrong stays the
+    author's. None when the title read is the paper's (or goes on from it: a subtitle a
+    source leaves out)."""
+    ref = view.printed
+    records = list(paper)
+    if ref is None or not confirms(ref.text, records):
+        return None
+    titles = sorted({r.title for r in records if r.title}, key=lambda t: -len(compact(t)))
+    mains = [t.split(":")[0] for t in titles if ":" in t and len(compact(t.split(":")[0])) >= 12]
+    span = next((sp for t in [*titles, *mains] if (sp := title_span(ref.text, t)) is not None), None)
+    if span is None or compact(view.title).startswith(compact(ref.text[span[0] : span[1]])):
+        return None
+    return anchored_view(view, *span)
 
 
 def title_reading(printed: PrintedReference, records: Sequence[PaperRecord]) -> str | None:
     """The title read, each hyphen printed at a line end (U+00AD) read as the candidates'
     titles write it: kept when one of them writes the compound with a hyphen or a space
-    ("edge-exchangeable"), dropped when none does ("gen-eralised": "generalised"); judged
-    against the candidates, not a dictionary. None when the title has no such hyphen."""
+    ("edge-exchangeable", "Monte-Carlo"), dropped when one writes the word whole
+    ("gen-eralised": "generalised", "FACTO-RIE": "FACTORIE"); judged against the
+    candidates, not a dictionary. Where no candidate writes it either way, the one reading
+    (``hyphens.one_reading``). None when the title has no such hyphen."""
     if "\u00ad" not in printed.title:
         return None
     titles = [folded(r.title) for r in records if r.title]
 
     def one(m: re.Match[str]) -> str:
-        left, right = m.group(1).lower(), m.group(2).lower()
-        kept = any(f"{left}-{right}" in t or f"{left} {right}" in t or f"{left}‐{right}" in t for t in titles)
-        return f"{m.group(1)}-{m.group(2)}" if kept else m.group(1) + m.group(2)
+        left, right = m.group(1), m.group(2)
+        low_l, low_r = folded(left), folded(right)
+        if any(f"{low_l}-{low_r}" in t or f"{low_l} {low_r}" in t or f"{low_l}‐{low_r}" in t for t in titles):
+            return f"{left}-{right}"
+        if any(low_l + low_r in t for t in titles):
+            return left + right
+        return one_reading(m.group(0))
 
-    return _MARKED.sub(one, printed.title).replace("\u00ad", "")
+    return one_reading(_MARKED.sub(one, printed.title))
 
 
 _MARKED = re.compile(r"(\w+)\u00ad(\w+)")
@@ -336,7 +414,7 @@ def unread_summary(printed: PrintedReference) -> str:
     """The verdict's words for a reference whose fields could not be read with confidence
     and that no source confirmed from its printed text: the reader's failure, not the
     author's. The printed text is said, so a person can look."""
-    text = printed.text.replace("\u00ad", "")
+    text = one_reading(printed.text)
     shown = text if len(text) <= 300 else text[:299] + "…"
     return (
         "Could not read this reference's title, names and year from the PDF with confidence, "
