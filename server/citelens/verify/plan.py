@@ -39,19 +39,24 @@ from dataclasses import dataclass
 
 from citelens.core.identifiers import ARXIV_DOI_PREFIX
 from citelens.core.model import EntryView
+from citelens.core.settings import Settings
 from citelens.core.source_names import Source
 from citelens.core.statuses import Status
+from citelens.core.titles import normalize_title
 from citelens.documents.pdf.hyphens import one_reading
 from citelens.sources import arxiv, crossref, doi, ncbi, openalex, s2
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
+from citelens.verify import retraction
 from citelens.verify.cache import lookup_key
 from citelens.verify.coverage import is_informational as is_informational  # the plan reads it
 from citelens.verify.identity import Identifiers
 from citelens.verify.match.authors import record_authors_cut
+from citelens.verify.match.compare import contradicted_fields, is_confident_match
 from citelens.verify.match.titles import title_cut_off, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue
+from citelens.verify.status import Verification
 
 #: DOI prefixes registered with DataCite (not Crossref): doi.org and OpenAlex know them.
 DATACITE_PREFIXES = (ARXIV_DOI_PREFIX, "10.5281/", "10.5061/", "10.6084/", "10.17632/")
@@ -595,6 +600,120 @@ def signal_tiers(doi: str) -> tuple[IdTier, ...]:
 # found paper's other versions and the title tiers follow, and these rules say when the
 # answers read so far settle an entry (the verdict is ``verdict.decide``'s; the rules only
 # say whether to stop asking).
+
+
+#: Titles many works share: never decided from the title alone (normalised, as compared).
+GENERIC_TITLES = frozenset(
+    {
+        "preface",
+        "foreword",
+        "introduction",
+        "editorial",
+        "editorial board",
+        "guest editorial",
+        "editors note",
+        "editor s note",
+        "from the editor",
+        "letter from the editor",
+        "index",
+        "author index",
+        "subject index",
+        "contents",
+        "table of contents",
+        "front matter",
+        "back matter",
+        "frontmatter",
+        "backmatter",
+        "erratum",
+        "errata",
+        "corrigendum",
+        "correction",
+        "retraction",
+        "retraction notice",
+        "expression of concern",
+        "reply",
+        "response",
+        "authors reply",
+        "author reply",
+        "discussion",
+        "comment",
+        "comments",
+        "commentary",
+        "letter to the editor",
+        "letters",
+        "book review",
+        "book reviews",
+        "abstracts",
+        "conclusion",
+        "conclusions",
+        "summary",
+        "overview",
+        "acknowledgments",
+        "acknowledgements",
+        "acknowledgment",
+        "in memoriam",
+        "obituary",
+        "announcement",
+        "announcements",
+        "news",
+        "untitled",
+        "keynote",
+        "invited talk",
+        "panel",
+        "tutorial",
+        "workshop summary",
+        "proceedings",
+        "reviewers",
+        "list of reviewers",
+        "program committee",
+        "welcome message",
+        "message from the chairs",
+        "call for papers",
+        "errata and addenda",
+    }
+)
+
+
+def snapshot_title_may_settle(view: EntryView, year: int | None) -> bool:
+    """Whether the snapshot's title lookup may settle the entry at all (pure; ``year``: the
+    snapshot's): not a title many works share, not a paper from the snapshot's year or later
+    (it may be newer than the snapshot)."""
+    if normalize_title(view.title) in GENERIC_TITLES:
+        return False
+    return not (view.year is not None and year is not None and view.year >= year)
+
+
+def snapshot_title_settles(view: EntryView, recs: Sequence[PaperRecord], settings: Settings) -> bool:
+    """The snapshot's title matches settle the entry (pure): one paper matches with confidence,
+    and one of its records agrees with the entry's year and authors (a record without them
+    does not contradict); a second paper matching as well (another DOI) leaves it open."""
+    confident = [
+        r
+        for r in recs
+        if is_confident_match(view, r, settings.title_verified_threshold, settings.title_candidate_threshold)
+    ]
+    if not confident:
+        return False
+    dois = {r.doi.lower() for r in confident if r.doi}
+    if len(dois) > 1:
+        return False  # two papers answer to this title: the APIs say which
+    return any(
+        not contradicted_fields(view, r) and (view.year is None or r.year is None or r.year == view.year)
+        for r in confident
+    )
+
+
+def snapshot_signal_doi(v: Verification) -> str | None:
+    """The DOI whose editorial notices still have to be read for a verdict the snapshot
+    decided (pure; asked of the snapshot's Crossref record, else as :func:`signal_tiers`); None
+    when a Crossref record of the paper is among its records (Crossref's ``updated-by`` names
+    every notice: retractions, corrections, expressions of concern).
+    OpenAlex's ``is_retracted`` flags retractions only, so a paper the snapshot holds from
+    OpenAlex, DBLP or arXiv alone is asked about as the API path asks (50 DOIs a request)."""
+    records = retraction.paper_records(v)
+    if not records or any(r.source == Source.CROSSREF for r in records):
+        return None
+    return retraction.paper_doi(records)
 
 
 def snapshot_settles(status: Status, wants_versions: bool) -> bool:

@@ -915,7 +915,7 @@ class _Run:
                 e.asked = asked
                 e.done = True
                 self.snapshot_answered += 1
-                doi = snapshot_tier.notice_doi(v)  # None: its records name every notice
+                doi = plan.snapshot_signal_doi(v)  # None: its records name every notice
                 if doi is not None:
                     lk = snapshot_tier.signal(snap, doi)  # the snapshot's Crossref record
                     if lk is not None:

@@ -7,7 +7,8 @@ to another paper, a Semantic Scholar id, a title it does not hold) leaves the en
 APIs exactly as without a snapshot: a snapshot is a copy of the past, so what it does not
 hold is never NOT_FOUND on its word (papers newer than it, fields it left out).
 
-A title alone decides only when the snapshot is sure (:func:`title_settles`): the title is
+A title alone decides only when the snapshot is sure (``plan.snapshot_title_settles``, the
+plan's rule for its first tier): the title is
 not one many works share ("Preface", "Introduction", "Editorial", ...: another volume's
 "Preface" is not the entry's), the entry is not from the snapshot's year or later (the
 paper may be newer than the snapshot, and an older paper of the same authors with a
@@ -24,21 +25,14 @@ from citelens.core.fields import Field
 from citelens.core.model import EntryView
 from citelens.core.settings import Settings
 from citelens.core.source_names import Source
-from citelens.core.titles import normalize_title
 from citelens.snapshot.store import Snapshot, SnapshotError
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
-from citelens.verify import retraction
+from citelens.verify import plan
 from citelens.verify.identity import Identifiers
 from citelens.verify.match import printed
-from citelens.verify.match.compare import (
-    CANDIDATE_FLOOR,
-    contradicted_fields,
-    identifier_conflict,
-    is_confident_match,
-)
+from citelens.verify.match.compare import CANDIDATE_FLOOR, identifier_conflict
 from citelens.verify.match.titles import title_similarity
-from citelens.verify.status import Verification
 
 SOURCE = Source.SNAPSHOT
 #: The identifiers the snapshot is asked about, and the method of its answer for each.
@@ -47,77 +41,6 @@ _FIELDS = {
     Field.ARXIV: Method.SNAPSHOT_ARXIV,
     Field.PMID: Method.SNAPSHOT_PMID,
 }
-#: Titles many works share: never decided from the title alone (normalised, as compared).
-GENERIC_TITLES = frozenset(
-    {
-        "preface",
-        "foreword",
-        "introduction",
-        "editorial",
-        "editorial board",
-        "guest editorial",
-        "editors note",
-        "editor s note",
-        "from the editor",
-        "letter from the editor",
-        "index",
-        "author index",
-        "subject index",
-        "contents",
-        "table of contents",
-        "front matter",
-        "back matter",
-        "frontmatter",
-        "backmatter",
-        "erratum",
-        "errata",
-        "corrigendum",
-        "correction",
-        "retraction",
-        "retraction notice",
-        "expression of concern",
-        "reply",
-        "response",
-        "authors reply",
-        "author reply",
-        "discussion",
-        "comment",
-        "comments",
-        "commentary",
-        "letter to the editor",
-        "letters",
-        "book review",
-        "book reviews",
-        "abstracts",
-        "conclusion",
-        "conclusions",
-        "summary",
-        "overview",
-        "acknowledgments",
-        "acknowledgements",
-        "acknowledgment",
-        "in memoriam",
-        "obituary",
-        "announcement",
-        "announcements",
-        "news",
-        "untitled",
-        "keynote",
-        "invited talk",
-        "panel",
-        "tutorial",
-        "workshop summary",
-        "proceedings",
-        "reviewers",
-        "list of reviewers",
-        "program committee",
-        "welcome message",
-        "message from the chairs",
-        "call for papers",
-        "errata and addenda",
-    }
-)
-
 #: (field or None for the title, the value asked about, the snapshot's answer)
 Answer = tuple[str | None, str, Lookup]
 
@@ -165,9 +88,9 @@ def ask(snap: Snapshot, view: EntryView, ids: Identifiers, settings: Settings) -
     if out:
         return out
     hits: list[PaperRecord] = []
-    if title_settles_before(snap, view):
+    if plan.snapshot_title_may_settle(view, snapshot_year(snap)):
         hits = [r for _s, r in snap.by_title(view.title, title_similarity, CANDIDATE_FLOOR)]
-    if not hits or not title_settles(view, hits, settings):
+    if not hits or not plan.snapshot_title_settles(view, hits, settings):
         return printed_search(snap, view) if view.printed is not None else None
     return [(None, view.title, _lookup(snap, Method.SNAPSHOT_TITLE, hits))]
 
@@ -205,47 +128,6 @@ def _title_like(raw: str) -> list[str]:
 def snapshot_year(snap: Snapshot) -> int | None:
     date = snap.info.date
     return int(date[:4]) if date[:4].isdigit() else None
-
-
-def title_settles_before(snap: Snapshot, view: EntryView) -> bool:
-    """Whether a title lookup may settle the entry at all: not a title many works share,
-    not a paper from the snapshot's year or later (it may be newer than the snapshot)."""
-    if normalize_title(view.title) in GENERIC_TITLES:
-        return False
-    year = snapshot_year(snap)
-    return not (view.year is not None and year is not None and view.year >= year)
-
-
-def title_settles(view: EntryView, recs: list[PaperRecord], settings: Settings) -> bool:
-    """The snapshot's title matches settle the entry: one paper matches with confidence,
-    and one of its records agrees with the entry's year and authors (a record without them
-    does not contradict); a second paper matching as well (another DOI) leaves it open."""
-    confident = [
-        r
-        for r in recs
-        if is_confident_match(view, r, settings.title_verified_threshold, settings.title_candidate_threshold)
-    ]
-    if not confident:
-        return False
-    dois = {r.doi.lower() for r in confident if r.doi}
-    if len(dois) > 1:
-        return False  # two papers answer to this title: the APIs say which
-    return any(
-        not contradicted_fields(view, r) and (view.year is None or r.year is None or r.year == view.year)
-        for r in confident
-    )
-
-
-def notice_doi(v: Verification) -> str | None:
-    """The DOI whose editorial notices still have to be read for a verdict the snapshot
-    decided; None when a Crossref record of the paper is among its records (Crossref's
-    ``updated-by`` names every notice: retractions, corrections, expressions of concern).
-    OpenAlex's ``is_retracted`` flags retractions only, so a paper the snapshot holds from
-    OpenAlex, DBLP or arXiv alone is asked about as the API path asks (50 DOIs a request)."""
-    records = retraction.paper_records(v)
-    if not records or any(r.source == Source.CROSSREF for r in records):
-        return None
-    return retraction.paper_doi(records)
 
 
 def signal(snap: Snapshot, doi: str) -> Lookup | None:
