@@ -164,6 +164,10 @@ def test_line_ends_ligatures_and_running_headers() -> None:
     assert join_lines(["the red-green-", "blue model"]) == "the red-green-blue model"
     # an accent set over a dotless i (TeX's \\'{\\i}) is the letter's own dot: "í", not "ı́"
     assert join_lines(["J. Rodr\u00b4\u0131guez and A. Mu\u02dc\u0131noz."]) == "J. Rodríguez and A. Muĩnoz."
+    # an accent kerned into a word leaves a wide space before it ("Jo  ´os"), not a word break
+    joined = join_lines(["Luc Fournier and B´ela Jo  ´os. Lattice", "model"])
+    assert joined == "Luc Fournier and Béla Joós. Lattice model"
+    assert join_lines(["Les ´etudes"]) == "Les études"
     assert join_lines(["doi: 10.1038/s41592-", "019-0686-2."]) == "doi: 10.1038/s41592-019-0686-2."
     # "References" on every page of the list (a running header) and once in the contents
     assert reference_start([False, True, False, False, True, True, True]) == 4

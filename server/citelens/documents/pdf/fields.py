@@ -27,6 +27,7 @@ alone.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -55,7 +56,8 @@ _PARTICLE_WORDS = frozenset(
 )
 _PERSON = re.compile(
     r"(?:and\s+)?(?:(?:[A-ZÀ-ÞĀ-ž]\.(?:-?[A-ZÀ-ÞĀ-ž]\.)*|[A-ZÀ-ÞĀ-ž][\w'’\-]*)\s*){0,3}"
-    r"(?:(?:(?:van|von|de|der|den|da|di|del|la|le|ten|ter)\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]+(?:\s+\d{4})?|\d{4})"
+    r"(?:(?:(?:van|von|de|der|den|da|di|del|la|le|ten|ter)\s+)*[A-ZÀ-ÞĀ-ž][\w'’\-]+"
+    r"(?:\s+[^\W\d_a-zA-Z][\w'’\-]*)?(?:\s+\d{4})?|\d{4})"  # "Oleś ś": an accent set apart
 )
 #: "Vaswani, A., Shazeer, N., and Polosukhin, I." (ACM, APA, apalike): where it ends.
 _INVERTED = re.compile(
@@ -125,17 +127,39 @@ def _sentence_end(text: str, start: int = 0) -> int:
     return -1
 
 
+#: A user name printed as an author (a software release's contributors: "jnburchett",
+#: "marijana777"), among the people's names of the same list.
+_HANDLE = re.compile(r"[a-z][a-z0-9_]*\d*[a-z0-9_-]{2,38}")
+
+
+def _handles_among_names(names: list[str]) -> bool:
+    """Whether ``names`` has a real name besides any user names in it."""
+    return any(not _HANDLE.fullmatch(n.strip()) for n in names)
+
+
+def _set_apart(word: str, i: int) -> bool:
+    """A lower-case piece after a name's first word that starts with an accented letter: an
+    accent set apart by the PDF or the .bib ("Jo ós", "Satarić ć", "Pospíš šil")."""
+    return i > 0 and word[:1].isalpha() and not word[:1].isascii()
+
+
 def _names_look_right(names: list[str]) -> bool:
     """Whether every name read is a name: at most five words, each capitalised (or with a
-    capital inside: "vandenBerg"), an initial or a particle."""
+    capital inside: "vandenBerg"), an initial, a particle or an accented piece set apart; or
+    a user name among people's names."""
     for n in names:
         words = [w.strip("()") for w in n.replace(",", " ").split()]  # "Yun (Raymond) Fei"
         if not words or len(words) > 5 or not all(words):
             return False
-        ok = [w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS or _camel(w) for w in words]
+        if len(words) == 1 and _HANDLE.fullmatch(words[0]):
+            continue
+        ok = [
+            w[0].isupper() or w.isdigit() or w.lower() in _PARTICLE_WORDS or _camel(w) or _set_apart(w, i)
+            for i, w in enumerate(words)
+        ]
         if not all(ok):
             return False
-    return bool(names)
+    return bool(names) and _handles_among_names(names)
 
 
 def _camel(word: str) -> bool:
@@ -155,6 +179,10 @@ def _comma_style(text: str) -> tuple[int, int] | None:
             pos = m.end()
             break
         dotted = "." in chunk
+        if names and (_HANDLE.fullmatch(chunk) or _PERSON.fullmatch(chunk)) and _names_go_on(text, pos):
+            names += 1  # a user name among the names ("…, N. Crighton, jnburchett, …, and J. Werk, Title")
+            pos = m.end()
+            continue
         if (
             _PERSON.fullmatch(chunk)
             and (dotted or len(chunk.split()) <= 3)
@@ -178,6 +206,32 @@ def _comma_style(text: str) -> tuple[int, int] | None:
     return pos, title_end
 
 
+def _harv_names(text: str) -> re.Match[str] | None:
+    """Elsevier harv's year after an inverted list that a name printed whole interrupts
+    ("Gao, Z.K., Anonymous, 2010."), where the names end; None when the list reads as
+    :data:`_INVERTED` alone, or what stands before the year is not names."""
+    h = _HARV_YEAR.search(text)
+    if h is None or h.start() > len(text) * 0.6:
+        return None
+    inv = _INVERTED.match(text)
+    if inv is None or inv.end() >= h.start() - 1:
+        return None  # the inverted names reach the year: the usual reading does
+    names = _names(text[: h.start()])[0]
+    return h if len(names) >= 2 and _names_look_right(names) else None
+
+
+def _names_go_on(text: str, pos: int) -> bool:
+    """Whether only names (people's or user names) stand between ``pos`` and a last name
+    after "and" in a comma-separated list."""
+    last = re.compile(r",?\s*and\s+([^,]+),").search(text, pos)
+    if last is None or not _PERSON.fullmatch(name := last.group(1).strip()) or "." not in name:
+        return False  # the last name after "and" is a person's with an initial ("and J. Werk,")
+    chunks = [c.strip() for c in text[pos : last.start()].split(",") if c.strip()]
+    return any(_HANDLE.fullmatch(c) for c in chunks) and all(
+        _HANDLE.fullmatch(c) or _PERSON.fullmatch(c) for c in chunks
+    )
+
+
 def _names(block: str) -> tuple[list[str], bool]:
     # APA's ". . ." before the last name: names left out, so the one after it is not the
     # next author (it is the last); the list is read as cut there
@@ -193,7 +247,10 @@ def _names(block: str) -> tuple[list[str], bool]:
     names: list[str] = []
     # "Vaswani, A., Shazeer, N." : a family then its initials, joined back; a name printed
     # whole among them stays one ("…, Eubank, N., maxalbert, Bilogur, A., …", "Gao, Z.K., Anonymous")
-    inverted = len(parts) >= 2 and _is_initials(parts[1]) and not _is_initials(parts[0])
+    pairs = sum(1 for a, b in itertools.pairwise(parts) if _is_initials(b) and not _is_initials(a))
+    inverted = len(parts) >= 2 and (
+        (_is_initials(parts[1]) and not _is_initials(parts[0])) or pairs * 3 >= len(parts)
+    )  # (or most are pairs: "ejeschke, Lim, P.L., Rajul, Rupak, Tollerud, E., …")
     i = 0
     while inverted and i < len(parts):
         if i + 1 < len(parts) and _is_initials(parts[i + 1]) and not _is_initials(parts[i]):
@@ -204,7 +261,9 @@ def _names(block: str) -> tuple[list[str], bool]:
             i += 1
     if not inverted:
         names = parts
-    names = [re.sub(r"\s+\d{4}$", "", n) for n in names]  # DBLP's "Jie Ding 0002"
+    # DBLP's "Jie Ding 0002": the number left out, unless only initials would be left ("B. D.
+    # 0001": BibTeX read the number as the family name, and the .bib compares it so)
+    names = [n if _is_initials(m := re.sub(r"\s+\d{4}$", "", n)) else m for n in names]
     return [n for n in names if n and len(n) < 80 and not n.isdigit()], cut
 
 
@@ -246,9 +305,15 @@ def read_fields(text: str) -> Fields:
     return out
 
 
+#: "No date" where a year is printed (ACM's "[n. d.]", APA's "(n.d.)"): no year, no name.
+_NO_DATE = re.compile(r"[\[(]\s*n\.\s*d\.\s*[\])]\.?")
+#: Elsevier harv's ", 2010. " after the names.
+_HARV_YEAR = re.compile(r",\s*((?:1[89]|20)\d\d)([a-z])?\.\s+(?=\S)")
+
+
 def _read(text: str) -> Fields:
     out = Fields()
-    rest = _identifiers(text, out)
+    rest = _identifiers(_NO_DATE.sub(" ", text), out)
     q = _QUOTED.search(rest)
     p = _PAREN_YEAR.search(rest)
     before = rest[: q.start()].rstrip() if q else ""
@@ -266,6 +331,16 @@ def _read(text: str) -> Fields:
         out.year, out.year_label = int(p.group(1)), p.group(1) + (p.group(2) or "")
         after = rest[p.end() :].strip()
         end = _sentence_end(after)
+        out.title = _strip_end(after[:end] if end > 0 else after)
+        out.venue = _venue(after[end + 1 :] if end > 0 else "")
+    elif (h := _harv_names(rest)) is not None:  # "Gao, Z.K., Anonymous, 2010. Title. Venue."
+        out.authors, out.authors_cut = _names(rest[: h.start()])
+        out.year, out.year_label = int(h.group(1)), h.group(1) + (h.group(2) or "")
+        after = rest[h.end() :]
+        end = _sentence_end(after)
+        venue_at = _IN_VENUE.search(after)  # harv: "Title, in: Venue"
+        if venue_at is not None and (end < 0 or venue_at.start() < end):
+            end = venue_at.start()
         out.title = _strip_end(after[:end] if end > 0 else after)
         out.venue = _venue(after[end + 1 :] if end > 0 else "")
     else:
@@ -346,7 +421,10 @@ def _names_read(names: list[str], block: str) -> bool:
     if not names:
         return bool(re.fullmatch(r"\s*et\s*al\.?\s*,?\s*", block))
     words = [n.replace(",", " ").split() for n in names]
-    return all(0 < len(w) <= 6 and any(x[0].isupper() for x in w) for w in words)
+    return _handles_among_names(names) and all(
+        0 < len(w) <= 6 and (any(x[0].isupper() for x in w) or (len(w) == 1 and _HANDLE.fullmatch(w[0])))
+        for w in words
+    )
 
 
 def _venue(text: str) -> str:
@@ -358,6 +436,10 @@ def _venue(text: str) -> str:
 
 #: What may stand between the names and the title: a year (ACL "2021.", harv ", 2021.", APA
 #: "(2021)."), a colon (LNCS), a label's stray punctuation.
+#: The last year in what is printed before the title, and a stop after it.
+_HEAD_YEAR = re.compile(
+    r"[,.]?\s*\(?\s*(?:1[89]|20)\d\d[a-z]?\s*\)?[.,:]\s*(?=\S*\s*\S)(?!.*\b(?:1[89]|20)\d\d\b)"
+)
 _HEAD_END = re.compile(r"[\s,.;:]*(?:\(?\s*(?:1[89]|20)\d\d[a-z]?\s*\)?)?[\s,.;:“\"]*$")
 
 
@@ -367,8 +449,11 @@ def read_around(text: str, start: int, end: int) -> Fields:
     is printed before it, the venue what follows it, the year the reference's own (not one
     inside the title). Read with confidence: the title is no guess."""
     out = Fields(title=_strip_end(text[start:end]))
-    head, tail = one_reading(text[:start]), one_reading(text[end:])
-    out.authors, out.authors_cut = _names(_HEAD_END.sub("", head))
+    head, tail = one_reading(_NO_DATE.sub(" ", text[:start])), one_reading(text[end:])
+    # the year after the names (ACL "2021.", harv ", 2021.", APA "(2021).") ends them: what
+    # stands between it and the title is the title's ("Erratum:"), not a name
+    y = _HEAD_YEAR.search(head)
+    out.authors, out.authors_cut = _names(_HEAD_END.sub("", head[: y.start()] if y else head))
     out.families = [f for f in (family(a) for a in out.authors) if f]
     rest = _identifiers(tail, out)
     out.venue = _venue(rest)

@@ -57,6 +57,11 @@ _SPACING_ACCENTS = {
 }
 _ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + r"])([A-Za-zıȷ])")
 _DOTTED = {"ı": "i", "ȷ": "j"}
+#: A spacing accent set inside a word with a wide space before it ("Jo  ´os", "Vuli  ´c":
+#: the accent's kerning), which a space between words does not leave.
+_ACCENT_AFTER_GAP = re.compile(
+    "(?<=[A-Za-z])\\s{2,}(?=[" + re.escape("".join(_SPACING_ACCENTS)) + "][a-zıȷ])"
+)
 _DOTLESS_ACCENTED = re.compile("([ıȷ])([\u0300-\u036f])")
 _SPLIT_ACCENT = re.compile(
     r"(?<=[A-Za-z])([\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af\u02dd])\s([a-z])"
@@ -95,7 +100,7 @@ def _nfc(text: str) -> str:
 def clean(text: str) -> str:
     """Ligatures spelt out, a spacing accent before its letter composed (``K¨urster``),
     spaces collapsed."""
-    text = text.translate(_LIGATURES).replace("\u00ad", "")
+    text = _ACCENT_AFTER_GAP.sub("", text.translate(_LIGATURES).replace("\u00ad", ""))
     # (over a dotless i or j: the letter's own dot is the accent's, "Mu\u00f1oz", "Ca\u00efc")
     text = _ACCENT_BEFORE.sub(
         lambda m: _nfc(_DOTTED.get(m.group(2), m.group(2)) + _SPACING_ACCENTS[m.group(1)]), text
