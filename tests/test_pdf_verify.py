@@ -29,6 +29,7 @@ from citelens.documents.pdf.read import printed_view
 from citelens.sources.methods import Method
 from citelens.sources.records import Lookup, Outcome, PaperRecord
 from citelens.sources.transport import Sources
+from citelens.verify import plan
 from citelens.verify.cache import VerificationCache
 from citelens.verify.match.printed import AS_READ, confirms, title_reading
 from citelens.verify.scheduler import verify_entries
@@ -471,3 +472,61 @@ def test_a_reference_read_wrong_is_read_again_where_the_papers_title_is_printed(
             "Generative Replay. In ICLR. https://doi.org/10.48550/arXiv.1705.08690")
     v = decide(_view(text), [_found(replay)], Settings())
     assert any(d.field == "venue" and d.severity is Severity.WARNING for d in v.discrepancies), v.summary
+
+
+def test_a_name_after_apas_ellipsis_is_the_papers_last_author() -> None:
+    """APA's "First, A., …, Sixth, F., . . . Last, Z.": the name after ". . ." is not the
+    seventh author but the last; one the paper does not have is flagged, unless the source's
+    list is cut at a round number (it may simply not reach the last author)."""
+    names = ["Daniel Foreman-Mackey", "Rodrigo Luger", "Eric Agol", "Thomas Barclay", "Luke Bouma",
+             "Timothy Brandt", "Ian Czekala", "Trevor David", "Jiayin Dong", "Emily Gilbert", "Tyler Gordon",
+             "Christina Hedges", "Daniel Hey", "Brett Morris", "Adrian Price-Whelan", "Arjun Savel"]
+    paper = PaperRecord(source="s2", authors=names, year=2021, venue="Journal of Open Source Software",
+                        title="exoplanet: Gradient-based probabilistic inference for exoplanet data & other "
+                        "astronomical time series")
+    text = ("Foreman-Mackey, D., Luger, R., Agol, E., Barclay, T., Bouma, L., Brandt, T., . . . "
+            "{}, {} (2021). "
+            "exoplanet: Gradient-based probabilistic inference for exoplanet data & other astronomical time "
+            "series. The Journal of Open Source Software.")
+    invented = decide(_view(text.format("Barrio", "J. M.")), [_found(paper)], Settings())
+    assert invented.status is Status.PARTIAL
+    assert any(d.field == "authors" and "Barrio" in d.message and d.severity is Severity.WARNING
+               for d in invented.discrepancies), invented.summary
+    real = decide(_view(text.format("Savel", "A.")), [_found(paper)], Settings())
+    assert real.status is Status.VERIFIED, real.summary
+    ten = dataclasses.replace(paper, authors=names[:10])  # a source that stops at ten names
+    assert decide(_view(text.format("Barrio", "J. M.")), [_found(ten)], Settings()).status is Status.VERIFIED
+
+
+def test_a_notice_word_before_the_title_is_no_author() -> None:
+    """ "… Pleiner, H. (2005). Erratum: Shear-induced …": read again around the paper's
+    title, the names end at the year; "Erratum" is no author."""
+    paper = PaperRecord(source="crossref", authors=["G. K. Auernhammer", "H. R. Brand", "H. Pleiner"],
+                        year=2005,
+                        title="Shear-induced instabilities in layered liquids [Phys. Rev. E 66, "
+                              "061707 (2002)]",
+                        venue="Physical Review E")
+    text = ("Auernhammer, G. K., Brand, H. R., and Pleiner, H. (2005). Erratum: Shear-induced "
+            "instabilities in "
+            "layered liquids [Phys. Rev. E 66, 061707 (2002)]. Physical Review E.")
+    v = decide(_view(text), [_found(paper)], Settings())
+    assert v.status is Status.VERIFIED, v.summary
+
+
+def test_a_preprint_cited_by_its_own_title_asks_the_full_version_of_a_cut_title() -> None:
+    """The print names the preprint's title and no identifier; the published paper is found
+    under a title its index cut ("Early and Reliable Event Detection ..."): by the same
+    authors in the same year, its full version (arXiv, by its id) is asked, and that title
+    decides. A paraphrase by other authors asks nothing more."""
+    cited = _view("M. Sangnier, J. Gauthier, and A. Rakotomamonjy. Early and Reliable Event "
+                  "Recognition Using "
+                  "Proximity Space Representation. In ICML, 2016.")
+    cut = PaperRecord(source="s2", title="Early and Reliable Event Detection", title_truncated=True,
+                      authors=["Maxime Sangnier", "Jérôme Gauthier", "Alain Rakotomamonjy"], year=2016,
+                      venue="International Conference on Machine Learning", arxiv_id="1501.10252")
+    answer = Lookup("s2", Method.S2_TITLE_SEARCH, Outcome.FOUND, [cut], "")
+    assert plan.full_version(cited, answer, lambda _r: False, set()) == (plan.ARXIV_IDS, "1501.10252")
+    others = dataclasses.replace(cited, authors=_view("W. Zhang and L. Chen. X. 2016.").authors)
+    assert plan.full_version(others, answer, lambda _r: False, set()) is None
+    reworded = dataclasses.replace(cited, title="Timely Detection of Rare Events with Proximity Spaces")
+    assert plan.full_version(reworded, answer, lambda _r: False, set()) is None

@@ -54,7 +54,7 @@ from citelens.verify.coverage import is_informational as is_informational  # the
 from citelens.verify.identity import Identifiers
 from citelens.verify.match.authors import record_authors_cut
 from citelens.verify.match.compare import contradicted_fields, is_confident_match
-from citelens.verify.match.titles import title_cut_off, title_words_changed
+from citelens.verify.match.titles import title_cut_off, title_similarity, title_tokens, title_words_changed
 from citelens.verify.match.venues import is_preprint_venue
 from citelens.verify.status import Verification
 
@@ -570,13 +570,36 @@ def full_version(
     asked)."""
     if answer.outcome is not Outcome.FOUND:
         return None
-    found = [r for r in answer.records if same(r)]
+    found = [r for r in answer.records if same(r) or _cut_near(view, r)]
     if not found or not all(title_cut_off(view.title, r) for r in found):
         return None
     ax = next((r.arxiv_id for r in found if r.arxiv_id), None)
     if ax is None or (ARXIV_IDS.source, ax) in asked:
         return None
     return (ARXIV_IDS, ax)
+
+
+def _cut_near(view: EntryView, rec: PaperRecord) -> bool:
+    """``rec``'s title was cut by its index ("Early and Reliable Event Detection ...") and
+    its words are near the cited title's first as many ("... Event Recognition ..."), by the
+    entry's authors in its year: too little of it is left to call it the entry's paper or
+    another, so its full version (arXiv, by its id) is asked; that title decides. (A preprint
+    cited by its own title, the published paper's title cut: a .bib with the eprint finds it
+    by the id, a PDF that prints none only so.)"""
+    if not rec.title_truncated or not rec.arxiv_id or not view.authors or view.year is None:
+        return False
+    short, cited = title_tokens(rec.title or ""), title_tokens(view.title)
+    n = len(short)
+    if n < 3 or n >= len(cited):
+        return False
+    # as many words, or one more or fewer (a word added or left out before the cut)
+    near = max(title_similarity(" ".join(cited[:k]), " ".join(short)) for k in (n - 1, n, n + 1)) >= _CUT_NEAR
+    return near and bool(rec.authors) and rec.year is not None and not contradicted_fields(view, rec)
+
+
+#: How near a cut title's words must be to the cited title's first as many (one word in five
+#: changed is 0.82).
+_CUT_NEAR = 0.8
 
 
 # ---------------------------------------------------------------------- retraction signals

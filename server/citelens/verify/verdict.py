@@ -465,6 +465,7 @@ def _found(ans: _Answers, audit: list[AuditStep]) -> _Verdict:
     slipped = False
     if view.printed is not None:  # a difference the print does not make is the reader's
         misread = record_title_similarity(view.title, match.title or "") < settings.title_candidate_threshold
+        found += printed.elided_last_author(view.printed, [match, *versions])
         read = printed.slips(view.printed, [match, *versions], found, misread=misread)
         slipped = any(a is not b for a, b in zip(read, found, strict=True))
         found = read

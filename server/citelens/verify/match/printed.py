@@ -34,7 +34,8 @@ from citelens.core.severity import Severity
 from citelens.documents.pdf.hyphens import one_reading
 from citelens.documents.pdf.read import anchored_view
 from citelens.sources.records import PaperRecord
-from citelens.verify.match.discrepancy import Discrepancy
+from citelens.verify.match.authors import record_authors_cut
+from citelens.verify.match.discrepancy import Discrepancy, Kind, source_of
 
 AS_READ = "as read from the PDF"
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -360,6 +361,41 @@ def slips(
         return _true_value_printed(d, records, raw, printed.title.replace("\u00ad", ""))
 
     return [_as_read(d) if _serious(d) and slip(d) else d for d in ds]
+
+
+#: APA's ". . ." between the first authors and the last one.
+_ELIDED = re.compile(r"(?<!\w)(?:\.\s*){3}|…")
+
+
+def elided_last_author(printed: PrintedReference, paper: Sequence[PaperRecord]) -> list[Discrepancy]:
+    """APA's "First, A., Second, B., . . . Last, Z. (2021).": the names read stop at the
+    ". . ." (the last one is not the next author), and the one after it is the paper's last
+    author; a warning when a source that has the whole list (not cut at a round number)
+    has no author of that name. Nothing when no source has the whole list."""
+    m = _ELIDED.search(printed.text)
+    if m is None:
+        return []
+    name = re.match(r"\s*([^\W\d_][\w'’\- ]*?),", printed.text[m.end() :])
+    if name is None:
+        return []
+    last = compact(name.group(1))
+    whole = [r for r in paper if r.authors and not record_authors_cut(r, len(r.authors) + 1)]
+    if not whole or not last or any(last == compact(family_of(a)) for r in whole for a in r.authors):
+        return []
+    rec = whole[0]
+    src = source_of(rec)
+    return [
+        Discrepancy(
+            Field.AUTHORS,
+            Kind.AUTHORS,
+            Severity.WARNING,
+            f"authors: {name.group(1)} (printed last, after “. . .”) is not an author of this paper in "
+            f"{src} (whose last author is {family_of(rec.authors[-1])})",
+            name.group(1),
+            "; ".join(family_of(a) for a in rec.authors),
+            rec.source,
+        )
+    ]
 
 
 def anchored(view: EntryView, paper: Sequence[PaperRecord]) -> EntryView | None:
