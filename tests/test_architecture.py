@@ -691,7 +691,8 @@ def _string_comparisons() -> list[str]:
     - what holds one (``d.kind``, ``v.status``, ``kind_of(path)``, a variable ``status``)
       compared with a member's value: ``d.kind == "identifier"``, ``kind_of(p) == "bib"``;
     - a status or a code written as a string (``"NOT_FOUND"``: only they have these values)
-      compared with anything, or keying a table (``{"NOT_FOUND": ...}.get(status)``);
+      compared with anything, keying a table (``{"NOT_FOUND": ...}.get(status)``) or reading
+      one (``counts.get("UNVERIFIED", 0)``, ``counts["NOT_FOUND"]``);
     - a member's ``.value`` or ``.name`` compared with anything: ``v.status.value != s.upper()``."""
     values = {m.value for e in (Code, Field, Kind, Status, DocKind) for m in e}
     verdicts = {m.value for e in (Code, Status) for m in e}  # (only they have these values)
@@ -709,7 +710,17 @@ def _string_comparisons() -> list[str]:
                     found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
             elif isinstance(node, ast.Dict) and len(verdicts & set(_keys(node))) > 1:
                 found.append(f"{name}:{node.lineno}: a table keyed by statuses or codes as strings")
+            elif isinstance(node, (ast.Call, ast.Subscript)) and verdicts & set(_strings(_key_read(node))):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     return found
+
+
+def _key_read(node: ast.Call | ast.Subscript) -> ast.expr | None:
+    """The key a table is read by: ``counts.get("UNVERIFIED", 0)``, ``counts["NOT_FOUND"]``."""
+    if isinstance(node, ast.Subscript):
+        return node.slice
+    f = node.func
+    return node.args[0] if isinstance(f, ast.Attribute) and f.attr == "get" and node.args else None
 
 
 @invariant("Discrepancy kinds, entry fields, verdict statuses, codes and document kinds are compared "
@@ -730,10 +741,11 @@ if kind in {"latex", "markdown"}: pass
 if doc.language == "latex": pass  # checks/local.py
 if entry.get("status") == "UNVERIFIED": pass  # venue/evidence.py
 why = {"NOT_FOUND": "a", "DOI_MISMATCH": "b"}.get(status)  # verify/classes.class_text
+unchecked = (row.get("statuses") or {}).get("UNVERIFIED", 0)  # venue/page.py
 """
     MODULES["citelens.fake_kinds"] = ast.parse(code)
     try:
-        assert len(_string_comparisons()) == 10
+        assert len(_string_comparisons()) == 11
     finally:
         del MODULES["citelens.fake_kinds"]
     members = ast.parse("if kind_of(p) is DocKind.BIB and v.status is Status.NOT_FOUND: pass\n"

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from citelens.core.statuses import Status
 from citelens.core.text import printable_lines
 from citelens.venue.cleared import clear_line
 from citelens.venue.evidence import FABRICATED, RETRACTED, UNCHECKED, WRONG_METADATA
@@ -104,7 +105,7 @@ def _classes(row: PaperLine) -> dict[str, int]:
         FABRICATED: int(row.get("likely_fabricated", 0)),
         WRONG_METADATA: 0,
         RETRACTED: len(row.get("retracted") or []),
-        UNCHECKED: int((row.get("statuses") or {}).get("UNVERIFIED", 0)),
+        UNCHECKED: int((row.get("statuses") or {}).get(Status.UNVERIFIED, 0)),
     }
 
 
