@@ -24,13 +24,17 @@ the whole string, the snapshot's title index: ``verify/plan.py``, ``verify/snaps
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from citelens.core.accents import strip_accents
 from citelens.core.fields import Field
+from citelens.core.latextext import to_unicode
 from citelens.core.model import EntryView, PrintedReference
 from citelens.core.severity import Severity
+from citelens.core.titles import MARKUP_TAG
 from citelens.documents.pdf.hyphens import one_reading
 from citelens.documents.pdf.read import anchored_view
 from citelens.sources.records import PaperRecord
@@ -74,8 +78,21 @@ def family_of(display: str) -> str:
 
 
 def folded(text: str) -> str:
-    """``text`` lower case, accents folded, "&" spelt "and": what :func:`_phrase` searches."""
-    return strip_accents(text).lower().replace("&", " and ")
+    """``text`` lower case, accents folded, "&" spelt "and", compatibility forms read as
+    their letters ("ℝ" R, "ﬁ" fi): what :func:`_phrase` searches. A source's title with math
+    in it, as LaTeX (``$\\ell_1$``, ``$\\tilde{O}(\\sqrt{T})$``) or MathML, is read as the
+    PDF prints it (ℓ1, Õ(√T))."""
+    if "<" in text:
+        text = html.unescape(MARKUP_TAG.sub(" ", text))
+    if "$" in text or "\\" in text:
+        text = to_unicode(text)
+    text = _GREEK.sub(" ", strip_accents(unicodedata.normalize("NFKC", text)))
+    return text.lower().replace("&", " and ")
+
+
+#: Greek letters do not count (pdflatex leaves out one set as text: "the arχiv" prints "the
+#: ariv"; a source may write one as ``$\\beta$`` or as "β").
+_GREEK = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
 
 
 def phrase(title: str, text: str) -> bool:
