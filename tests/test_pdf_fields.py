@@ -228,6 +228,15 @@ CASES = {
         ["Ren", "Dai", "0001", "Chen", "Zhou"],  # as BibTeX read "Bo Dai 0001"; not "D."
         2021,
     ),
+    # a title longer than any name, in a comma-only style: not left out of the names read
+    "num-long-title": (
+        "G. Papadakis, D. Skoutas, E. Thanos, T. Palpanas, First-Year Wilkinson Microwave Anisotropy Probe "
+        "(WMAP) Observations: Determination of Cosmological Parameters, ApJS (2020). arXiv:astro-ph/0302209.",
+        "First-Year Wilkinson Microwave Anisotropy Probe (WMAP) Observations: Determination of Cosmological "
+        "Parameters",
+        ["Papadakis", "Skoutas", "Thanos", "Palpanas"],
+        2020,
+    ),
     "harv-dblp-numbers": (
         "Qu, Z., Li, X., Duan, R., 0007, Y.L., 0011, B.T., Lu, Z., 2022. Generalized Federated Learning via "
         "Sharpness Aware Minimization, in: ICML.",

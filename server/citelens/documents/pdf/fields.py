@@ -220,6 +220,14 @@ def _harv_names(text: str) -> re.Match[str] | None:
     return h if len(names) >= 2 and _names_look_right(names) else None
 
 
+def _reads_as_name_list(block: str) -> bool:
+    """Whether ``block`` is a list of names and nothing else: a part too long for a name (a
+    title run into it: "T. Palpanas, First-Year Wilkinson … Parameters, ApJS (2020)") is not
+    left out to make it one."""
+    parts = [p for p in _SPLIT_NAMES.split(block) if p and p.strip()]
+    return all(len(p) < 80 for p in parts) and _names_look_right(_names(block)[0])
+
+
 def _names_go_on(text: str, pos: int) -> bool:
     """Whether only names (people's or user names) stand between ``pos`` and a last name
     after "and" in a comma-separated list."""
@@ -353,7 +361,7 @@ def _read(text: str) -> Fields:
         end = inv.end() - 1 if inv else _sentence_end(rest)
         comma = _comma_style(rest)
         if comma is not None and (
-            end <= 0 or not _names_look_right(_names(rest[:end])[0]) or not rest[end + 1 :].strip()
+            end <= 0 or not _reads_as_name_list(rest[:end]) or not rest[end + 1 :].strip()
         ):
             out.authors, out.authors_cut = _names(rest[: comma[0]])
             out.title = _strip_end(rest[comma[0] : comma[1]])
