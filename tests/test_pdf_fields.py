@@ -237,6 +237,14 @@ CASES = {
         ["Papadakis", "Skoutas", "Thanos", "Palpanas"],
         2020,
     ),
+    # a mononym first ("Sajama"): the list is still "Family, I." pairs ("A." is no author)
+    "apa-mononym": (
+        "Sajama, & Orlitsky, A. (2005). Estimating and efficient computing density based distance metrics. "
+        "In Icml.",
+        "Estimating and efficient computing density based distance metrics",
+        ["Sajama", "Orlitsky"],
+        2005,
+    ),
     "harv-dblp-numbers": (
         "Qu, Z., Li, X., Duan, R., 0007, Y.L., 0011, B.T., Lu, Z., 2022. Generalized Federated Learning via "
         "Sharpness Aware Minimization, in: ICML.",
