@@ -245,6 +245,19 @@ CASES = {
         ["Sajama", "Orlitsky"],
         2005,
     ),
+    # a title of words joined by hyphens (a data set's file name) is a title of several words
+    "acl-hyphen-joined-title": (
+        "Ning Nadal. 2015. 1989-excavation-report-Madjebebe.",
+        "1989-excavation-report-Madjebebe",
+        ["Nadal"],
+        2015,
+    ),
+    "plain-hyphen-joined-title": (
+        "Ning Nadal. 1989-excavation-report-Madjebebe. 2015. doi: 10.6084/m9.figshare.1297059.",
+        "1989-excavation-report-Madjebebe",
+        ["Nadal"],
+        2015,
+    ),
     "harv-dblp-numbers": (
         "Qu, Z., Li, X., Duan, R., 0007, Y.L., 0011, B.T., Lu, Z., 2022. Generalized Federated Learning via "
         "Sharpness Aware Minimization, in: ICML.",

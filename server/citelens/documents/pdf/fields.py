@@ -405,6 +405,8 @@ def _confident(f: Fields, quoted: bool) -> bool:
     end at a line-end hyphen (the reference was cut), and names that read as names (none
     needed before a quoted title: "et al., “Title,” …")."""
     words = f.title.split()
+    if len(words) == 1 and len(words[0].split("-")) >= 3 and sum(c.isalpha() for c in words[0]) >= 12:
+        words = words[0].split("-")  # words joined by hyphens: "1989-excavation-report-Madjebebe"
     return (
         (2 <= len(words) <= 60 or (quoted and len(f.title) >= 8 and len(words) <= 60))
         and not f.title.endswith(("-", "\u00ad"))  # a reference cut at a line end
