@@ -174,9 +174,12 @@ A source that refuses (its daily budget spent, the key refused, a challenge page
 once, with no wait, and said once with the fix: in `citelens check`'s log, in the editor's
 notification and log, at the top of a venue report. "Not found" never waits for OpenAlex:
 Semantic Scholar, Crossref, PubMed and each identifier's registry decide it, and OpenAlex's
-title searches (fast, but priced) are asked only for a reference Crossref does not hold, so a
-spent budget makes a check slower, never another verdict. A budget spent is remembered until its reset in `sources.json` in the
-cache folder (`cacheDir`), so the next check does not spend a request learning it again.
+title searches (fast, but priced) are asked first only for a reference Crossref seldom holds
+(a conference paper, report, thesis or misc entry with no DOI, a NeurIPS, ICML, ICLR, PMLR
+or JMLR paper: Crossref's one-at-a-time search is asked after them, if still needed), and
+otherwise only once Crossref's search did not find it. So a spent budget makes a check slower, never another
+verdict. A budget spent is remembered until its reset in `sources.json` in the cache folder
+(`cacheDir`), so the next check does not spend a request learning it again.
 `citelens sources` shows each source's state (key set or not, never the key; the budget left
 as its rate headers said; the last refusal and when it ends); `citelens sources --check`
 also sends each one a request that costs nothing.

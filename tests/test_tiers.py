@@ -41,8 +41,9 @@ _WORDS = [
 ]
 
 
-def _view(title: str, venue: str = "", pmid: str | None = None, doi: str | None = None) -> EntryView:
-    return EntryView("k", "article", title, (), False, 2020, venue, doi, None, pmid, None, None)
+def _view(title: str, venue: str = "", pmid: str | None = None, doi: str | None = None,
+          entry_type: str = "article") -> EntryView:
+    return EntryView("k", entry_type, title, (), False, 2020, venue, doi, None, pmid, None, None)
 
 
 @given(st.lists(st.sampled_from(_WORDS), max_size=8), st.lists(st.sampled_from(_WORDS), max_size=3))
@@ -114,6 +115,42 @@ def test_the_title_tiers_are_read_in_plan_order_whatever_answered_first() -> Non
     bio = _view("Tumour suppressor genes", "Oncogene")
     assert _walk(bio, {plan.CROSSREF_TITLE: nf, plan.OPENALEX_TITLE: nf, plan.S2_MATCH: nf}
                  ).ask is plan.PUBMED_TITLE
+
+
+def test_an_entry_crossref_seldom_holds_asks_openalex_first_and_crossref_only_when_unsettled() -> None:
+    """Issue 45: a conference paper, report or misc entry with no DOI (NeurIPS, ICLR, PMLR,
+    a workshop) asks OpenAlex's title search first, then S2's match, and Crossref's search
+    (one at a time, 5/s in its public pool) only when they did not settle it: "not found"
+    still reads it. A journal article, a book chapter, an entry with a Crossref DOI: Crossref
+    first, as before."""
+    nf, failed, found = Outcome.NOT_FOUND, Outcome.FAILED, Outcome.FOUND
+    neurips = _view("Attention is all you need", "Advances in Neural Information Processing Systems",
+                    entry_type="inproceedings")
+    assert _walk(neurips, {}).ask is plan.OPENALEX_TITLE
+    step = _walk(neurips, {plan.OPENALEX_TITLE: found}, settle_on=plan.OPENALEX_TITLE)
+    assert step.read == (plan.OPENALEX_TITLE,) and step.settled  # Crossref never asked
+    step = _walk(neurips, {plan.OPENALEX_TITLE: nf})
+    assert step.ask is plan.S2_MATCH and step.read == (plan.OPENALEX_TITLE,)
+    step = _walk(neurips, {plan.OPENALEX_TITLE: nf, plan.S2_MATCH: nf})
+    assert step.ask is plan.CROSSREF_TITLE  # "not found" needs a keyword search
+    step = _walk(neurips, {plan.OPENALEX_TITLE: failed, plan.S2_MATCH: nf, plan.CROSSREF_TITLE: nf})
+    assert step.ask is None and step.read == (plan.OPENALEX_TITLE, plan.S2_MATCH, plan.CROSSREF_TITLE)
+    step = _walk(neurips, {plan.OPENALEX_TITLE: nf, plan.S2_MATCH: nf, plan.CROSSREF_TITLE: failed})
+    assert step.ask is plan.S2_SEARCH
+    journal = _view("A title", "Phys. Rev. E")
+    needs = {n.what for n in plan.not_found_needs(journal, identifiers(journal))}
+    assert {n.what for n in plan.not_found_needs(neurips, identifiers(neurips))} == needs
+    for entry_type, venue in (("misc", ""), ("techreport", "MIT"), ("phdthesis", "Stanford"),
+                              ("article", "Journal of Machine Learning Research"),
+                              ("article", "Advances in Neural Information Processing Systems")):
+        view = _view("A title", venue, entry_type=entry_type)
+        assert _walk(view, {}).ask is plan.OPENALEX_TITLE, entry_type
+    # what Crossref registers, or a paper already found (its versions wanted): Crossref first
+    for view in (journal, _view("A title", "Homology Modeling", entry_type="incollection"),
+                 _view("A title", "MIT Press", entry_type="book"),
+                 _view("A title", "CVPR", doi="10.1109/cvpr.2016.308", entry_type="inproceedings")):
+        assert _walk(view, {}).ask is plan.CROSSREF_TITLE, view.entry_type
+    assert plan.title_tiers_read(neurips) == (plan.CROSSREF_TITLE, plan.S2_MATCH, plan.OPENALEX_TITLE)
 
 
 def test_not_found_needs_the_sources_a_check_can_afford_never_openalex() -> None:
