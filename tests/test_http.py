@@ -273,3 +273,26 @@ async def test_concurrent_failures_log_the_outage_once(scholarly_server: Scholar
         await asyncio.sleep(0.05)
     assert scholarly_server.count("s2") == 3
     assert log == ["Semantic Scholar unavailable: no answer within 0.3 s"]
+
+
+async def test_a_request_that_leaves_late_is_spaced_from_when_it_left(
+    scholarly_server: ScholarlyFake,
+) -> None:
+    """Crossref's public pool counts the gap between requests: one that left late (the loop
+    was busy between its slot and its headers) must not reach the host just before the next
+    one, booked on time (a 429 in bench_verify on a quiet machine)."""
+    rates = {**fast_rates(), "crossref": Rate(0.2, 1)}
+    busy = []
+
+    async def loop_busy_once(_host: str, _interval: float) -> None:
+        if not busy:
+            busy.append(True)
+            time.sleep(0.15)  # noqa: ASYNC251 — the loop blocked right after the first slot
+
+    async with Sources.from_settings(scholarly_server.settings(), lambda _m: None, rates=rates) as src:
+        src.crossref.shared_pacer = loop_busy_once
+        doi = "10.1073/pnas.1414271111"
+        await asyncio.gather(crossref.get_work(src.crossref, doi), crossref.get_work(src.crossref, doi))
+    t = [r["t"] for r in scholarly_server.requests("crossref")]
+    assert len(t) >= 2
+    assert t[1] - t[0] >= 0.19, f"the second request reached Crossref {t[1] - t[0]:.3f} s after the first"
